@@ -1,0 +1,50 @@
+// The launch interface shared by every kernel family and the op. No torch here: the op turns
+// tensors into GemmArgs; a family's generated launcher turns GemmArgs into a kernel launch.
+#pragma once
+#include <cstdint>
+#include <cuda_runtime.h>
+
+#include "../model/types.hpp"
+
+namespace origami {
+
+// C[b] (M x N, row-major, ldc = c_stride_m) = A[b] (M x K) * B[b] (K x N), fp32 accumulation,
+// C in the input dtype. Strides are in elements. Exactly one of each operand's two strides is 1:
+//   A "K-contiguous" (row-major A):    a_stride_k == 1
+//   A "M-contiguous" (column-major A): a_stride_m == 1
+//   B "K-contiguous" (column-major B, e.g. w.t() of an nn.Linear weight): b_stride_k == 1
+//   B "N-contiguous" (row-major B):    b_stride_n == 1
+// The op guarantees what KernelEntry::alignment_elems asks for (16-byte base pointers and a
+// leading dimension that is a multiple of it) or makes a documented padded copy first.
+struct GemmArgs {
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* c = nullptr;
+  std::int64_t M = 0, N = 0, K = 0;
+  std::int64_t batch = 1;
+  std::int64_t a_stride_m = 0, a_stride_k = 0, a_stride_batch = 0;
+  std::int64_t b_stride_k = 0, b_stride_n = 0, b_stride_batch = 0;
+  std::int64_t c_stride_m = 0, c_stride_batch = 0;
+  int group_size_m = 1;
+  int sm_count = 0;             // for persistent families (0 = ask the device)
+  cudaStream_t stream = nullptr;
+};
+
+using LaunchFn = cudaError_t (*)(const GemmArgs&);
+
+// One compiled specialisation.
+struct KernelEntry {
+  TileConfig config;            // group_size_m unused (a launch argument)
+  DType dtype;
+  bool a_k_contiguous;          // operand layouts this specialisation reads without a copy
+  bool b_k_contiguous;
+  const void* kernel;           // the __global__ function, for cudaFuncGetAttributes
+  int threads;                  // threads per block
+  int smem_bytes;               // dynamic shared memory per block (all stages + epilogue)
+  int alignment_elems;          // required alignment of leading dimensions, in elements
+  int min_cc;                   // lowest compute capability it runs on: 80, or 90 for sm_90a
+  LaunchFn launch;
+  const char* name;             // the kernel's name as ptxas reports it (mangled)
+};
+
+}  // namespace origami

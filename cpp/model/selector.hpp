@@ -1,0 +1,52 @@
+// The selector: ranks candidate tile configurations with the Origami model and picks one
+// (seed 000, section 2.2: phase 1 tile ranking, phase 2 GROUP_SIZE_M), with a per-shape cache.
+// Pure C++17.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hardware.hpp"
+#include "model.hpp"
+#include "types.hpp"
+
+namespace origami {
+
+// A candidate that the filters removed, and why (shown by explain).
+struct Exclusion {
+  TileConfig config;
+  std::string reason;   // e.g. "spills registers: 96 B spill stores (ptxas)", "shared memory 245760 B > 232448 B"
+};
+
+struct Ranked {
+  TileConfig config;
+  LatencyBreakdown breakdown;   // every term of the model for this config (model.hpp)
+};
+
+struct Selection {
+  TileConfig config;            // the pick, with phase-2 group_size_m
+  LatencyBreakdown breakdown;   // for the pick
+  std::vector<Ranked> ranking;  // phase-1 order, best first (all admissible configs)
+  std::vector<Exclusion> excluded;
+  std::vector<std::pair<int, double>> group_size_m_costs;  // phase 2: (GROUP_SIZE_M, footprint cost)
+};
+
+class Selector {
+ public:
+  // kernels: the compiled kernels with their real resources. Empty = seed mode's abstract
+  // config space (config_space.def, stages=2, warps=8, the seed's shared-memory filter).
+  Selector(HardwareParams hw, std::vector<KernelResources> kernels, ModelOptions options = {});
+  ~Selector();
+
+  // Thread-safe; cached per (M, N, K, dtype).
+  const Selection& select(const Problem& p) const;
+
+  const HardwareParams& hardware() const;
+  const ModelOptions& options() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace origami
