@@ -1,0 +1,502 @@
+// The wgmma kernel family (sm_90a): TMA loads with 128-byte swizzle into a ring of shared-memory
+// stages guarded by mbarriers, one producer warpgroup, one or two consumer warpgroups issuing
+// wgmma m64nNk16 (fp32 accumulators), a persistent grid walking output tiles in the Triton
+// GROUP_SIZE_M raster, and an epilogue through shared memory with predicated, coalesced stores.
+//
+// One specialisation = (BLOCK_M, BLOCK_N, stages, consumer warpgroups, element type, A layout,
+// B layout); BLOCK_K is 64 (one 128-byte swizzle row of a 16-bit type). The generator
+// (cpp/kernels/families/wgmma.py) instantiates each in its own translation unit and chooses
+// the stage count; this header only checks that the choice fits.
+//
+// C[b] (M x N, row-major, ldc) = A[b] (M x K) * B[b] (K x N); see GemmArgs for the strides.
+// Requirements checked by the launcher (and mirrored by KernelEntry::alignment_elems = 8):
+// base pointers 16-byte aligned, A/B leading dimensions and batch strides multiples of 8
+// elements (TMA's 16-byte global-stride rule). M, N and K are free: TMA zero-fills loads
+// outside the tensor and the epilogue predicates stores.
+#pragma once
+
+#include <cuda.h>          // CUtensorMap and its enums (types only: no -lcuda needed)
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+
+#include "../gemm_args.hpp"
+
+namespace origami {
+namespace wgmma {
+
+enum class ElemType { Half, BFloat16 };
+
+template <int N, ElemType T>
+struct Wgmma;  // wgmma.mma_async m64nNk16 wrappers, generated
+#include "wgmma_ops.inc"
+
+// 64 elements of a 16-bit type = 128 bytes = one row of the 128-byte swizzle pattern, the widest
+// TMA box row the swizzle allows and the K extent wgmma descriptors step through in 32-byte moves.
+constexpr int kBlockK = 64;
+// Per-block opt-in shared memory on H100/H200 (cudaDevAttrMaxSharedMemoryPerBlockOptin,
+// 232,448 B, read on the device: /work/shared/ANCHORS.md section 1).
+constexpr int kSmemOptinBytes = 232448;
+// Stage buffers must start on 1024-byte boundaries: the 128-byte swizzle pattern repeats every
+// 8 rows x 128 B and the wgmma descriptors assume base_offset 0.
+constexpr int kSmemAlignBytes = 1024;
+
+// Shared-memory plan of one specialisation. The Python family module computes the same numbers
+// (smem_bytes in the registry); the static_asserts in the kernel keep the two honest.
+template <int BM, int BN, int kStages, int kConsumers>
+struct Plan {
+  static constexpr int kRowsPerConsumer = BM / kConsumers;
+  static constexpr int kMmaM = kRowsPerConsumer / 64;        // m64 sub-tiles per consumer warpgroup
+  static constexpr int kABytes = BM * kBlockK * 2;           // one stage of A
+  static constexpr int kBBytes = BN * kBlockK * 2;           // one stage of B
+  static constexpr int kStageBytes = kABytes + kBBytes;
+  // C staging pitch: +8 elements (16 B) per row so that the 8 rows one warp writes per store
+  // instruction fall on 8 different 16-byte bank groups (BN*2 is a multiple of 128 B otherwise).
+  static constexpr int kCPitch = BN + 8;
+  static constexpr int kCBytes = BM * kCPitch * 2;
+  static constexpr int kBarrierBytes = 2 * kStages * 8;      // full[] and empty[] mbarriers
+  static constexpr int kSmemBytes =
+      kSmemAlignBytes /* worst-case alignment slack */ + kStages * kStageBytes + kCBytes + kBarrierBytes;
+  static constexpr int kThreads = 128 * (kConsumers + 1);
+  static constexpr int kAccumPerThread = kMmaM * BN / 2;     // fp32 accumulators per consumer thread
+
+  static_assert(BM % 64 == 0 && BM / kConsumers >= 64 && (BM / kConsumers) % 64 == 0,
+                "each consumer warpgroup owns whole m64 slabs");
+  static_assert(BN % 16 == 0 && BN >= 16 && BN <= 256, "wgmma N (dense 16-bit): multiple of 16 (as generated), <= 256");
+  static_assert(kStages >= 2, "a ring needs at least two stages to overlap loads and math");
+  static_assert(kSmemBytes <= kSmemOptinBytes, "stages + C staging exceed the shared-memory opt-in limit");
+  static_assert(kAccumPerThread <= 192, "accumulators would not fit the consumer register budget");
+  static_assert(kConsumers == 1 || kConsumers == 2, "one or two consumer warpgroups");
+};
+
+// ---------------------------------------------------------------------------------------------
+// Device-side primitives (inline PTX, sm_90a).
+// ---------------------------------------------------------------------------------------------
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void mbar_init(std::uint32_t bar, std::uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive_expect_tx(std::uint32_t bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+// Returns once the phase with the given parity has completed (a fresh barrier counts its
+// "previous" phase, parity 1, as completed: the producer's first pass through the ring).
+__device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
+  std::uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+__device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar,
+                                            int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+      : "memory");
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+
+// Keeps the compiler from moving accumulator reads/writes across the asynchronous wgmma window.
+template <int R>
+__device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+// wgmma shared-memory matrix descriptor, 128-byte swizzle (layout type 1 in bits 62-63).
+//   K-major operand (rows of 64 K-elements = 128 B): SBO = 1024 B between 8-row groups; LBO unused.
+//   MN-major operand (rows of 64 M/N-elements = 128 B, one row per k): SBO = 1024 B between
+//   8-k groups, LBO = distance between 64-element M/N blocks (one TMA box of 64 x 64 = 8 KiB).
+__device__ __forceinline__ std::uint64_t make_desc(std::uint32_t addr, std::uint32_t lbo_bytes,
+                                                   std::uint32_t sbo_bytes) {
+  std::uint64_t d = 0;
+  d |= static_cast<std::uint64_t>((addr & 0x3FFFF) >> 4);
+  d |= static_cast<std::uint64_t>((lbo_bytes & 0x3FFFF) >> 4) << 16;
+  d |= static_cast<std::uint64_t>((sbo_bytes & 0x3FFFF) >> 4) << 32;
+  d |= 1ull << 62;
+  return d;
+}
+
+template <ElemType T>
+__device__ __forceinline__ std::uint32_t pack2(float lo, float hi);
+template <>
+__device__ __forceinline__ std::uint32_t pack2<ElemType::Half>(float lo, float hi) {
+  __half2 h = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<std::uint32_t*>(&h);
+}
+template <>
+__device__ __forceinline__ std::uint32_t pack2<ElemType::BFloat16>(float lo, float hi) {
+  __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<std::uint32_t*>(&h);
+}
+
+// Everything the kernel needs besides the two tensor maps.
+struct KernelParams {
+  void* c;
+  int M, N, K;
+  int tiles_m, tiles_n;
+  int tiles_total;          // tiles_m * tiles_n * batch
+  int k_blocks;             // ceil(K / 64)
+  int group_size_m;
+  int a_batch_step;         // 1, or 0 when A is broadcast over the batch (stride 0)
+  int b_batch_step;
+  long long c_stride_m;
+  long long c_stride_batch;
+  int c_vector_ok;          // ldc, batch stride and base allow 16-byte stores
+};
+
+// Triton's GROUP_SIZE_M raster: groups of group_size_m tile-rows, column-major inside a group,
+// batches one after another. The Origami model's L2 super-group assumes exactly this order.
+struct TileCoord {
+  int batch, tile_m, tile_n;
+};
+__device__ __forceinline__ TileCoord tile_coord(int tile, const KernelParams& p) {
+  const int per_batch = p.tiles_m * p.tiles_n;
+  TileCoord t;
+  t.batch = tile / per_batch;
+  const int pid = tile - t.batch * per_batch;
+  const int per_group = p.group_size_m * p.tiles_n;
+  const int group = pid / per_group;
+  const int first_m = group * p.group_size_m;
+  const int rows = min(p.tiles_m - first_m, p.group_size_m);
+  const int in_group = pid - group * per_group;
+  t.tile_m = first_m + in_group % rows;
+  t.tile_n = in_group / rows;
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The kernel.
+// ---------------------------------------------------------------------------------------------
+template <int BM, int BN, int kStages, int kConsumers, ElemType kT, bool kAKMajor, bool kBKMajor>
+__global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
+    gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
+                      const KernelParams p) {
+  using P = Plan<BM, BN, kStages, kConsumers>;
+  static_assert(kBKMajor || BN % 64 == 0, "an N-major B is loaded in 64-column TMA boxes");
+  constexpr int kMmaM = P::kMmaM;
+  constexpr int kAcc = BN / 2;  // accumulators per m64 slab per thread
+
+  extern __shared__ std::uint8_t smem_raw[];
+  // Align the stage ring to 1024 B (the dynamic-smem base is only guaranteed 16 B).
+  const std::uint32_t raw_addr = smem_addr(smem_raw);
+  const std::uint32_t pad = (kSmemAlignBytes - (raw_addr & (kSmemAlignBytes - 1))) & (kSmemAlignBytes - 1);
+  std::uint8_t* smem = smem_raw + pad;
+  const std::uint32_t ring = raw_addr + pad;  // stage s: A at ring + s*kStageBytes, then B
+  std::uint8_t* c_stage = smem + kStages * P::kStageBytes;
+  const std::uint32_t bars = ring + kStages * P::kStageBytes + P::kCBytes;
+  auto full_bar = [&](int s) { return bars + 8u * s; };
+  auto empty_bar = [&](int s) { return bars + 8u * (kStages + s); };
+
+  const int warpgroup = threadIdx.x / 128;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(full_bar(s), 1);                    // the producer's arrive.expect_tx
+      mbar_init(empty_bar(s), 4 * kConsumers);      // one arrive per consumer warp
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    // ------------------------------ producer warpgroup ------------------------------
+    if constexpr (kConsumers == 2) setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {
+      int stage = 0;
+      std::uint32_t phase = 0;
+      for (int tile = blockIdx.x; tile < p.tiles_total; tile += gridDim.x) {
+        const TileCoord tc = tile_coord(tile, p);
+        const int m0 = tc.tile_m * BM, n0 = tc.tile_n * BN;
+        const int ba = tc.batch * p.a_batch_step, bb = tc.batch * p.b_batch_step;
+        for (int kb = 0; kb < p.k_blocks; ++kb) {
+          mbar_wait(empty_bar(stage), phase ^ 1);
+          const std::uint32_t fb = full_bar(stage);
+          mbar_arrive_expect_tx(fb, P::kStageBytes);  // zero-filled out-of-range bytes count too
+          const std::uint32_t a_dst = ring + stage * P::kStageBytes;
+          const std::uint32_t b_dst = a_dst + P::kABytes;
+          const int k0 = kb * kBlockK;
+          if constexpr (kAKMajor) {
+            tma_load_3d(a_dst, &tma_a, fb, k0, m0, ba);  // box {64 (K), BM}
+          } else {
+#pragma unroll
+            for (int i = 0; i < BM / 64; ++i) tma_load_3d(a_dst + i * 8192, &tma_a, fb, m0 + 64 * i, k0, ba);
+          }
+          if constexpr (kBKMajor) {
+            tma_load_3d(b_dst, &tma_b, fb, k0, n0, bb);  // box {64 (K), BN}
+          } else {
+#pragma unroll
+            for (int i = 0; i < BN / 64; ++i) tma_load_3d(b_dst + i * 8192, &tma_b, fb, n0 + 64 * i, k0, bb);
+          }
+          if (++stage == kStages) {
+            stage = 0;
+            phase ^= 1;
+          }
+        }
+      }
+    }
+  } else {
+    // ------------------------------ consumer warpgroups ------------------------------
+    // 40 + 2 x 232 = 504 registers per lane of the three warpgroups (<= 512: 65,536 / 128).
+    if constexpr (kConsumers == 2) setmaxnreg_inc<232>();
+    const int cw = warpgroup - 1;
+    const int t = threadIdx.x % 128;
+    const int warp = t / 32, lane = t % 32;
+    int stage = 0;
+    std::uint32_t phase = 0;
+    float acc[kMmaM][kAcc];
+
+    for (int tile = blockIdx.x; tile < p.tiles_total; tile += gridDim.x) {
+      const TileCoord tc = tile_coord(tile, p);
+      if (p.k_blocks == 0) {
+#pragma unroll
+        for (int mi = 0; mi < kMmaM; ++mi)
+#pragma unroll
+          for (int i = 0; i < kAcc; ++i) acc[mi][i] = 0.f;
+      }
+      int prev_stage = 0;
+      for (int kb = 0; kb < p.k_blocks; ++kb) {
+        mbar_wait(full_bar(stage), phase);
+        const std::uint32_t a_base = ring + stage * P::kStageBytes;
+        const std::uint32_t b_base = a_base + P::kABytes;
+#pragma unroll
+        for (int mi = 0; mi < kMmaM; ++mi) fence_accumulators(acc[mi]);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < kBlockK / 16; ++kk) {
+          std::uint64_t db;
+          if constexpr (kBKMajor) db = make_desc(b_base + kk * 32, 16, 1024);
+          else db = make_desc(b_base + kk * 2048, 8192, 1024);
+#pragma unroll
+          for (int mi = 0; mi < kMmaM; ++mi) {
+            const int row0 = cw * P::kRowsPerConsumer + mi * 64;
+            std::uint64_t da;
+            if constexpr (kAKMajor) da = make_desc(a_base + row0 * 128 + kk * 32, 16, 1024);
+            else da = make_desc(a_base + (row0 / 64) * 8192 + kk * 2048, 8192, 1024);
+            Wgmma<BN, kT>::template mma<kAKMajor ? 0 : 1, kBKMajor ? 0 : 1>(acc[mi], da, db, (kb | kk) != 0);
+          }
+        }
+        wgmma_commit();
+#pragma unroll
+        for (int mi = 0; mi < kMmaM; ++mi) fence_accumulators(acc[mi]);
+        // Keep this k-block's group in flight; the previous one has finished reading its stage.
+        wgmma_wait<1>();
+        if (kb > 0 && lane == 0) mbar_arrive(empty_bar(prev_stage));
+        prev_stage = stage;
+        if (++stage == kStages) {
+          stage = 0;
+          phase ^= 1;
+        }
+      }
+      wgmma_wait<0>();
+#pragma unroll
+      for (int mi = 0; mi < kMmaM; ++mi) fence_accumulators(acc[mi]);
+      if (p.k_blocks > 0 && lane == 0) mbar_arrive(empty_bar(prev_stage));
+
+      // ---- epilogue: registers -> shared memory (this consumer's rows) -> global ----
+      // The previous tile's copy-out by this warpgroup must be finished before we overwrite.
+      named_barrier_sync(1 + cw, 128);
+      std::uint8_t* c_rows = c_stage + static_cast<std::size_t>(cw) * P::kRowsPerConsumer * P::kCPitch * 2;
+#pragma unroll
+      for (int mi = 0; mi < kMmaM; ++mi) {
+        const int r = mi * 64 + warp * 16 + lane / 4;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          const int col = j * 8 + (lane % 4) * 2;
+          *reinterpret_cast<std::uint32_t*>(c_rows + (r * P::kCPitch + col) * 2) =
+              pack2<kT>(acc[mi][4 * j + 0], acc[mi][4 * j + 1]);
+          *reinterpret_cast<std::uint32_t*>(c_rows + ((r + 8) * P::kCPitch + col) * 2) =
+              pack2<kT>(acc[mi][4 * j + 2], acc[mi][4 * j + 3]);
+        }
+      }
+      named_barrier_sync(1 + cw, 128);
+      const int m_base = tc.tile_m * BM + cw * P::kRowsPerConsumer;
+      const int n_base = tc.tile_n * BN;
+      std::uint16_t* cg = static_cast<std::uint16_t*>(p.c) + tc.batch * p.c_stride_batch;
+      constexpr int kChunksPerRow = BN / 8;  // 16-byte chunks
+      constexpr int kChunks = P::kRowsPerConsumer * kChunksPerRow;
+#pragma unroll 4
+      for (int idx = t; idx < kChunks; idx += 128) {
+        const int r = idx / kChunksPerRow;
+        const int cc = idx - r * kChunksPerRow;
+        const int gm = m_base + r;
+        const int gn = n_base + cc * 8;
+        if (gm >= p.M || gn >= p.N) continue;
+        const std::uint8_t* src = c_rows + (r * P::kCPitch + cc * 8) * 2;
+        std::uint16_t* dst = cg + gm * p.c_stride_m + gn;
+        if (p.c_vector_ok && gn + 8 <= p.N) {
+          *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+        } else {
+          const std::uint16_t* s16 = reinterpret_cast<const std::uint16_t*>(src);
+          for (int e = 0; e < 8 && gn + e < p.N; ++e) dst[e] = s16[e];
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host side: tensor maps and the launcher.
+// ---------------------------------------------------------------------------------------------
+// cuTensorMapEncodeTiled through the runtime's driver entry point, so nothing links -lcuda.
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) ==
+            cudaSuccess &&
+        q == cudaDriverEntryPointSuccess)
+      fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  });
+  return fn;
+}
+
+// A 3-D map {inner, outer, batch} over a 16-bit matrix, boxes of {box_inner, box_outer, 1},
+// 128-byte swizzle, zero fill outside the tensor.
+inline bool encode_map(CUtensorMap* map, ElemType t, const void* base, std::int64_t inner, std::int64_t outer,
+                       std::int64_t batch, std::int64_t outer_stride_elems, std::int64_t batch_stride_elems,
+                       int box_inner, int box_outer) {
+  auto encode = tensor_map_encoder();
+  if (!encode) return false;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(outer),
+                              static_cast<cuuint64_t>(batch)};
+  // A one-element batch dimension still needs a legal stride (multiple of 16 B, < 2^40).
+  const std::int64_t bstride = batch > 1 ? batch_stride_elems : outer_stride_elems * outer;
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(outer_stride_elems * 2),
+                                 static_cast<cuuint64_t>(bstride * 2)};
+  const cuuint32_t box[3] = {static_cast<cuuint32_t>(box_inner), static_cast<cuuint32_t>(box_outer), 1};
+  const cuuint32_t elem_strides[3] = {1, 1, 1};
+  const CUresult r = encode(map, t == ElemType::Half ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                            3, const_cast<void*>(base), dims, strides, box, elem_strides,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS;
+}
+
+// What TMA needs of one operand: 16-byte base, 16-byte leading-dimension and batch strides.
+inline bool tma_compatible(const void* base, std::int64_t ld_elems, std::int64_t batch, std::int64_t batch_stride_elems) {
+  if (reinterpret_cast<std::uintptr_t>(base) % 16 != 0) return false;
+  if (ld_elems <= 0 || ld_elems % 8 != 0 || ld_elems * 2 >= (1ll << 40)) return false;
+  if (batch > 1 && batch_stride_elems != 0 && (batch_stride_elems % 8 != 0 || batch_stride_elems < 0)) return false;
+  return true;
+}
+
+template <int BM, int BN, int kStages, int kConsumers, ElemType kT, bool kAKMajor, bool kBKMajor>
+struct Launcher {
+  using P = Plan<BM, BN, kStages, kConsumers>;
+  static constexpr auto kernel = gemm_wgmma_kernel<BM, BN, kStages, kConsumers, kT, kAKMajor, kBKMajor>;
+
+  // cudaErrorInvalidValue: the arguments break this specialisation's layout or alignment rule
+  // (the op checks KernelEntry::alignment_elems/layout first; this is the last line of defence).
+  static cudaError_t launch(const GemmArgs& g) {
+    if (g.M < 0 || g.N < 0 || g.K < 0 || g.batch < 0) return cudaErrorInvalidValue;
+    if (g.M == 0 || g.N == 0 || g.batch == 0) return cudaSuccess;
+    if (g.M > INT32_MAX || g.N > INT32_MAX || g.K > INT32_MAX) return cudaErrorInvalidValue;
+    const bool has_k = g.K > 0;  // K == 0: C = 0, the operands are never read (no tensor maps)
+    // The contiguous dimension of each operand must be the one this specialisation reads.
+    if ((kAKMajor ? g.a_stride_k : g.a_stride_m) != 1) return cudaErrorInvalidValue;
+    if ((kBKMajor ? g.b_stride_k : g.b_stride_n) != 1) return cudaErrorInvalidValue;
+    const std::int64_t lda = kAKMajor ? g.a_stride_m : g.a_stride_k;
+    const std::int64_t ldb = kBKMajor ? g.b_stride_n : g.b_stride_k;
+    if (has_k && (!tma_compatible(g.a, lda, g.batch, g.a_stride_batch) ||
+                  !tma_compatible(g.b, ldb, g.batch, g.b_stride_batch)))
+      return cudaErrorInvalidValue;
+    if (g.c_stride_m < g.N && g.M > 1) return cudaErrorInvalidValue;
+
+    const std::int64_t a_batch = (g.batch > 1 && g.a_stride_batch != 0) ? g.batch : 1;
+    const std::int64_t b_batch = (g.batch > 1 && g.b_stride_batch != 0) ? g.batch : 1;
+    CUtensorMap map_a{}, map_b{};
+    bool ok = !has_k;
+    if (has_k) {
+      ok = kAKMajor ? encode_map(&map_a, kT, g.a, g.K, g.M, a_batch, lda, g.a_stride_batch, 64, BM)
+                     : encode_map(&map_a, kT, g.a, g.M, g.K, a_batch, lda, g.a_stride_batch, 64, 64);
+      ok = ok && (kBKMajor ? encode_map(&map_b, kT, g.b, g.K, g.N, b_batch, ldb, g.b_stride_batch, 64, BN)
+                           : encode_map(&map_b, kT, g.b, g.N, g.K, b_batch, ldb, g.b_stride_batch, 64, 64));
+    }
+    if (!ok) return cudaErrorInvalidValue;
+
+    KernelParams p{};
+    p.c = g.c;
+    p.M = static_cast<int>(g.M);
+    p.N = static_cast<int>(g.N);
+    p.K = static_cast<int>(g.K);
+    p.tiles_m = static_cast<int>((g.M + BM - 1) / BM);
+    p.tiles_n = static_cast<int>((g.N + BN - 1) / BN);
+    const std::int64_t tiles = static_cast<std::int64_t>(p.tiles_m) * p.tiles_n * g.batch;
+    if (tiles > INT32_MAX) return cudaErrorInvalidValue;
+    p.tiles_total = static_cast<int>(tiles);
+    p.k_blocks = static_cast<int>((g.K + kBlockK - 1) / kBlockK);
+    p.group_size_m = g.group_size_m > 0 ? g.group_size_m : 1;
+    p.a_batch_step = a_batch > 1 ? 1 : 0;
+    p.b_batch_step = b_batch > 1 ? 1 : 0;
+    p.c_stride_m = g.c_stride_m;
+    p.c_stride_batch = g.c_stride_batch;
+    p.c_vector_ok = (reinterpret_cast<std::uintptr_t>(g.c) % 16 == 0) && g.c_stride_m % 8 == 0 &&
+                    (g.batch == 1 || g.c_stride_batch % 8 == 0);
+
+    // Raise the dynamic shared-memory limit once per device (it is per function and context).
+    static std::atomic<unsigned long long> configured_devices{0};
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return e;
+    const unsigned long long bit = 1ull << (dev & 63);
+    if (!(configured_devices.load(std::memory_order_relaxed) & bit)) {
+      e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, P::kSmemBytes);
+      if (e != cudaSuccess) return e;
+      configured_devices.fetch_or(bit, std::memory_order_relaxed);
+    }
+    int sms = g.sm_count;
+    if (sms <= 0) {
+      e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+      if (e != cudaSuccess) return e;
+    }
+    const int grid = static_cast<int>(tiles < sms ? tiles : sms);  // persistent: one CTA per SM
+    kernel<<<grid, P::kThreads, P::kSmemBytes, g.stream>>>(map_a, map_b, p);
+    return cudaGetLastError();
+  }
+};
+
+}  // namespace wgmma
+}  // namespace origami
