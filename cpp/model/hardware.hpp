@@ -64,4 +64,23 @@ std::string default_gpu_name();                       // "H100_SXM"
 // unknown GPU (listing the known ones), or the override file and field that is wrong.
 HardwareParams resolve_hardware(const DeviceProperties* live, const std::string& gpu = "");
 
+// ---- Extensions (MODEL helper) ----------------------------------------------------------------
+// Same as resolve_hardware, with the override file given explicitly ("" = none; the environment
+// variable is not read).
+HardwareParams resolve_hardware_with_override(const DeviceProperties* live, const std::string& gpu,
+                                              const std::string& override_path);
+
+// One key of the parameter set: unit, meaning, and what values it accepts.
+struct HardwareKeyInfo {
+  std::string name;
+  std::string unit;
+  std::string description;
+  bool integer = false;       // must be a whole number
+  bool allow_negative = false;  // the quadratic coefficients dram_bw_c0/c1/c2 (may be <= 0)
+};
+const std::vector<HardwareKeyInfo>& hardware_key_info();
+
+// The embedded copy of python/origami_nv/data/gpus.json (read into the library at build time).
+const std::string& embedded_gpu_table_json();
+
 }  // namespace origami

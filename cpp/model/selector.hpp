@@ -29,6 +29,10 @@ struct Selection {
   std::vector<Ranked> ranking;  // phase-1 order, best first (all admissible configs)
   std::vector<Exclusion> excluded;
   std::vector<std::pair<int, double>> group_size_m_costs;  // phase 2: (GROUP_SIZE_M, footprint cost)
+  // Extensions (MODEL helper):
+  int phase1_group_size_m = 0;        // the GROUP_SIZE_M phase 1 ranked with (ceil(sqrt(N_SM)) by default)
+  LatencyBreakdown final_breakdown;   // the pick re-evaluated with its phase-2 GROUP_SIZE_M
+  bool abstract_space = true;         // candidates are the abstract config space (no compiled kernels)
 };
 
 class Selector {
@@ -43,6 +47,17 @@ class Selector {
 
   const HardwareParams& hardware() const;
   const ModelOptions& options() const;
+
+  // Extensions (MODEL helper):
+  // Phase 1 only, uncached: every admissible candidate for p.dtype, best first. Throws
+  // std::invalid_argument for non-positive M, N, K or when no candidate is admissible.
+  std::vector<Ranked> rank(const Problem& p) const;
+  // The candidates the filters removed for a dtype (computed once at construction).
+  const std::vector<Exclusion>& excluded(DType dtype) const;
+  std::size_t candidate_count(DType dtype) const;
+  bool abstract_space() const;   // true when no compiled kernels were given
+  std::size_t cache_size() const;
+  void clear_cache() const;
 
  private:
   struct Impl;

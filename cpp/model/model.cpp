@@ -1,0 +1,478 @@
+// The Origami latency model: seed mode (seed 000 section 3, bit-exact with Appendix A) and the
+// "nv" mode for compiled kernels. One function per algorithm of the paper.
+#include "model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace origami {
+
+const char* mode_name(ModelMode m) { return m == ModelMode::Seed ? "seed" : "nv"; }
+
+namespace {
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+inline double ceil_to(double v, double unit) { return std::ceil(v / unit) * unit; }
+
+// DRAM bandwidth fraction reached with `active` SMs: the seed's linear model or the source's
+// quadratic (SourceFlags::quadratic_dram_bandwidth).
+double dram_bw_fraction(const HardwareParams& hw, const ModelOptions& o, double active) {
+  if (o.source.quadratic_dram_bandwidth) {
+    const double f = hw.get("dram_bw_c0") * active * active + hw.get("dram_bw_c1") * active + hw.get("dram_bw_c2");
+    return std::min(1.0, std::max(f, 1e-6));
+  }
+  return std::min(1.0, hw.get("dram_bw_coeff") * active);
+}
+
+// Tensor throughput per SM for a kernel family (flop per SM-cycle), with the fraction reached in
+// the K-loop (NvModelConstants).
+double family_flops_per_cycle(const HardwareParams& hw, const NvModelConstants& nv, Family f) {
+  if (f == Family::Wgmma) return hw.get("wgmma_flops_per_cycle") * nv.wgmma_issue_efficiency;
+  return hw.get("mma_sync_flops_per_cycle") * nv.mma_sync_issue_efficiency;
+}
+
+}  // namespace
+
+// ---- config space ------------------------------------------------------------------------------
+#define ORIGAMI_BLOCK_M(...) static const std::vector<int> kBlockM{__VA_ARGS__};
+#define ORIGAMI_BLOCK_N(...) static const std::vector<int> kBlockN{__VA_ARGS__};
+#define ORIGAMI_BLOCK_K(...) static const std::vector<int> kBlockK{__VA_ARGS__};
+#define ORIGAMI_GROUP_SIZE_M(...) static const std::vector<int> kGroupSizeM{__VA_ARGS__};
+#include "config_space.def"
+#undef ORIGAMI_BLOCK_M
+#undef ORIGAMI_BLOCK_N
+#undef ORIGAMI_BLOCK_K
+#undef ORIGAMI_GROUP_SIZE_M
+
+std::vector<int> space_block_m() { return kBlockM; }
+std::vector<int> space_block_n() { return kBlockN; }
+std::vector<int> space_block_k() { return kBlockK; }
+std::vector<int> space_group_size_m() { return kGroupSizeM; }
+
+// ---- occupancy (CUDA occupancy calculator rules) -------------------------------------------------
+// Follows cuda_occupancy.h (cudaOccMaxBlocksPerSMRegsLimit / ...SmemLimit / ...WarpsLimit), the
+// header behind cudaOccupancyMaxActiveBlocksPerMultiprocessor and the occupancy calculator:
+//  - registers are allocated per warp, rounded up to register_allocation_unit (256) registers, in
+//    each of the 4 SM sub-partitions (regs_per_sm / 4 each); a block's warps are also rounded up
+//    to a multiple of 4 for the per-block hardware check;
+//  - shared memory per block = the kernel's bytes + the 1 KB the system reserves per block
+//    (cc 8.x/9.0), rounded up to the 128 B allocation unit;
+//  - warps: max_threads_per_sm / 32 per SM; and the max_blocks_per_sm limit.
+BlocksPerSm blocks_per_sm(const KernelResources& kr, const HardwareParams& hw) {
+  BlocksPerSm r;
+  const int threads = std::max(kr.threads, 1);
+  const int warps = static_cast<int>(ceil_div(threads, 32));
+  const int block_limit = hw.get_int("max_blocks_per_sm");
+  r.by_block_limit = block_limit;
+  r.by_threads = hw.get_int("max_threads_per_sm") / (warps * 32);
+
+  const int regs_per_sm = hw.get_int("regs_per_sm");
+  const int sub_partitions = hw.get_int("warp_allocation_granularity");  // 4: registers live per sub-partition
+  const int unit = hw.get_int("register_allocation_unit");
+  if (kr.registers_per_thread <= 0) {
+    r.by_registers = block_limit;  // unknown: no register limit applied
+  } else {
+    const int regs_per_warp = static_cast<int>(ceil_to(kr.registers_per_thread * 32.0, unit));
+    const int regs_assumed_per_block = regs_per_warp * static_cast<int>(ceil_to(warps, sub_partitions));
+    r.registers_per_block = regs_per_warp * warps;
+    if (kr.registers_per_thread > hw.get_int("max_registers_per_thread") || regs_assumed_per_block > regs_per_sm ||
+        r.registers_per_block > regs_per_sm) {
+      r.by_registers = 0;
+    } else {
+      const int warps_per_sub_partition = (regs_per_sm / sub_partitions) / regs_per_warp;
+      r.by_registers = warps_per_sub_partition * sub_partitions / warps;
+    }
+  }
+
+  const int smem_unit = hw.get_int("smem_allocation_unit_bytes");
+  const int reserved = hw.get_int("smem_reserved_per_block_bytes");
+  r.shared_memory_per_block = static_cast<int>(ceil_to(double(std::max(kr.smem_bytes, 0) + reserved), smem_unit));
+  if (kr.smem_bytes > hw.get_int("smem_per_block_bytes")) {
+    r.by_shared_memory = 0;
+  } else {
+    r.by_shared_memory = hw.get_int("smem_per_sm_bytes") / r.shared_memory_per_block;
+  }
+
+  r.blocks = block_limit;
+  r.limiter = "blocks";
+  auto take = [&](int v, const char* name) {
+    if (v < r.blocks) { r.blocks = v; r.limiter = name; }
+  };
+  take(r.by_threads, "threads");
+  take(r.by_shared_memory, "shared memory");
+  take(r.by_registers, "registers");
+  r.blocks = std::max(r.blocks, 0);
+  return r;
+}
+
+std::string kernel_exclusion_reason(const KernelResources& kr, const HardwareParams& hw) {
+  std::ostringstream os;
+  if (kr.spill_store_bytes > 0 || kr.spill_load_bytes > 0) {
+    os << "spills registers: " << kr.spill_store_bytes << " B spill stores, " << kr.spill_load_bytes
+       << " B spill loads (" << (kr.source.empty() ? "ptxas" : kr.source) << ")";
+    return os.str();
+  }
+  if (kr.local_bytes > 0) {
+    os << "uses local memory: " << kr.local_bytes << " B stack frame per thread (" << (kr.source.empty() ? "ptxas" : kr.source) << ")";
+    return os.str();
+  }
+  if (kr.threads > 1024 || kr.threads <= 0) {
+    os << kr.threads << " threads per block (limit 1024)";
+    return os.str();
+  }
+  if (kr.registers_per_thread > hw.get_int("max_registers_per_thread")) {
+    os << kr.registers_per_thread << " registers per thread > " << hw.get_int("max_registers_per_thread");
+    return os.str();
+  }
+  if (kr.smem_bytes > hw.get_int("smem_per_block_bytes")) {
+    os << "shared memory " << kr.smem_bytes << " B > " << hw.get_int("smem_per_block_bytes") << " B per block";
+    return os.str();
+  }
+  const BlocksPerSm b = blocks_per_sm(kr, hw);
+  if (b.by_registers == 0) {
+    os << "registers: " << kr.registers_per_thread << "/thread x " << kr.threads << " threads = "
+       << b.registers_per_block << " allocated > " << hw.get_int("regs_per_sm") << " per SM";
+    return os.str();
+  }
+  if (b.blocks == 0) {
+    os << "cannot keep one block resident (limited by " << b.limiter << ")";
+    return os.str();
+  }
+  return "";
+}
+
+// ---- [Algorithm 3] compute latency per K-iteration ----------------------------------------------
+void compute_latency(const Problem& p, const TileConfig& c, const HardwareParams& hw, const ModelOptions& o,
+                     LatencyBreakdown& b) {
+  (void)p;
+  b.n_mma = double(ceil_div(c.block_m, hw.get_int("mma_m"))) * double(ceil_div(c.block_n, hw.get_int("mma_n"))) *
+            double(ceil_div(c.block_k, hw.get_int("mma_k")));
+  b.flops_per_k_iter = 2.0 * c.block_m * c.block_n * c.block_k;
+  if (o.mode == ModelMode::Seed) {
+    const double lat = hw.get("mma_latency"), tc = hw.get("tensor_cores_per_sm");
+    b.mma_issue_cycles = o.source.integer_mma_latency ? std::floor(lat / tc) : lat / tc;
+    b.compute_cycles = b.mma_issue_cycles * b.n_mma;
+    return;
+  }
+  // nv: throughput-based. The blocks resident on one SM share its tensor cores; a block's warps
+  // (all blocks of the SM together) must cover the 4 sub-partitions to reach the SM's peak
+  // (mma.sync issues from one warp per sub-partition; a wgmma warpgroup covers all four).
+  const NvModelConstants& nv = o.nv;
+  const double resident = std::max<double>(1.0, std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1)));
+  double coverage = 1.0;
+  if (c.family == Family::MmaSync) coverage = std::min(1.0, resident * c.warps / nv.smsp_per_sm);
+  const double sm_rate = family_flops_per_cycle(hw, nv, c.family) * coverage;
+  b.tensor_flops_per_cycle = sm_rate / resident;
+  b.compute_cycles = b.flops_per_k_iter / b.tensor_flops_per_cycle;
+  b.mma_issue_cycles = b.compute_cycles / b.n_mma;
+}
+
+// ---- [Algorithm 4] occupancy and waves ----------------------------------------------------------
+void occupancy_and_waves(const Problem& p, const TileConfig& c, const HardwareParams& hw, const ModelOptions& o,
+                         const KernelResources* kr, LatencyBreakdown& b) {
+  const int n_sm = hw.get_int("n_sm");
+  b.grid_m = ceil_div(p.M, c.block_m);
+  b.grid_n = ceil_div(p.N, c.block_n);
+  b.total_tiles = b.grid_m * b.grid_n;
+  b.active_sms = static_cast<int>(std::min<std::int64_t>(b.total_tiles, n_sm));
+  if (o.mode == ModelMode::Seed || kr == nullptr) {
+    b.blocks_per_sm = 1;
+    b.occupancy_limiter = "seed: one block per SM";
+  } else {
+    const BlocksPerSm bps = blocks_per_sm(*kr, hw);
+    b.blocks_per_sm = std::max(bps.blocks, 1);
+    b.occupancy_limiter = bps.limiter;
+  }
+  const std::int64_t slots = std::int64_t(n_sm) * b.blocks_per_sm;
+  b.concurrent_tiles = std::min<std::int64_t>(b.total_tiles, slots);
+  b.num_waves = ceil_div(b.total_tiles, slots);
+  if (b.total_tiles < slots && o.mode == ModelMode::Nv) b.occupancy_limiter = "grid";
+  b.occupancy = o.mode == ModelMode::Seed ? o.seed.occupancy : double(b.blocks_per_sm);
+}
+
+// ---- Triton raster footprint (phase 2 and the nv L2 model) --------------------------------------
+// Triton's GROUP_SIZE_M order: pid -> group = pid / (G*grid_n); within a group of gsm = min(G,
+// rows left) rows, tiles go down the rows first: pid_m = first_row + local % gsm,
+// pid_n = local / gsm. O(1) per call: a range covers a partial first group, whole middle groups
+// and a partial last group; rows of different groups are disjoint, columns are intervals.
+Footprint triton_raster_footprint(std::int64_t grid_m, std::int64_t grid_n, int group_size_m,
+                                  std::int64_t first_tile, std::int64_t last_tile) {
+  Footprint f;
+  const std::int64_t total = grid_m * grid_n;
+  last_tile = std::min(last_tile, total);
+  if (first_tile >= last_tile || grid_m <= 0 || grid_n <= 0) return f;
+  const std::int64_t G = std::max(group_size_m, 1);
+  const std::int64_t per_group = G * grid_n;
+  const std::int64_t g0 = first_tile / per_group, g1 = (last_tile - 1) / per_group;
+  std::pair<std::int64_t, std::int64_t> intervals[3];
+  int n_iv = 0;
+  auto part = [&](std::int64_t g, std::int64_t lo, std::int64_t hi) {  // local [lo, hi)
+    const std::int64_t gsm = std::min(G, grid_m - g * G);
+    f.unique_m += std::min(gsm, hi - lo);
+    intervals[n_iv] = {lo / gsm, (hi - 1) / gsm};
+    ++n_iv;
+  };
+  if (g0 == g1) {
+    part(g0, first_tile - g0 * per_group, last_tile - g0 * per_group);
+  } else {
+    part(g0, first_tile - g0 * per_group, per_group);
+    if (g1 - g0 > 1) {
+      f.unique_m += (g1 - g0 - 1) * G;  // middle groups are whole (only the grid's last group is short)
+      intervals[n_iv] = {0, grid_n - 1};
+      ++n_iv;
+    }
+    part(g1, 0, last_tile - g1 * per_group);
+  }
+  // union of up to 3 column intervals
+  for (int i = 1; i < n_iv; ++i)  // insertion sort of at most 3 intervals
+    for (int j = i; j > 0 && intervals[j] < intervals[j - 1]; --j) std::swap(intervals[j], intervals[j - 1]);
+  std::int64_t cur_lo = intervals[0].first, cur_hi = intervals[0].second;
+  for (int i = 1; i < n_iv; ++i) {
+    if (intervals[i].first <= cur_hi + 1) {
+      cur_hi = std::max(cur_hi, intervals[i].second);
+    } else {
+      f.unique_n += cur_hi - cur_lo + 1;
+      cur_lo = intervals[i].first;
+      cur_hi = intervals[i].second;
+    }
+  }
+  f.unique_n += cur_hi - cur_lo + 1;
+  return f;
+}
+
+double group_size_m_cost(const Problem& p, const TileConfig& c, std::int64_t concurrent_tiles, int group_size_m,
+                         const ModelOptions& o) {
+  const std::int64_t grid_m = ceil_div(p.M, c.block_m), grid_n = ceil_div(p.N, c.block_n);
+  const std::int64_t total = grid_m * grid_n;
+  concurrent_tiles = std::max<std::int64_t>(1, std::min(concurrent_tiles, total));
+  auto cost_of = [&](std::int64_t first, std::int64_t last) {
+    const Footprint f = triton_raster_footprint(grid_m, grid_n, group_size_m, first, last);
+    return double(f.unique_m) * c.block_m + double(f.unique_n) * c.block_n;
+  };
+  if (!o.source.phase2_all_waves) return cost_of(0, concurrent_tiles);
+  double sum = 0;
+  for (std::int64_t first = 0; first < total; first += concurrent_tiles)
+    sum += cost_of(first, std::min(total, first + concurrent_tiles));
+  return sum;
+}
+
+// ---- [Algorithm 5] L2 hit rate -----------------------------------------------------------------
+void l2_hit_rate(const Problem& p, const TileConfig& c, const HardwareParams& hw, const ModelOptions& o,
+                 LatencyBreakdown& b) {
+  const double bytes = dtype_bytes(p.dtype);
+  const double l2 = hw.get("l2_bytes");
+  const std::int64_t WGM = std::max(c.group_size_m, 1);
+  b.group_size_m = static_cast<int>(WGM);
+  b.working_set_bytes = double(p.M + p.N) * c.block_k * bytes;
+  const double k_iters = double(ceil_div(p.K, c.block_k));
+  const double requested_total = double(b.total_tiles) * (double(c.block_m) + c.block_n) * c.block_k * k_iters * bytes;
+  const double compulsory = (double(p.M) * p.K + double(p.K) * p.N) * bytes;
+  b.l2_global_reuse_rate = std::max(0.0, 1.0 - compulsory / requested_total);
+
+  if (o.mode == ModelMode::Nv) {
+    // The tiles in flight at once follow the kernel's Triton raster: count the unique A rows and
+    // B columns they touch; every other byte they load is an L2 hit.
+    const Footprint f = triton_raster_footprint(b.grid_m, b.grid_n, static_cast<int>(WGM), 0, b.concurrent_tiles);
+    b.l2_tile_m = f.unique_m;
+    b.l2_tile_n = f.unique_n;
+    const double unique = (double(f.unique_m) * c.block_m + double(f.unique_n) * c.block_n) * c.block_k * bytes;
+    const double requested = double(b.concurrent_tiles) * (double(c.block_m) + c.block_n) * c.block_k * bytes;
+    b.l2_local_hit_rate = std::max(0.0, 1.0 - unique / requested);
+    b.l2_hit_rate = b.l2_local_hit_rate;
+    // A problem whose operands fit in L2 is read from DRAM once, whatever the raster.
+    if (compulsory <= l2) b.l2_hit_rate = std::max(b.l2_hit_rate, b.l2_global_reuse_rate);
+    return;
+  }
+
+  // Seed (Tensile order: the super-group spans WGM tile-columns), or Triton rows (flag 7).
+  std::int64_t tile_m, tile_n;
+  if (!o.source.l2_supergroup_triton_rows) {
+    tile_n = std::min<std::int64_t>(WGM, b.grid_n);
+    tile_m = ceil_div(b.active_sms, tile_n);
+    if (tile_m > b.grid_m) {
+      const std::int64_t num_wraps = tile_m / b.grid_m;
+      tile_n += num_wraps * WGM;
+      tile_m = b.grid_m;
+    }
+  } else {
+    tile_m = std::min<std::int64_t>(WGM, b.grid_m);
+    tile_n = ceil_div(b.active_sms, tile_m);
+    if (tile_n > b.grid_n) {
+      const std::int64_t num_wraps = tile_n / b.grid_n;
+      tile_m += num_wraps * WGM;
+      tile_n = b.grid_n;
+    }
+  }
+  // Shrink the super-group until it fits in L2 (the larger dimension first).
+  auto footprint = [&](std::int64_t tm, std::int64_t tn) {
+    return (double(tm) * c.block_m * c.block_k + double(tn) * c.block_k * c.block_n) * bytes;
+  };
+  while (footprint(tile_m, tile_n) > l2 && (tile_m > 1 || tile_n > 1)) {
+    if (tile_m >= tile_n) --tile_m; else --tile_n;
+  }
+  b.l2_tile_m = tile_m;
+  b.l2_tile_n = tile_n;
+  const double uncached_a = double(tile_m) * c.block_m * c.block_k * bytes;
+  const double uncached_b = double(tile_n) * c.block_k * c.block_n * bytes;
+  const double total_a = uncached_a * tile_n;
+  const double total_b = uncached_b * tile_m;
+  const double cached = (total_a + total_b) - (uncached_a + uncached_b);
+  b.l2_local_hit_rate = cached / (total_a + total_b);
+  b.l2_hit_rate = b.l2_local_hit_rate;
+  if (o.source.l2_hit_min_global_reuse) {
+    // Source: min(local, global reuse); 0.5 only replaces a hit rate of exactly 0.
+    b.l2_hit_rate = std::min(b.l2_local_hit_rate, b.l2_global_reuse_rate);
+    if (b.l2_hit_rate == 0.0) {
+      b.l2_hit_rate = o.seed.l2_global_cap;
+      b.l2_global_cap_applied = true;
+    }
+  } else if (b.working_set_bytes > l2) {
+    // Seed: cap at 0.5 when one K-iteration of the whole grid, (M + N) * BLOCK_K * bytes, exceeds L2.
+    if (b.l2_hit_rate > o.seed.l2_global_cap) b.l2_hit_rate = o.seed.l2_global_cap;
+    b.l2_global_cap_applied = true;
+  }
+}
+
+// ---- [Algorithm 7] memory latency per K-iteration ----------------------------------------------
+void memory_latency(const Problem& p, const TileConfig& c, const HardwareParams& hw, const ModelOptions& o,
+                    LatencyBreakdown& b) {
+  const double bytes = dtype_bytes(p.dtype);
+  const double n_sm = hw.get("n_sm");
+  const double line = o.seed.cache_line_bytes;
+
+  if (o.mode == ModelMode::Nv) {
+    // Each row of a K-contiguous operand tile is BLOCK_K * bytes long and is fetched in 32-byte
+    // sectors (the L2/DRAM access granularity on sm_80+).
+    const double row = ceil_to(c.block_k * bytes, 32.0);
+    b.load_a_bytes = c.block_m * row;
+    b.load_b_bytes = c.block_n * row;
+    b.per_sm_load_bytes = (b.load_a_bytes + b.load_b_bytes) * std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1));
+    b.total_load_bytes = (b.load_a_bytes + b.load_b_bytes) * double(b.concurrent_tiles);
+  } else {
+    if (o.source.round_contiguous_dim_128b) {
+      // Source: the contiguous (K) dimension of each operand rounds up to 128 bytes.
+      b.load_a_bytes = c.block_m * ceil_to(c.block_k * bytes, line);
+      b.load_b_bytes = c.block_n * ceil_to(c.block_k * bytes, line);
+    } else {
+      b.load_a_bytes = ceil_to(double(c.block_m) * c.block_k * bytes, line);
+      b.load_b_bytes = ceil_to(double(c.block_k) * c.block_n * bytes, line);
+    }
+    b.per_sm_load_bytes = b.load_a_bytes + b.load_b_bytes;
+    if (!o.source.dram_floor_supergroup_unique_bytes)
+      b.per_sm_load_bytes = std::max(b.per_sm_load_bytes, o.seed.min_per_sm_load_bytes);
+    b.total_load_bytes = b.per_sm_load_bytes * b.active_sms;
+  }
+
+  // L2 path: every byte.
+  b.l2_bw_fraction = b.active_sms / n_sm;
+  b.limited_l2_bw = hw.get("l2_perf_ratio") * b.l2_bw_fraction;
+  b.l2_cycles = b.total_load_bytes / b.limited_l2_bw;
+
+  // DRAM path: the misses.
+  b.dram_bw_fraction = dram_bw_fraction(hw, o, b.active_sms);
+  b.dram_load_bytes = (1.0 - b.l2_hit_rate) * b.total_load_bytes;
+  if (o.mode == ModelMode::Seed && o.source.dram_floor_supergroup_unique_bytes) {
+    const double unique = (double(b.l2_tile_m) * c.block_m + double(b.l2_tile_n) * c.block_n) * c.block_k * bytes;
+    b.dram_load_bytes = std::max(b.dram_load_bytes, unique);
+  }
+  b.limited_dram_bw = hw.get("dram_perf_ratio") * b.dram_bw_fraction;
+  b.dram_cycles = b.dram_load_bytes / b.limited_dram_bw;
+  if (o.mode == ModelMode::Seed) {
+    if (b.dram_load_bytes > 0 || o.source.dram_floor_supergroup_unique_bytes) b.dram_cycles += hw.get("hbm_latency_penalty");
+    b.memory_cycles = std::max(b.l2_cycles, b.dram_cycles);
+    b.memory_bound = b.l2_cycles >= b.dram_cycles ? "L2 bandwidth" : "DRAM bandwidth";
+    return;
+  }
+  // nv: bandwidth terms as above (no latency added: the pipeline hides it), plus a latency term:
+  // a load issued stages-1 iterations ahead must return within stages-1 iterations, so one
+  // iteration cannot be shorter than latency / (stages - 1).
+  const double latency = b.l2_hit_rate * hw.get("l2_latency_cycles") + (1.0 - b.l2_hit_rate) * hw.get("hbm_latency_penalty");
+  b.latency_bound_cycles = latency / std::max(1, c.stages - 1);
+  b.memory_cycles = b.l2_cycles;
+  b.memory_bound = "L2 bandwidth";
+  if (b.dram_cycles > b.memory_cycles) { b.memory_cycles = b.dram_cycles; b.memory_bound = "DRAM bandwidth"; }
+  if (b.latency_bound_cycles > b.memory_cycles) { b.memory_cycles = b.latency_bound_cycles; b.memory_bound = "memory latency"; }
+}
+
+// ---- work utilisation (seed 3.5) ---------------------------------------------------------------
+void work_utilization(const Problem& p, const TileConfig& c, LatencyBreakdown& b) {
+  const double launched_m = double(ceil_div(p.M, c.block_m)) * c.block_m;
+  const double launched_n = double(ceil_div(p.N, c.block_n)) * c.block_n;
+  const double launched_k = double(ceil_div(p.K, c.block_k)) * c.block_k;
+  b.utilization = (double(p.M) * p.N * p.K) / (launched_m * launched_n * launched_k);
+  b.penalty = 1.0 / b.utilization;
+}
+
+// ---- [Algorithm 8] tile latency ----------------------------------------------------------------
+void tile_latency(const Problem& p, const TileConfig& c, const HardwareParams& hw, const ModelOptions& o,
+                  LatencyBreakdown& b) {
+  const double bytes = dtype_bytes(p.dtype);
+  const std::int64_t k_iters = ceil_div(p.K, c.block_k);
+  b.arithmetic_intensity = 2.0 * c.block_m * c.block_n / ((double(c.block_m) + c.block_n) * bytes);
+
+  if (o.mode == ModelMode::Seed) {
+    const SeedConstants& s = o.seed;
+    const double discount = std::pow(s.occupancy_discount, b.occupancy);
+    b.prologue_cycles = s.prologue_memory_factor * b.memory_cycles * b.penalty * discount;
+    b.epilogue_bw = hw.get("dram_perf_ratio") * dram_bw_fraction(hw, o, b.active_sms);
+    b.output_bytes = double(b.active_sms) * c.block_m * c.block_n * bytes;
+    b.epilogue_cycles = (b.output_bytes / b.epilogue_bw + b.compute_cycles * b.penalty) * discount;
+    b.num_iter = std::max<std::int64_t>(k_iters - 1, 1);
+    const std::int64_t k_rem = p.K % c.block_k;
+    b.k_pad_penalty_cycles = k_rem != 0 ? (double(k_rem) / double(p.K)) * s.k_pad_penalty_cycles : 0.0;
+    b.steady_cycles = std::max(b.compute_cycles, b.memory_cycles) * b.penalty;
+    b.bound = b.compute_cycles >= b.memory_cycles ? "compute" : "memory";
+    b.loop_overhead_cycles = s.loop_overhead_cycles * double(b.num_iter);
+    b.setup_cycles = s.workgroup_setup_cycles;
+    double epilogue = b.epilogue_cycles, k_pad = b.k_pad_penalty_cycles;
+    if (o.source.k_pad_in_epilogue) {  // source: inside the epilogue, so counted epilogue_count times
+      epilogue += k_pad;
+      k_pad = 0.0;
+    }
+    b.tile_cycles = b.steady_cycles * double(b.num_iter) + b.prologue_cycles + epilogue * s.epilogue_count +
+                    b.setup_cycles + b.loop_overhead_cycles + k_pad;
+    return;
+  }
+
+  // nv: prologue = the first load's latency; the K-loop runs every K-iteration with compute and
+  // memory overlapped by the pipeline; the epilogue writes C (all tiles in flight store at once,
+  // at the DRAM bandwidth of the active SMs) and waits one DRAM latency for the stores to drain.
+  const NvModelConstants& nv = o.nv;
+  const double latency = b.l2_hit_rate * hw.get("l2_latency_cycles") + (1.0 - b.l2_hit_rate) * hw.get("hbm_latency_penalty");
+  b.prologue_cycles = nv.prologue_latency_factor * latency;
+  b.num_iter = k_iters;
+  const double hi = std::max(b.compute_cycles, b.memory_cycles), lo = std::min(b.compute_cycles, b.memory_cycles);
+  b.steady_cycles = c.stages >= 2 ? hi + (1.0 - nv.overlap_efficiency) * lo : hi + lo;
+  b.bound = b.compute_cycles >= b.memory_cycles ? "compute" : "memory";
+  const double per_iter_overhead =
+      c.family == Family::Wgmma ? nv.wgmma_k_iter_overhead_cycles : nv.mma_sync_k_iter_overhead_cycles;
+  b.loop_overhead_cycles = per_iter_overhead * double(k_iters);
+  b.epilogue_bw = hw.get("dram_perf_ratio") * dram_bw_fraction(hw, o, b.active_sms);
+  b.output_bytes = double(b.concurrent_tiles) * c.block_m * c.block_n * bytes;
+  b.epilogue_cycles = b.output_bytes / b.epilogue_bw + nv.epilogue_latency_factor * hw.get("hbm_latency_penalty");
+  b.k_pad_penalty_cycles = 0.0;  // the padded K-iteration is already one of the k_iters
+  b.setup_cycles = nv.tile_setup_cycles;
+  b.tile_cycles = b.prologue_cycles + b.steady_cycles * double(k_iters) + b.loop_overhead_cycles +
+                  b.epilogue_cycles + b.setup_cycles;
+}
+
+// ---- [Algorithm 9] total latency ---------------------------------------------------------------
+void total_latency(LatencyBreakdown& b) { b.total_cycles = b.tile_cycles * double(b.num_waves); }
+
+LatencyBreakdown predict(const Problem& p, const TileConfig& c, const HardwareParams& hw, const ModelOptions& o,
+                         const KernelResources* kr) {
+  LatencyBreakdown b;
+  b.mode = o.mode;
+  occupancy_and_waves(p, c, hw, o, kr, b);  // nv compute needs the blocks sharing an SM
+  compute_latency(p, c, hw, o, b);
+  l2_hit_rate(p, c, hw, o, b);
+  memory_latency(p, c, hw, o, b);
+  work_utilization(p, c, b);
+  tile_latency(p, c, hw, o, b);
+  total_latency(b);
+  return b;
+}
+
+}  // namespace origami

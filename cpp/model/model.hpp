@@ -1,0 +1,217 @@
+// The Origami latency model (seed 000, section 3: Algorithms 3-9) as small named functions, each
+// filling its piece of a LatencyBreakdown, plus the "nv" model for the compiled kernels.
+//
+// Two modes:
+//   ModelMode::Seed - the seed's formulas exactly (Appendix A is the golden test). Departures of the
+//                     seed from the Origami C++ source are offered as SourceFlags (off by default).
+//   ModelMode::Nv   - the compiled kernels with their real resources: register/smem filter, real
+//                     blocks per SM, per-family compute throughput, load/compute overlap by stages.
+//                     Every constant lives in NvModelConstants (so it can be fitted to measurements).
+// Pure C++17.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hardware.hpp"
+#include "types.hpp"
+
+namespace origami {
+
+enum class ModelMode : int { Seed = 0, Nv = 1 };
+const char* mode_name(ModelMode m);   // "seed", "nv"
+
+// Where the seed departs from the Origami C++ source (ROCm rocm-libraries shared/origami; see
+// /work/shared/ANCHORS.md section 3). Each flag switches one seed formula to the source's behaviour.
+struct SourceFlags {
+  // 1. L2 hit = min(local super-group hit, global reuse rate); 0.5 only replaces a hit rate of
+  //    exactly 0. (Seed: cap the local hit at 0.5 when the per-iteration working set exceeds L2.)
+  bool l2_hit_min_global_reuse = false;
+  // 2. Round the contiguous (K) dimension of each operand up to 128 bytes (BLOCK_K=16 fp16 loads 4x).
+  //    (Seed: round whole tile bytes to 128.)
+  bool round_contiguous_dim_128b = false;
+  // 3. DRAM bytes floored at the unique bytes of the L2 super-group, no 128 B per-SM floor, and
+  //    the fixed DRAM latency is always added. (Seed: 128 B per-SM floor, latency only if bytes > 0.)
+  bool dram_floor_supergroup_unique_bytes = false;
+  // 4. DRAM bandwidth fraction quadratic in active SMs: min(1, c0*n^2 + c1*n + c2) with
+  //    dram_bw_c0/c1/c2. (Seed: min(1, dram_bw_coeff * n).)
+  bool quadratic_dram_bandwidth = false;
+  // 5. K-padding penalty inside the epilogue (so it is counted twice). (Seed: once.)
+  bool k_pad_in_epilogue = false;
+  // 6. Per-MMA latency as an integer division mma_latency / tensor_cores_per_sm. (Seed: real division.)
+  bool integer_mma_latency = false;
+  // 7. Not a source behaviour but the kernel's: the L2 super-group follows Triton's GROUP_SIZE_M
+  //    raster (groups of M-rows). The seed (like the source) uses Tensile's WGM order (groups of
+  //    N-columns: l2_tile_n = min(WGM, grid_N)).
+  bool l2_supergroup_triton_rows = false;
+  // 8. Phase 2 sums the footprint over every wave (a grid dimension of 1 gives GROUP_SIZE_M = 1).
+  //    (Seed: the first wave only.) Ties keep the smaller GROUP_SIZE_M in both.
+  bool phase2_all_waves = false;
+};
+
+// The seed's empirical constants (seed 000, Appendix C.4, from the tritonBLAS C++ source).
+struct SeedConstants {
+  double prologue_memory_factor = 1.5;      // L_prologue = 1.5 * L_mem * ...
+  double epilogue_count = 2.0;              // + L_epilogue * 2
+  double occupancy_discount = 0.95;         // * 0.95^occupancy
+  double occupancy = 1.0;                   // the seed's Appendix A value (one block per SM)
+  double loop_overhead_cycles = 500.0;      // per K-iteration
+  double k_pad_penalty_cycles = 50000.0;    // * (K mod BLOCK_K) / K
+  double workgroup_setup_cycles = 1.0;
+  double cache_line_bytes = 128.0;
+  double min_per_sm_load_bytes = 128.0;
+  double l2_global_cap = 0.5;
+};
+
+// Constants of the "nv" model. Each says where it comes from; all are meant to be fitted against
+// measurements (the A/BF harness), so they live in one struct.
+struct NvModelConstants {
+  // Fraction of an SM's tensor throughput one warp can drive: the SM has 4 sub-partitions (SMSPs),
+  // each with one tensor core; a warp issues from one SMSP. So a block needs >= 4 resident warps
+  // (all blocks of the SM together) to reach the SM's peak. (Hopper/Ampere whitepapers: 4 SMSPs/SM.)
+  double smsp_per_sm = 4.0;
+  // mma.sync kernels: fraction of mma_sync_flops_per_cycle reached in the K-loop (ldmatrix and
+  // address arithmetic share the issue slots). Estimate; to be fitted.
+  double mma_sync_issue_efficiency = 0.85;
+  // wgmma kernels: fraction of wgmma_flops_per_cycle reached (fast.cu kernel 12 reaches 763 of
+  // 989 TFLOP/s at 4096^3 with 1 producer + 2 consumer warpgroups: 0.77 including the epilogue).
+  double wgmma_issue_efficiency = 0.90;
+  // Per K-iteration synchronisation cost: mma.sync kernels wait on cp.async + __syncthreads
+  // (a block barrier is tens of cycles); wgmma kernels wait on an mbarrier (warp-specialised,
+  // the producer runs ahead), so almost nothing. Estimates; to be fitted.
+  double mma_sync_k_iter_overhead_cycles = 40.0;
+  double wgmma_k_iter_overhead_cycles = 8.0;
+  // Fixed per-tile cost: block launch / index math / accumulator zeroing. Estimate.
+  double tile_setup_cycles = 200.0;
+  // Epilogue: fp32 accumulators converted and stored; the store drains at DRAM bandwidth (C is
+  // written once) and costs one DRAM latency to drain.
+  double epilogue_latency_factor = 1.0;
+  // Prologue: the pipeline fills stages-1 loads before the first MMA: one memory latency plus
+  // the transfer of stages-1 stages at the per-SM bandwidth.
+  double prologue_latency_factor = 1.0;
+  // A block with one stage cannot overlap loads with MMAs: time = compute + memory. With
+  // stages >= 2 the steady state is max(compute, memory) (cp.async / TMA double buffering).
+  // overlap_efficiency blends: t = max + (1 - overlap_efficiency) * min.
+  double overlap_efficiency = 0.9;
+  // Register estimate used only when no compiled kernel resources are known (abstract space in
+  // nv mode): accumulators (fp32) per thread + fixed overhead for addresses, fragments, indices.
+  double estimated_register_overhead = 48.0;
+};
+
+struct ModelOptions {
+  ModelMode mode = ModelMode::Seed;
+  SourceFlags source;
+  SeedConstants seed;
+  NvModelConstants nv;
+  // Phase 1 GROUP_SIZE_M; 0 = ceil(sqrt(N_SM)) (seed 000, section 2.2).
+  int phase1_group_size_m = 0;
+  // The abstract config space (no compiled kernels): pipeline stages counted by the shared
+  // memory filter and warps per block. Seed: 2 and 8 (the seed's Triton kernel); the filter in
+  // seed mode counts one stage (the seed's formula), in nv mode `abstract_stages` stages.
+  int abstract_stages = 2;
+  int abstract_warps = 8;
+};
+
+// Every term of the model for one (problem, config). Seed-mode fields are the seed's symbols;
+// nv-only fields are zero in seed mode.
+struct LatencyBreakdown {
+  ModelMode mode = ModelMode::Seed;
+  // [Alg 3] compute latency per K-iteration
+  double n_mma = 0;                    // MMA instructions per tile per K-iteration
+  double mma_issue_cycles = 0;         // L_MI = mma_latency / TC_per_SM (seed)
+  double compute_cycles = 0;           // L_compute, cycles per K-iteration
+  double flops_per_k_iter = 0;         // nv: 2*BM*BN*BK
+  double tensor_flops_per_cycle = 0;   // nv: the rate this block gets (its share of the SM)
+  // [Alg 4] occupancy / waves
+  std::int64_t grid_m = 0, grid_n = 0, total_tiles = 0;
+  int active_sms = 0;
+  int blocks_per_sm = 1;               // nv: real resident blocks per SM; seed: 1
+  const char* occupancy_limiter = "";  // nv: "registers", "shared memory", "threads", "blocks", "grid"
+  std::int64_t concurrent_tiles = 0;   // tiles in flight at once: min(tiles, active_sms*blocks_per_sm)
+  std::int64_t num_waves = 0;
+  // [Alg 5] L2 hit rate
+  int group_size_m = 0;                // WGM / GROUP_SIZE_M used by the model
+  std::int64_t l2_tile_m = 0, l2_tile_n = 0;  // super-group shape (tiles)
+  double l2_hit_rate = 0;
+  double l2_local_hit_rate = 0;        // before any cap
+  double l2_global_reuse_rate = 0;     // source flag 1
+  double working_set_bytes = 0;        // (M + N) * BLOCK_K * bytes: one K-iteration of the grid
+  bool l2_global_cap_applied = false;
+  // [Alg 7] memory latency per K-iteration
+  double load_a_bytes = 0, load_b_bytes = 0;  // per SM (per tile) per K-iteration
+  double per_sm_load_bytes = 0;
+  double total_load_bytes = 0;
+  double l2_bw_fraction = 0, limited_l2_bw = 0, l2_cycles = 0;
+  double dram_bw_fraction = 0, dram_load_bytes = 0, limited_dram_bw = 0, dram_cycles = 0;
+  double latency_bound_cycles = 0;     // nv: memory latency / (stages - 1) per K-iteration
+  double memory_cycles = 0;            // L_mem
+  const char* memory_bound = "";       // "L2 bandwidth", "DRAM bandwidth", "memory latency"
+  // work utilisation
+  double utilization = 1, penalty = 1;
+  // [Alg 8] tile latency
+  double occupancy = 1;
+  double prologue_cycles = 0;
+  double output_bytes = 0, epilogue_bw = 0, epilogue_cycles = 0;
+  std::int64_t num_iter = 0;
+  double k_pad_penalty_cycles = 0;
+  double steady_cycles = 0;            // per K-iteration
+  double loop_overhead_cycles = 0;     // total over the K-loop
+  double setup_cycles = 0;
+  double tile_cycles = 0;              // L_tile
+  const char* bound = "";              // "compute" or "memory" (steady state)
+  // [Alg 9]
+  double total_cycles = 0;             // L_total = L_tile * num_waves
+  // Tie-break key (phase 1): arithmetic intensity of the tile, flops per byte loaded
+  double arithmetic_intensity = 0;
+};
+
+// ---- Algorithms as named functions (each fills its part of `b`) --------------------------------
+// `kr` is the kernel's real resources (nv mode) or nullptr (seed mode / abstract space).
+void compute_latency(const Problem& p, const TileConfig& c, const HardwareParams& hw,
+                     const ModelOptions& o, LatencyBreakdown& b);                      // Alg 3
+void occupancy_and_waves(const Problem& p, const TileConfig& c, const HardwareParams& hw,
+                         const ModelOptions& o, const KernelResources* kr, LatencyBreakdown& b);  // Alg 4
+void l2_hit_rate(const Problem& p, const TileConfig& c, const HardwareParams& hw,
+                 const ModelOptions& o, LatencyBreakdown& b);                          // Alg 5
+void memory_latency(const Problem& p, const TileConfig& c, const HardwareParams& hw,
+                    const ModelOptions& o, LatencyBreakdown& b);                       // Alg 7
+void work_utilization(const Problem& p, const TileConfig& c, LatencyBreakdown& b);     // 3.5
+void tile_latency(const Problem& p, const TileConfig& c, const HardwareParams& hw,
+                  const ModelOptions& o, LatencyBreakdown& b);                         // Alg 8
+void total_latency(LatencyBreakdown& b);                                               // Alg 9
+
+// All of the above in order. c.group_size_m is the WGM the L2 model uses.
+LatencyBreakdown predict(const Problem& p, const TileConfig& c, const HardwareParams& hw,
+                         const ModelOptions& o, const KernelResources* kr = nullptr);
+
+// ---- Occupancy (CUDA occupancy calculator rules) ------------------------------------------------
+struct BlocksPerSm {
+  int by_registers = 0, by_shared_memory = 0, by_threads = 0, by_block_limit = 0;
+  int blocks = 0;             // min of the four
+  const char* limiter = "";  // which one is the minimum
+  int registers_per_block = 0;     // allocated (granularity applied)
+  int shared_memory_per_block = 0; // allocated (granularity + reserve applied)
+};
+BlocksPerSm blocks_per_sm(const KernelResources& kr, const HardwareParams& hw);
+
+// Why a kernel cannot be chosen (register spill, cannot keep one block resident, smem too big);
+// empty string = admissible.
+std::string kernel_exclusion_reason(const KernelResources& kr, const HardwareParams& hw);
+
+// ---- Phase 2 -------------------------------------------------------------------------------------
+// Unique A tile-rows and B tile-columns touched by tiles [first, last) of the Triton raster.
+struct Footprint { std::int64_t unique_m = 0, unique_n = 0; };
+Footprint triton_raster_footprint(std::int64_t grid_m, std::int64_t grid_n, int group_size_m,
+                                  std::int64_t first_tile, std::int64_t last_tile);
+// The cost of one GROUP_SIZE_M: |unique_M| * BLOCK_M + |unique_N| * BLOCK_N (summed over waves
+// with SourceFlags::phase2_all_waves).
+double group_size_m_cost(const Problem& p, const TileConfig& c, std::int64_t concurrent_tiles,
+                         int group_size_m, const ModelOptions& o);
+
+// ---- The abstract config space (config_space.def) ------------------------------------------------
+std::vector<int> space_block_m();
+std::vector<int> space_block_n();
+std::vector<int> space_block_k();
+std::vector<int> space_group_size_m();
+
+}  // namespace origami

@@ -1,0 +1,233 @@
+// Two-phase selection (seed 000, section 2.2) over the admissible candidates, with a per-shape
+// cache. Candidates: the compiled kernels (nv mode) or the abstract config space.
+#include "selector.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+
+namespace origami {
+
+namespace {
+
+struct Candidate {
+  TileConfig config;
+  std::optional<KernelResources> resources;  // real (compiled) or estimated (abstract nv space)
+};
+
+struct PerDtype {
+  std::vector<Candidate> candidates;
+  std::vector<Exclusion> excluded;
+};
+
+using CacheKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, int>;
+
+// Seed's shared-memory filter: one stage, (BM*BK + BK*BN) * bytes <= smem per block.
+PerDtype seed_space(DType dt, const HardwareParams& hw, const ModelOptions& o) {
+  PerDtype out;
+  const double bytes = dtype_bytes(dt);
+  const double smem = hw.get("smem_per_block_bytes");
+  for (int bm : space_block_m())
+    for (int bn : space_block_n())
+      for (int bk : space_block_k()) {
+        TileConfig c{bm, bn, bk, 1, o.abstract_stages, o.abstract_warps, Family::MmaSync};
+        const double need = (double(bm) * bk + double(bk) * bn) * bytes;
+        if (need > smem) {
+          std::ostringstream os;
+          os << "shared memory (BM*BK + BK*BN) * " << bytes << " = " << need << " B > " << smem
+             << " B per block (seed filter, one stage)";
+          out.excluded.push_back({c, os.str()});
+        } else {
+          out.candidates.push_back({c, std::nullopt});
+        }
+      }
+  return out;
+}
+
+// nv mode without compiled kernels: the abstract space with estimated resources, filtered like
+// real kernels (stages counted in shared memory; registers estimated from the accumulators).
+PerDtype abstract_nv_space(DType dt, const HardwareParams& hw, const ModelOptions& o) {
+  PerDtype out;
+  const int bytes = dtype_bytes(dt);
+  for (int bm : space_block_m())
+    for (int bn : space_block_n())
+      for (int bk : space_block_k()) {
+        TileConfig c{bm, bn, bk, 1, o.abstract_stages, o.abstract_warps, Family::MmaSync};
+        KernelResources kr;
+        kr.config = c;
+        kr.dtype = dt;
+        kr.threads = 32 * o.abstract_warps;
+        const double est = double(bm) * bn / kr.threads + o.nv.estimated_register_overhead;  // fp32 accumulators
+        const int max_regs = hw.get_int("max_registers_per_thread");
+        kr.registers_per_thread = static_cast<int>(std::min<double>(std::ceil(est), max_regs));
+        if (est > max_regs) kr.spill_store_bytes = kr.spill_load_bytes = static_cast<int>(std::ceil(est - max_regs)) * 4;
+        kr.smem_bytes = o.abstract_stages * (bm * bk + bk * bn) * bytes;
+        kr.arch = "abstract";
+        kr.source = "estimate: no compiled kernel resources";
+        std::string why = kernel_exclusion_reason(kr, hw);
+        if (!why.empty()) {
+          if (est > max_regs) {
+            std::ostringstream os;
+            os << "estimated " << std::ceil(est) << " registers per thread > " << max_regs
+               << " (accumulators " << bm << "x" << bn << " fp32 over " << kr.threads
+               << " threads + overhead; no compiled kernel resources)";
+            why = os.str();
+          }
+          out.excluded.push_back({c, why});
+        } else {
+          out.candidates.push_back({c, kr});
+        }
+      }
+  return out;
+}
+
+PerDtype kernel_space(DType dt, const HardwareParams& hw, const std::vector<KernelResources>& kernels) {
+  PerDtype out;
+  for (const KernelResources& kr : kernels) {
+    if (kr.dtype != dt) continue;
+    TileConfig c = kr.config;
+    c.group_size_m = 1;
+    std::string why = kernel_exclusion_reason(kr, hw);
+    if (!why.empty()) out.excluded.push_back({c, why});
+    else out.candidates.push_back({c, kr});
+  }
+  return out;
+}
+
+}  // namespace
+
+struct Selector::Impl {
+  HardwareParams hw;
+  ModelOptions options;
+  bool abstract = true;
+  PerDtype per_dtype[2];
+  int phase1_g = 1;
+  mutable std::shared_mutex mu;
+  mutable std::map<CacheKey, std::unique_ptr<Selection>> cache;
+};
+
+Selector::Selector(HardwareParams hw, std::vector<KernelResources> kernels, ModelOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->hw = std::move(hw);
+  impl_->options = options;
+  impl_->abstract = kernels.empty();
+  const int n_sm = impl_->hw.get_int("n_sm");
+  impl_->phase1_g = options.phase1_group_size_m > 0 ? options.phase1_group_size_m
+                                                    : static_cast<int>(std::ceil(std::sqrt(double(n_sm))));
+  for (DType dt : {DType::Float16, DType::BFloat16}) {
+    PerDtype& pd = impl_->per_dtype[static_cast<int>(dt)];
+    if (options.mode == ModelMode::Seed) pd = seed_space(dt, impl_->hw, options);
+    else if (kernels.empty()) pd = abstract_nv_space(dt, impl_->hw, options);
+    else pd = kernel_space(dt, impl_->hw, kernels);
+  }
+}
+
+Selector::~Selector() = default;
+
+const HardwareParams& Selector::hardware() const { return impl_->hw; }
+const ModelOptions& Selector::options() const { return impl_->options; }
+bool Selector::abstract_space() const { return impl_->abstract || impl_->options.mode == ModelMode::Seed; }
+const std::vector<Exclusion>& Selector::excluded(DType dt) const { return impl_->per_dtype[static_cast<int>(dt)].excluded; }
+std::size_t Selector::candidate_count(DType dt) const { return impl_->per_dtype[static_cast<int>(dt)].candidates.size(); }
+
+static void check_problem(const Problem& p) {
+  auto bad = [](const char* name, std::int64_t v) {
+    std::ostringstream os;
+    os << name << " must be a positive integer, got " << v;
+    throw std::invalid_argument(os.str());
+  };
+  if (p.M <= 0) bad("M", p.M);
+  if (p.N <= 0) bad("N", p.N);
+  if (p.K <= 0) bad("K", p.K);
+}
+
+std::vector<Ranked> Selector::rank(const Problem& p) const {
+  check_problem(p);
+  const PerDtype& pd = impl_->per_dtype[static_cast<int>(p.dtype)];
+  if (pd.candidates.empty())
+    throw std::invalid_argument(std::string("no admissible tile configuration for ") + dtype_name(p.dtype) + " on " +
+                                impl_->hw.name + " (" + std::to_string(pd.excluded.size()) + " excluded)");
+  std::vector<Ranked> out;
+  out.reserve(pd.candidates.size());
+  for (const Candidate& cand : pd.candidates) {
+    TileConfig c = cand.config;
+    c.group_size_m = impl_->phase1_g;
+    out.push_back({c, predict(p, c, impl_->hw, impl_->options, cand.resources ? &*cand.resources : nullptr)});
+  }
+  // Lowest predicted cycles; ties (within 1e-9 relative) go to the higher arithmetic intensity,
+  // then to the larger BLOCK_K (fewer K-iterations), then to the config order (stable sort).
+  std::stable_sort(out.begin(), out.end(), [](const Ranked& a, const Ranked& b) {
+    const double ta = a.breakdown.total_cycles, tb = b.breakdown.total_cycles;
+    if (std::abs(ta - tb) > 1e-9 * std::max(ta, tb)) return ta < tb;
+    if (a.breakdown.arithmetic_intensity != b.breakdown.arithmetic_intensity)
+      return a.breakdown.arithmetic_intensity > b.breakdown.arithmetic_intensity;
+    return a.config.block_k > b.config.block_k;
+  });
+  return out;
+}
+
+const Selection& Selector::select(const Problem& p) const {
+  check_problem(p);
+  const CacheKey key{p.M, p.N, p.K, static_cast<int>(p.dtype)};
+  {
+    std::shared_lock<std::shared_mutex> lock(impl_->mu);
+    auto it = impl_->cache.find(key);
+    if (it != impl_->cache.end()) return *it->second;
+  }
+  auto sel = std::make_unique<Selection>();
+  sel->ranking = rank(p);
+  sel->excluded = excluded(p.dtype);
+  sel->phase1_group_size_m = impl_->phase1_g;
+  sel->abstract_space = abstract_space();
+  const Ranked& best = sel->ranking.front();
+  sel->breakdown = best.breakdown;
+
+  // Phase 2: GROUP_SIZE_M minimising the L2 footprint of the tiles in flight at once.
+  const ModelOptions& o = impl_->options;
+  const std::int64_t grid_m = best.breakdown.grid_m, grid_n = best.breakdown.grid_n;
+  int best_g = space_group_size_m().front();
+  if (o.source.phase2_all_waves && (grid_m == 1 || grid_n == 1)) {
+    best_g = 1;  // source shortcut: a grid dimension of 1 makes every GROUP_SIZE_M equivalent
+    sel->group_size_m_costs.push_back({1, group_size_m_cost(p, best.config, best.breakdown.concurrent_tiles, 1, o)});
+  } else {
+    double best_cost = std::numeric_limits<double>::infinity();
+    for (int g : space_group_size_m()) {
+      const double cost = group_size_m_cost(p, best.config, best.breakdown.concurrent_tiles, g, o);
+      sel->group_size_m_costs.push_back({g, cost});
+      if (cost < best_cost) {  // ties keep the smaller GROUP_SIZE_M (candidates ascend)
+        best_cost = cost;
+        best_g = g;
+      }
+    }
+  }
+  sel->config = best.config;
+  sel->config.group_size_m = best_g;
+  const PerDtype& pd = impl_->per_dtype[static_cast<int>(p.dtype)];
+  const KernelResources* kr = nullptr;
+  for (const Candidate& c : pd.candidates)
+    if (c.config.same_kernel(best.config) && c.resources) { kr = &*c.resources; break; }
+  sel->final_breakdown = predict(p, sel->config, impl_->hw, o, kr);
+
+  std::unique_lock<std::shared_mutex> lock(impl_->mu);
+  auto [it, inserted] = impl_->cache.emplace(key, std::move(sel));
+  return *it->second;  // another thread may have inserted first: return the stored one
+}
+
+std::size_t Selector::cache_size() const {
+  std::shared_lock<std::shared_mutex> lock(impl_->mu);
+  return impl_->cache.size();
+}
+
+void Selector::clear_cache() const {
+  std::unique_lock<std::shared_mutex> lock(impl_->mu);
+  impl_->cache.clear();
+}
+
+}  // namespace origami

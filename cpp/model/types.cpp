@@ -1,0 +1,43 @@
+// Names and parsing for the shared value types (types.hpp).
+#include "types.hpp"
+
+#include <cctype>
+#include <sstream>
+
+namespace origami {
+
+const char* dtype_name(DType t) {
+  switch (t) {
+    case DType::Float16: return "float16";
+    case DType::BFloat16: return "bfloat16";
+  }
+  return "?";
+}
+
+std::optional<DType> parse_dtype(std::string_view s) {
+  std::string low;
+  for (char c : s) low += char(std::tolower(static_cast<unsigned char>(c)));
+  if (low.rfind("torch.", 0) == 0) low = low.substr(6);  // str(torch.float16)
+  if (low == "float16" || low == "fp16" || low == "half" || low == "f16") return DType::Float16;
+  if (low == "bfloat16" || low == "bf16") return DType::BFloat16;
+  return std::nullopt;
+}
+
+std::string supported_dtypes() { return "float16, bfloat16"; }
+
+const char* family_name(Family f) {
+  switch (f) {
+    case Family::MmaSync: return "mma_sync";
+    case Family::Wgmma: return "wgmma";
+  }
+  return "?";
+}
+
+std::string TileConfig::to_string() const {
+  std::ostringstream os;
+  os << family_name(family) << ' ' << block_m << 'x' << block_n << 'x' << block_k << " s" << stages << " w" << warps
+     << " g" << group_size_m;
+  return os.str();
+}
+
+}  // namespace origami
