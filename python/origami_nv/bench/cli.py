@@ -1,0 +1,164 @@
+"""`python -m origami_nv bench ...`: run a suite (resumable, sharded, time-budgeted), merge shards,
+write the report.
+
+  run     measure (shard of) a suite, then merge every shard present and write the report
+  report  merge the raw shard files and (re)write the report; no GPU needed   (alias: merge)
+  list    the suites and their sizes
+
+Layout under --out:  <gpu>/raw/<suite>/<mode>/shard-<i>-of-<n>.jsonl   (raw, appended, resumable)
+                     <gpu>/<suite>[-<mode>].md / .csv / .json / *.png (regenerated)
+Exit status of run: 0 complete, 3 stopped by the time budget (re-run to resume), 4 device error
+(the config that broke the context is recorded and skipped on the re-run), 2 bad arguments.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from . import report as R
+from .suites import SUITES, get_suite, parse_shard, shard_sizes
+
+EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_DEVICE = 0, 2, 3, 4
+
+
+def gpu_slug(name: str) -> str:
+    """'NVIDIA H100 80GB HBM3' -> 'nvidia-h100-80gb-hbm3' (the reports/<gpu-name>/ folder)."""
+    s = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return s or "unknown-gpu"
+
+
+def _add_common(p):
+    p.add_argument("--suite", default="seed", help=f"one of: {', '.join(SUITES)} (default seed)")
+    p.add_argument("--out", default="reports", help="output folder (default ./reports)")
+    p.add_argument("--timing", default="rotate", choices=("rotate", "flush", "warm"),
+                   help="cold-cache method (default rotate; see benchmarks/METHOD.md)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m origami_nv bench",
+                                 description="A/BF benchmark harness: analytical pick vs brute force vs cuBLAS")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="measure a suite (or one shard of it), then write the report")
+    _add_common(r)
+    r.add_argument("--shard", default=None, help="i/n: run shard i (0-based) of n")
+    r.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
+                   help="stop cleanly before this many seconds (resumable); the report is written after")
+    r.add_argument("--cutoff", type=float, default=4.0,
+                   help="configs slower than this x the best so far are timed once (default 4; 0 = off)")
+    r.add_argument("--bf-limit", type=int, default=None,
+                   help="time only the pick's kernel + this many best-predicted configs (partial BF)")
+    r.add_argument("--repeats", type=int, default=7, help="timed samples per config (default 7)")
+    r.add_argument("--target-sample-ms", type=float, default=1.0, help="length of one graph replay (default 1 ms)")
+    r.add_argument("--rotate-l2-factor", type=float, default=2.0, help="rotating copies total this x L2 (default 2)")
+    r.add_argument("--b-layout", default=None, choices=("row", "col"),
+                   help="B row-major [K,N] (row) or W.t() of a row-major [N,K] weight (col); "
+                        "default row, col for the llm suite")
+    r.add_argument("--no-seed", action="store_true", help="skip the seed's Triton system")
+    r.add_argument("--no-origami", action="store_true", help="skip origami_nv (e.g. to time the seed alone)")
+    r.add_argument("--no-cublas", action="store_true", help="skip the cuBLAS baseline")
+    r.add_argument("--model-mode", default=None, help="origami_nv model mode for the pick (default: the op's)")
+    r.add_argument("--gpu", default=None, help="gpus.json row for origami_nv (default: match the device)")
+    r.add_argument("--seed-gpu", default=None, help="gpus.json row for the seed-mode model (default: match)")
+    r.add_argument("--gpu-name", default=None, help="report folder name (default: from the device name)")
+    r.add_argument("--no-report", action="store_true", help="only measure; write the report later")
+    r.add_argument("--no-plots", action="store_true")
+    for name in ("report", "merge"):
+        m = sub.add_parser(name, help="merge the raw shard files and write the report (no GPU needed)")
+        _add_common(m)
+        m.add_argument("--gpu-name", default=None,
+                       help="report folder under --out (default: every folder holding raw data of the suite)")
+        m.add_argument("--no-plots", action="store_true")
+    sub.add_parser("list", help="list the suites and their sizes")
+    return ap
+
+
+def _raw_dir(out: Path, gpu: str, suite: str, mode: str) -> Path:
+    return out / gpu / "raw" / suite / mode
+
+
+def _write_report(out: Path, gpu: str, suite_name: str, mode: str, plots: bool) -> dict:
+    suite = SUITES.get(suite_name)
+    an = R.write_report(_raw_dir(out, gpu, suite_name, mode), out / gpu, suite, suite_name, mode, plots=plots)
+    print(f"[bench] report: {out / gpu / (an['stem'] + '.md')}", file=sys.stderr)
+    return an
+
+
+def cmd_list() -> int:
+    for s in SUITES.values():
+        print(f"{s.name}: {s.description} ({len(s.sizes)} sizes)")
+        for z in s.sizes:
+            print(f"    {z.M:>6} {z.N:>6} {z.K:>6} {z.dtype:<9} {z.label}")
+    return EXIT_OK
+
+
+def cmd_report(args) -> int:
+    out = Path(args.out)
+    gpus = [args.gpu_name] if args.gpu_name else sorted(
+        p.name for p in out.glob("*") if _raw_dir(out, p.name, args.suite, args.timing).is_dir())
+    if not gpus:
+        print(f"no raw data for suite {args.suite!r} (mode {args.timing}) under {out}", file=sys.stderr)
+        return EXIT_USAGE
+    for g in gpus:
+        an = _write_report(out, g, args.suite, args.timing, not args.no_plots)
+        print(f"== {g}")
+        print(R.summary_table(an))
+    return EXIT_OK
+
+
+def cmd_run(args) -> int:
+    from .runner import RunOptions, SystemUnavailable, run_suite
+    from .timing import CudaHarness, HarnessOptions
+
+    suite = get_suite(args.suite)
+    shard = parse_shard(args.shard)
+    b_layout = args.b_layout or ("col" if suite.name == "llm" else "row")
+    harness = CudaHarness(HarnessOptions(mode=args.timing, repeats=args.repeats,
+                                         target_sample_s=args.target_sample_ms * 1e-3,
+                                         rotate_l2_factor=args.rotate_l2_factor, b_layout=b_layout))
+    gpu = args.gpu_name or gpu_slug(harness.props.name)
+    systems = []
+    if not args.no_origami:
+        from .systems import OrigamiSystem
+        systems.append(OrigamiSystem(mode=args.model_mode, gpu=args.gpu))
+    if not args.no_seed:
+        from .systems import SeedSystem
+        try:
+            systems.append(SeedSystem(gpu=args.seed_gpu))
+        except SystemUnavailable as e:
+            print(f"[bench] seed system skipped: {e}", file=sys.stderr)
+    out = Path(args.out)
+    raw = _raw_dir(out, gpu, suite.name, args.timing)
+    n_sizes = len(shard_sizes(suite.sizes, shard))
+    print(f"[bench] suite {suite.name}, shard {shard[0]}/{shard[1]} ({n_sizes} sizes), mode {args.timing}, "
+          f"systems {[s.name for s in systems] + ([] if args.no_cublas else ['cublas'])}, raw {raw}", file=sys.stderr)
+    outcome = run_suite(suite, raw, harness, systems,
+                        RunOptions(shard=shard, time_budget_s=args.time_budget, cutoff_factor=args.cutoff,
+                                   bf_limit=args.bf_limit, cublas=not args.no_cublas, argv=list(sys.argv)))
+    status = "complete" if outcome.complete else f"INCOMPLETE ({outcome.reason}): re-run the same command to resume"
+    print(f"[bench] shard {shard[0]}/{shard[1]}: {outcome.sizes_done if not outcome.complete else outcome.sizes_total}"
+          f"/{outcome.sizes_total} sizes done, {outcome.items_measured} items measured this run; {status}")
+    if not args.no_report:
+        an = _write_report(out, gpu, suite.name, args.timing, not args.no_plots)
+        print(R.summary_table(an))
+    if outcome.device_error:
+        return EXIT_DEVICE
+    return EXIT_OK if outcome.complete else EXIT_INCOMPLETE
+
+
+def main(argv=None) -> int:
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    try:
+        if args.cmd == "list":
+            return cmd_list()
+        if args.cmd in ("report", "merge"):
+            return cmd_report(args)
+        if args.cmd == "run":
+            return cmd_run(args)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    ap.error(f"unknown command {args.cmd}")
+    return EXIT_USAGE

@@ -1,0 +1,78 @@
+"""One spelling of a tile configuration inside the harness.
+
+The package has its own value type (origami_nv.Config, the C++ TileConfig); the harness reads
+configs from several places (rank() results, kernels() dicts, the op's select_config list, the
+seed Triton space) and writes them to JSON, so it normalises every one of them to a plain dict
+with the field names of cpp/model/types.hpp.
+"""
+from __future__ import annotations
+
+FIELDS = ("block_m", "block_n", "block_k", "group_size_m", "stages", "warps", "family")
+# cpp/model/types.hpp: enum class Family { MmaSync = 0, Wgmma = 1 }.
+_FAMILY_BY_INT = {0: "mma_sync", 1: "wgmma"}
+
+
+def family_name(f) -> str:
+    if f is None:
+        return "mma_sync"
+    if isinstance(f, bool):
+        raise TypeError(f"family must be a name or an int, got {f!r}")
+    if isinstance(f, int):
+        try:
+            return _FAMILY_BY_INT[f]
+        except KeyError:
+            raise ValueError(f"unknown family number {f}") from None
+    s = str(f)
+    # enum reprs such as "Family.MmaSync" or "<Family.Wgmma: 1>"
+    low = s.lower().replace("family.", "").strip("<>").split(":")[0].strip()
+    return {"mmasync": "mma_sync", "mma_sync": "mma_sync", "wgmma": "wgmma"}.get(low, low)
+
+
+def normalize(cfg) -> dict:
+    """Any config spelling -> {block_m, block_n, block_k, group_size_m, stages, warps, family}."""
+    if cfg is None:
+        raise ValueError("config is None")
+    if isinstance(cfg, dict):
+        src = cfg.get("config", cfg) if "block_m" not in cfg else cfg
+        if not isinstance(src, dict):
+            return normalize(src)
+        get = src.get
+    elif isinstance(cfg, (list, tuple)):
+        if len(cfg) < 3:
+            raise ValueError(f"config list needs at least block_m, block_n, block_k, got {cfg!r}")
+        vals = dict(zip(FIELDS, cfg))
+        get = vals.get
+    else:
+        def get(name, default=None):
+            return getattr(cfg, name, default)
+    out = {}
+    for name in FIELDS[:-1]:
+        v = get(name)
+        if v is None:
+            if name in ("block_m", "block_n", "block_k"):
+                raise ValueError(f"config {cfg!r} has no {name}")
+            v = {"group_size_m": 1, "stages": 2, "warps": 8}[name]
+        out[name] = int(v)
+    out["family"] = family_name(get("family"))
+    return out
+
+
+def config_id(cfg: dict, with_group: bool = True) -> str:
+    """'mma_sync 128x128x32 s4 w8 g8', the format of TileConfig::to_string()."""
+    s = f"{cfg['family']} {cfg['block_m']}x{cfg['block_n']}x{cfg['block_k']} s{cfg['stages']} w{cfg['warps']}"
+    return s + (f" g{cfg['group_size_m']}" if with_group else "")
+
+
+def kernel_id(cfg: dict) -> str:
+    """Identity of the compiled kernel (group_size_m is a launch argument, not a kernel)."""
+    return config_id(cfg, with_group=False)
+
+
+def short(cfg: dict | None) -> str:
+    """Compact form for tables: (128,128,64)g8 s4w8 [wgmma]."""
+    if not cfg:
+        return "-"
+    s = f"({cfg['block_m']},{cfg['block_n']},{cfg['block_k']})g{cfg['group_size_m']} s{cfg['stages']}w{cfg['warps']}"
+    if cfg.get("family") and cfg["family"] != "mma_sync":
+        s += f" {cfg['family']}"
+    return s

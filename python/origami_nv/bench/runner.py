@@ -1,0 +1,293 @@
+"""The A/BF run loop: for every size of a shard, cuBLAS, then per system (origami, seed) the pick
+through its selection path and the brute force over every runnable config.
+
+The loop knows nothing about torch: a harness (timing.CudaHarness, or a fake in tests) prepares
+inputs and times functions; a system (systems.py, or a fake) lists configs, picks one and makes
+callables. Everything measured is appended to the raw store as it is produced.
+
+Rules (benchmarks/METHOD.md):
+  * correctness first: a config whose output is off by more than the dtype's tolerance is
+    recorded as `wrong` and never timed; one that raises is recorded as `error`.
+  * cut-off: a config whose first timed sample is more than `cutoff_factor` x the best fully
+    timed config of the same size and system is recorded after that one sample (cut_off=True).
+    Configs run in predicted order (the pick's kernel first), so the best-so-far is good early.
+  * budget: before each item the remaining time is compared with the cost of the last item;
+    the run stops cleanly (a `stopped` record) and a re-run resumes where it stopped.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import configs as C
+from .store import RawStore, ResumeIndex, load_records
+from .suites import Suite, shard_sizes
+from .timing import DeviceError, LaunchError
+
+
+_now = time.monotonic  # the run's clock (tests replace it with a simulated one)
+
+
+class SystemUnavailable(RuntimeError):
+    """A system (e.g. the seed's Triton kernel without triton) cannot run on this machine."""
+
+
+@dataclass
+class RunOptions:
+    shard: tuple = (0, 1)
+    time_budget_s: float | None = None
+    cutoff_factor: float = 4.0
+    bf_limit: int | None = None       # time only the pick's kernel + this many best-predicted configs
+    cublas: bool = True
+    argv: list = field(default_factory=list)
+
+
+@dataclass
+class RunOutcome:
+    complete: bool
+    reason: str = ""
+    sizes_done: int = 0
+    sizes_total: int = 0
+    items_measured: int = 0
+    device_error: bool = False
+
+
+class Budget:
+    def __init__(self, seconds: float | None):
+        self.start = _now()
+        self.deadline = None if seconds is None else self.start + float(seconds)
+        self.last_item_s = 0.0
+
+    def left(self) -> float:
+        return math.inf if self.deadline is None else self.deadline - _now()
+
+    def allows(self, estimate_s: float | None = None) -> bool:
+        est = self.last_item_s if estimate_s is None else estimate_s
+        # keep a margin of the last item's cost (the next is usually similar) + 1 s
+        return self.left() > est + 1.0
+
+
+def order_candidates(cands: list, pick_cfg: dict | None, limit: int | None) -> list:
+    """Pick's kernel first, then ascending predicted cycles, unpredicted configs last (stable)."""
+    pick_kid = C.kernel_id(pick_cfg) if pick_cfg else None
+
+    def key(ix_c):
+        ix, c = ix_c
+        first = 0 if (pick_kid is not None and C.kernel_id(c.config) == pick_kid) else 1
+        pc = c.predicted_cycles
+        return (first, 0 if pc is not None else 1, pc if pc is not None else 0.0, ix)
+
+    ordered = [c for _, c in sorted(enumerate(cands), key=key)]
+    if limit is not None and limit >= 0:
+        head = 1 if (ordered and pick_kid is not None and C.kernel_id(ordered[0].config) == pick_kid) else 0
+        ordered = ordered[: head + limit]
+    return ordered
+
+
+class Runner:
+    def __init__(self, suite: Suite, raw_dir: Path, harness, systems: list, options: RunOptions,
+                 log=None):
+        self.suite = suite
+        self.raw_dir = Path(raw_dir)
+        self.h = harness
+        self.systems = systems
+        self.opt = options
+        self.log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+        self.store = RawStore(self.raw_dir, options.shard)
+        self.index = ResumeIndex(load_records(self.raw_dir))
+        self.budget = Budget(options.time_budget_s)
+        self.measured = 0
+
+    # ---- records -----------------------------------------------------------------------
+    def _rec(self, kind: str, size=None, system=None, item=None, **fields) -> dict:
+        rec = {"kind": kind, "suite": self.suite.name}
+        if isinstance(size, str):
+            rec["size"] = size
+        elif size is not None:
+            rec["size"] = size.key
+            rec["size_info"] = size.to_dict()
+        if system is not None:
+            rec["system"] = system
+        if item is not None:
+            rec["item"] = item
+        rec.update(fields)
+        rec = self.store.append(rec)
+        self.index.add(rec)
+        return rec
+
+    # ---- one function: check, then time ------------------------------------------------
+    def _measure(self, ctx, make_fn, cutoff_s=None) -> dict:
+        """-> fields of a result record: status ok/wrong/error, rel_err, timing."""
+        t0 = _now()
+        try:
+            fn = make_fn()
+        except DeviceError:
+            raise
+        except Exception as e:  # noqa: BLE001 - cannot build/launch: a reported failure
+            return {"status": "error", "error": f"{type(e).__name__}: {e}"[:500]}
+        try:
+            err = self.h.check(ctx, fn)
+        except LaunchError as e:
+            return {"status": "error", "error": str(e)[:500]}
+        fields = {"rel_err": err, "tolerance": ctx.tolerance}
+        if not (err <= ctx.tolerance):
+            fields.update(status="wrong", error=f"relative error {err:.3g} > tolerance {ctx.tolerance:g}")
+            return fields
+        try:
+            t = self.h.time(ctx, fn, cutoff_s=cutoff_s)
+        except LaunchError as e:
+            fields.update(status="error", error=str(e)[:500])
+            return fields
+        fields.update(t.to_dict())
+        if t.post_rel_err is not None and not (t.post_rel_err <= ctx.tolerance):
+            fields.update(status="wrong",
+                          error=f"output of the timed graph: relative error {t.post_rel_err:.3g}")
+        else:
+            fields["status"] = "ok"
+        fields["tflops"] = ctx.size.flops / t.time_s / 1e12 if fields["status"] == "ok" else 0.0
+        fields["measure_s"] = _now() - t0
+        return fields
+
+    def _stop(self, reason: str, size=None) -> RunOutcome:
+        self._rec("stopped", size=size, reason=reason, budget_left_s=self.budget.left())
+        self.log(f"[bench] stopped: {reason}; re-run the same command to resume")
+        return RunOutcome(False, reason)
+
+    def _item(self, size, system_name, item, ctx, make_fn, cutoff_s=None, kind="config", extra=None):
+        self._rec("attempt", size=size, system=system_name, item=item, result_kind=kind, **(extra or {}))
+        t0 = _now()
+        try:
+            fields = self._measure(ctx, make_fn, cutoff_s)
+        except DeviceError as e:
+            self._rec(kind, size=size, system=system_name, item=item, status="error",
+                      error=f"device error: {e}"[:500], **(extra or {}))
+            raise
+        rec = self._rec(kind, size=size, system=system_name, item=item, **(extra or {}), **fields)
+        self.budget.last_item_s = _now() - t0
+        self.measured += 1
+        return rec
+
+    # ---- the run -----------------------------------------------------------------------
+    def run(self) -> RunOutcome:
+        sizes = shard_sizes(self.suite.sizes, self.opt.shard)
+        for a in self.index.crashed():
+            self._rec(a.get("result_kind", "config"), size=a.get("size"), system=a.get("system"),
+                      item=a.get("item"), status="crashed", size_info=a.get("size_info"),
+                      config=a.get("config"), config_id=a.get("config_id"),
+                      predicted_cycles=a.get("predicted_cycles"),
+                      error="the process died (or was killed) while running this item")
+        self._rec("meta", device=self.h.device_info(), timing=self.h.timing_description(),
+                  systems={s.name: s.describe() for s in self.systems}, shard=list(self.opt.shard),
+                  sizes=[s.key for s in sizes], argv=self.opt.argv, cutoff_factor=self.opt.cutoff_factor,
+                  bf_limit=self.opt.bf_limit, time_budget_s=self.opt.time_budget_s)
+        done = 0
+        for n_size, size in enumerate(sizes):
+            names = [s.name for s in self.systems] + (["cublas"] if self.opt.cublas else [])
+            if all((size.key, n) in self.index.size_done for n in names):
+                done += 1
+                continue
+            if not self.budget.allows():
+                out = self._stop("time budget", size)
+                out.sizes_done, out.sizes_total, out.items_measured = done, len(sizes), self.measured
+                return out
+            self.log(f"[bench] {self.suite.name} {size.key} ({n_size + 1}/{len(sizes)}), "
+                     f"{self.budget.left():.0f} s left")
+            try:
+                finished = self._run_size(size)
+            except DeviceError as e:
+                out = self._stop(f"device error: {e}", size)
+                out.device_error = True
+                out.sizes_done, out.sizes_total, out.items_measured = done, len(sizes), self.measured
+                return out
+            if not finished:
+                out = self._stop("time budget", size)
+                out.sizes_done, out.sizes_total, out.items_measured = done, len(sizes), self.measured
+                return out
+            done += 1
+        return RunOutcome(True, "", done, len(sizes), self.measured)
+
+    def _run_size(self, size) -> bool:
+        """Measure what is missing for one size. False when the budget ran out inside it."""
+        try:
+            ctx = self.h.prepare(size)
+        except DeviceError:
+            raise
+        except Exception as e:  # noqa: BLE001 - e.g. out of memory for the inputs: a reported failure
+            for s in self.systems:
+                self._rec("pick", size=size, system=s.name, item="pick", status="error",
+                          error=f"inputs could not be prepared: {type(e).__name__}: {e}"[:500])
+                self._rec("size_done", size=size, system=s.name)
+            if self.opt.cublas:
+                self._rec("baseline", size=size, system="cublas", item="cublas", status="error",
+                          error=f"inputs could not be prepared: {type(e).__name__}: {e}"[:500])
+                self._rec("size_done", size=size, system="cublas")
+            return True
+        try:
+            if self.opt.cublas and (size.key, "cublas") not in self.index.size_done:
+                if not self.index.has(size.key, "cublas", "cublas"):
+                    self._item(size, "cublas", "cublas", ctx, lambda: self.h.cublas_fn(), kind="baseline",
+                               extra={"rotated_l2_ratio": ctx.extra.get("rotated_l2_ratio")})
+                self._rec("size_done", size=size, system="cublas")
+            for system in self.systems:
+                if (size.key, system.name) in self.index.size_done:
+                    continue
+                if not self._run_system(size, system, ctx):
+                    return False
+                self._rec("size_done", size=size, system=system.name, bf_limit=self.opt.bf_limit)
+            return True
+        finally:
+            self.h.release(ctx)
+
+    def _run_system(self, size, system, ctx) -> bool:
+        name = system.name
+        pick = None
+        if not self.index.has(size.key, name, "pick"):
+            if not self.budget.allows():
+                return False
+            # Selection time first: "cold" is the first query of this shape in this process.
+            try:
+                sel = system.selection_times(size)
+                pick = system.pick(size)
+            except Exception as e:  # noqa: BLE001 - the selector refused the shape: a failure
+                self._rec("pick", size=size, system=name, item="pick", status="error",
+                          error=f"selection failed: {type(e).__name__}: {e}"[:500])
+                pick = None
+            else:
+                extra = {"config": pick.config, "config_id": C.config_id(pick.config),
+                         "predicted_cycles": pick.predicted_cycles, "selection": sel,
+                         "via": pick.via}
+                self._item(size, name, "pick", ctx, lambda: system.pick_fn(size, pick), kind="pick", extra=extra)
+        else:
+            r = self.index.results[(size.key, name, "pick")]
+            if r.get("config"):
+                from .systems import Pick
+                pick = Pick(config=r["config"], predicted_cycles=r.get("predicted_cycles"), via=r.get("via", ""))
+        try:
+            cands = system.candidates(size)
+        except Exception as e:  # noqa: BLE001
+            self._rec("config", size=size, system=name, item="(candidates)", status="error",
+                      error=f"could not list configs: {type(e).__name__}: {e}"[:500])
+            return True
+        cands = order_candidates(cands, pick.config if pick else None, self.opt.bf_limit)
+        best = self.index.best_time(size.key, name)
+        for cand in cands:
+            cid = C.config_id(cand.config)
+            if self.index.has(size.key, name, cid):
+                continue
+            if not self.budget.allows():
+                return False
+            cutoff = best * self.opt.cutoff_factor if (best and self.opt.cutoff_factor) else None
+            extra = {"config": cand.config, "config_id": cid, "predicted_cycles": cand.predicted_cycles,
+                     "resources": cand.resources, "admissible": cand.admissible}
+            rec = self._item(size, name, cid, ctx, lambda c=cand: system.config_fn(size, c.config),
+                             cutoff_s=cutoff, extra=extra)
+            if rec.get("status") == "ok" and not rec.get("cut_off"):
+                best = rec["time_s"] if best is None else min(best, rec["time_s"])
+        return True
+
+
+def run_suite(suite: Suite, raw_dir: Path, harness, systems: list, options: RunOptions, log=None) -> RunOutcome:
+    return Runner(suite, raw_dir, harness, systems, options, log).run()

@@ -1,0 +1,126 @@
+"""Raw results: one JSONL file per (suite, timing mode, shard), appended record by record.
+
+Every record is written and fsync'ed as soon as it is produced, so a run that is killed (time
+limit, a kernel that hangs or takes the CUDA context down) loses at most the config in flight;
+an `attempt` record written before each launch lets the next run mark that one as crashed and
+skip it instead of crashing on it again.
+
+Record kinds (all carry suite, size (key), system, t):
+  meta       run header: device, software, timing options, systems, shard, argv
+  attempt    about to run one item (item = config id, "pick" or "cublas")
+  config     one brute-force config: status ok | wrong | error | crashed, timing, predicted cycles
+  pick       the model's pick through the selection path: config, timing, selection times
+  baseline   cuBLAS (torch.matmul)
+  size_done  every item of (size, system) has a result
+  stopped    the run stopped early (time budget, device error); re-running resumes
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+RESULT_KINDS = ("config", "pick", "baseline")
+
+
+def _clean(v):
+    """JSON cannot hold nan/inf: write them as null."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, dict):
+        return {k: _clean(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_clean(x) for x in v]
+    return v
+
+
+def shard_file(raw_dir: Path, shard: tuple[int, int]) -> Path:
+    i, n = shard
+    return Path(raw_dir) / f"shard-{i}-of-{n}.jsonl"
+
+
+class RawStore:
+    def __init__(self, raw_dir: Path, shard: tuple[int, int]):
+        self.raw_dir = Path(raw_dir)
+        self.raw_dir.mkdir(parents=True, exist_ok=True)
+        self.path = shard_file(self.raw_dir, shard)
+
+    def append(self, record: dict) -> dict:
+        rec = dict(record)
+        rec.setdefault("t", time.time())
+        line = json.dumps(_clean(rec), sort_keys=True)
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        return rec
+
+
+def load_records(raw_dir: Path) -> list[dict]:
+    """All records of every shard file in raw_dir, file by file in name order. A line that does
+    not parse (a write cut short by a kill) is skipped."""
+    out = []
+    raw_dir = Path(raw_dir)
+    if not raw_dir.is_dir():
+        return out
+    for p in sorted(raw_dir.glob("shard-*.jsonl")):
+        with open(p, encoding="utf-8") as f:
+            for line in f:
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(rec, dict) and "kind" in rec:
+                    rec["_file"] = p.name
+                    out.append(rec)
+    return out
+
+
+class ResumeIndex:
+    """What is already done, over every shard file of the suite (so a re-run with a different
+    shard count still skips finished work)."""
+
+    def __init__(self, records: list[dict]):
+        self.results: dict[tuple, dict] = {}
+        self.attempts: dict[tuple, dict] = {}
+        self.size_done: set[tuple] = set()
+        for r in records:
+            k = r.get("kind")
+            key = (r.get("size"), r.get("system"), r.get("item"))
+            if k in RESULT_KINDS:
+                self.results[key] = r
+            elif k == "attempt":
+                self.attempts[key] = r
+            elif k == "size_done":
+                self.size_done.add((r.get("size"), r.get("system")))
+
+    def has(self, size_key: str, system: str, item: str) -> bool:
+        return (size_key, system, item) in self.results
+
+    def crashed(self) -> list[dict]:
+        """Attempts that never got a result: the process died during them."""
+        return [a for key, a in self.attempts.items() if key not in self.results]
+
+    def add(self, rec: dict) -> None:
+        k = rec.get("kind")
+        key = (rec.get("size"), rec.get("system"), rec.get("item"))
+        if k in RESULT_KINDS:
+            self.results[key] = rec
+        elif k == "attempt":
+            self.attempts[key] = rec
+        elif k == "size_done":
+            self.size_done.add((rec.get("size"), rec.get("system")))
+
+    def best_time(self, size_key: str, system: str) -> float | None:
+        """Fastest fully timed correct brute-force config so far (the cut-off reference)."""
+        best = None
+        for (s, sy, _), r in self.results.items():
+            if s == size_key and sy == system and r.get("kind") == "config" and r.get("status") == "ok" \
+                    and not r.get("cut_off") and r.get("time_s"):
+                best = r["time_s"] if best is None else min(best, r["time_s"])
+        return best

@@ -1,0 +1,270 @@
+"""The systems compared per size: origami_nv (model + compiled kernels) and the seed's own system
+(the seed-mode model + the seed's Triton kernel). A system lists its runnable configs with
+predicted cycles, makes its pick through its selection path, and builds callables (a, b) -> c.
+
+Only duck typing is expected by the runner; tests use fake systems with the same methods.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+
+from . import configs as C
+
+
+@dataclass
+class Candidate:
+    config: dict                       # normalised (configs.normalize)
+    predicted_cycles: float | None     # None: the model does not rank it (filtered out)
+    resources: dict | None = None      # registers, spills, smem of the compiled kernel
+    admissible: bool = True            # False: the model's filters exclude it (still timed: BF is over all runnable)
+
+
+@dataclass
+class Pick:
+    config: dict
+    predicted_cycles: float | None
+    via: str = ""                      # how the pick is launched (e.g. "origami_nv.matmul(a, b)")
+    extra: dict = field(default_factory=dict)
+
+
+def _get(obj, *names, default=None):
+    """First present attribute or key among names."""
+    for n in names:
+        if isinstance(obj, dict) and n in obj:
+            return obj[n]
+        if hasattr(obj, n):
+            return getattr(obj, n)
+    return default
+
+
+def _timed(fn, repeats: int = 200) -> tuple[float, float]:
+    """(first call seconds, median of the next `repeats` calls)."""
+    t0 = time.perf_counter()
+    fn()
+    cold = time.perf_counter() - t0
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t0)
+    return cold, statistics.median(samples)
+
+
+def _clock_hz_from_hardware(hw) -> tuple[float | None, str]:
+    """Sustained SM clock (what the model's cycles elapse at) from origami_nv.hardware()."""
+    for key in ("sustained_clock_mhz", "sm_clock_mhz"):
+        v = _get(hw, key)
+        if v is None and hasattr(hw, "values"):
+            try:
+                v = hw.values[key]
+            except Exception:  # noqa: BLE001
+                v = None
+        if v is None and isinstance(_get(hw, "params"), dict):
+            v = hw["params"].get(key) if isinstance(hw, dict) else hw.params.get(key)
+        v = _get(v, "value", default=v)
+        if isinstance(v, (int, float)) and v > 0:
+            return float(v) * 1e6, key
+    return None, "unknown"
+
+
+def _normalize_ranked(entries) -> list[tuple[dict, float | None]]:
+    out = []
+    for e in entries or []:
+        cfg = C.normalize(_get(e, "config", default=e))
+        pc = _get(e, "predicted_cycles", "total_cycles", "cycles", "latency_cycles")
+        if pc is None:
+            bd = _get(e, "breakdown")
+            pc = _get(bd, "total_cycles", "total_latency_cycles", "total") if bd is not None else None
+        out.append((cfg, float(pc) if pc is not None else None))
+    return out
+
+
+class OrigamiSystem:
+    """origami_nv: the model's pick through the op (origami_nv.matmul(a, b)) and every compiled
+    kernel of the dtype through origami_nv.matmul(a, b, config=...)."""
+
+    name = "origami"
+
+    def __init__(self, mode: str | None = None, gpu: str | None = None):
+        self.mode = mode      # None: the model mode the op uses
+        self.gpu = gpu
+        import origami_nv as on
+        import torch
+        self.on = on
+        self.torch = torch
+        if not hasattr(torch.ops, "origami_nv") or not hasattr(torch.ops.origami_nv, "matmul"):
+            raise RuntimeError("torch.ops.origami_nv.matmul is not registered (origami_nv built without the op?)")
+        self._kernels = list(on.kernels())
+        if not self._kernels:
+            raise RuntimeError("origami_nv.kernels() is empty: no compiled kernels to benchmark")
+        self._kw = {}
+        if mode is not None:
+            self._kw["mode"] = mode
+        if gpu is not None:
+            self._kw["gpu"] = gpu
+        # Build the selector (hardware resolution, registry) outside any timed selection: the
+        # per-shape "cold" time is the first query of a shape, not the first query of the process.
+        on.select(17, 19, 23, dtype="float16", **self._kw)
+        self._clock_hz, self._clock_key = _clock_hz_from_hardware(on.hardware(**({"gpu": gpu} if gpu else {})))
+
+    def describe(self) -> dict:
+        return {"label": "origami_nv", "mode": self.mode or "default", "gpu": self.gpu,
+                "clock_hz": self._clock_hz, "clock_key": self._clock_key,
+                "kernels": len(self._kernels), "version": getattr(self.on, "__version__", "")}
+
+    def _rank(self, size):
+        return _normalize_ranked(self.on.rank(size.M, size.N, size.K, dtype=size.dtype, top=None, **self._kw))
+
+    def selection_times(self, size) -> dict:
+        M, N, K, dt = size.M, size.N, size.K, size.dtype
+        api_cold, api_cached = _timed(lambda: self.on.select(M, N, K, dtype=dt, **self._kw))
+        out = {"api_cold_s": api_cold, "api_cached_s": api_cached}
+        op = getattr(self.torch.ops.origami_nv, "select_config", None)
+        if op is not None:
+            op_cold, op_cached = _timed(lambda: op(M, N, K, dt))
+            out.update(op_cold_s=op_cold, op_cached_s=op_cached)
+        return out
+
+    def pick(self, size) -> Pick:
+        op = getattr(self.torch.ops.origami_nv, "select_config", None)
+        if op is not None and self.mode is None and self.gpu is None:
+            cfg = C.normalize(list(op(size.M, size.N, size.K, size.dtype)))
+            via = "torch.ops.origami_nv.select_config + origami_nv.matmul(a, b)"
+        else:
+            cfg = C.normalize(self.on.select(size.M, size.N, size.K, dtype=size.dtype, **self._kw))
+            via = "origami_nv.select + origami_nv.matmul(a, b, config=pick)"
+        pc = None
+        for rc, p in self._rank(size):
+            if C.kernel_id(rc) == C.kernel_id(cfg):
+                pc = p
+                if rc["group_size_m"] == cfg["group_size_m"]:
+                    break
+        return Pick(cfg, pc, via)
+
+    def pick_fn(self, size, pick: Pick):
+        if pick.via.endswith("matmul(a, b)"):
+            return lambda a, b: self.on.matmul(a, b)
+        cfg = self._to_config(pick.config)
+        return lambda a, b: self.on.matmul(a, b, config=cfg)
+
+    def _kernel_entries(self, dtype: str) -> list[tuple[dict, dict]]:
+        out = []
+        for k in self._kernels:
+            kd = _get(k, "dtype", default=dtype)
+            kd = str(kd).replace("torch.", "")
+            if kd not in (dtype, {"float16": "fp16", "bfloat16": "bf16"}[dtype]):
+                continue
+            cfg = C.normalize(_get(k, "config", default=k))
+            res = _get(k, "resources", default=None)
+            if res is None and isinstance(k, dict):
+                res = {x: k[x] for x in ("registers_per_thread", "spill_store_bytes", "spill_load_bytes",
+                                         "smem_bytes", "threads") if x in k}
+            out.append((cfg, dict(res) if isinstance(res, dict) else None))
+        return out
+
+    def candidates(self, size) -> list[Candidate]:
+        ranked = self._rank(size)
+        by_kernel: dict[str, tuple[dict, float | None]] = {}
+        for cfg, pc in ranked:
+            by_kernel.setdefault(C.kernel_id(cfg), (cfg, pc))
+        # phase-1 GROUP_SIZE_M for kernels the model does not rank: the one the ranked configs use
+        gsm_default = ranked[0][0]["group_size_m"] if ranked else 8
+        out = []
+        seen = set()
+        for cfg, res in self._kernel_entries(size.dtype):
+            kid = C.kernel_id(cfg)
+            if kid in seen:
+                continue
+            seen.add(kid)
+            if kid in by_kernel:
+                rc, pc = by_kernel[kid]
+                out.append(Candidate(rc, pc, res, True))
+            else:
+                out.append(Candidate(dict(cfg, group_size_m=gsm_default), None, res, False))
+        return out
+
+    def _to_config(self, cfg: dict):
+        try:
+            return self.on.Config(**cfg)
+        except (TypeError, ValueError):
+            fam = {"mma_sync": 0, "wgmma": 1}.get(cfg["family"], cfg["family"])
+            return self.on.Config(**dict(cfg, family=fam))
+
+    def config_fn(self, size, cfg: dict):
+        c = self._to_config(cfg)
+        return lambda a, b: self.on.matmul(a, b, config=c)
+
+
+class SeedSystem:
+    """The seed's own system: the seed-mode model's pick (origami_nv.select(..., mode="seed")) run
+    by the seed's Triton kernel (num_stages=2, num_warps=8, GROUP_SIZE_M raster), and the brute
+    force over the seed's 5x5x6 tile space with that kernel."""
+
+    name = "seed"
+
+    def __init__(self, gpu: str | None = None):
+        try:
+            import triton  # noqa: F401 - benchmark-only dependency
+        except Exception as e:  # noqa: BLE001
+            from .runner import SystemUnavailable
+            raise SystemUnavailable(f"triton is not importable ({type(e).__name__}: {e})") from e
+        import origami_nv as on
+        from . import seed_triton
+        self.on = on
+        self.kernel = seed_triton
+        self.gpu = gpu
+        self._kw = {"mode": "seed"}
+        if gpu is not None:
+            self._kw["gpu"] = gpu
+        on.select(17, 19, 23, dtype="float16", **self._kw)
+        self._clock_hz, self._clock_key = _clock_hz_from_hardware(on.hardware(**({"gpu": gpu} if gpu else {})))
+        self._space = seed_triton.seed_tile_space()
+
+    def describe(self) -> dict:
+        import triton
+        return {"label": "seed (Triton, seed-mode model)", "mode": "seed", "gpu": self.gpu,
+                "clock_hz": self._clock_hz, "clock_key": self._clock_key, "triton": triton.__version__,
+                "num_stages": self.kernel.NUM_STAGES, "num_warps": self.kernel.NUM_WARPS,
+                "tiles": len(self._space)}
+
+    def _rank(self, size):
+        return _normalize_ranked(self.on.rank(size.M, size.N, size.K, dtype=size.dtype, top=None, **self._kw))
+
+    def selection_times(self, size) -> dict:
+        M, N, K, dt = size.M, size.N, size.K, size.dtype
+        cold, cached = _timed(lambda: self.on.select(M, N, K, dtype=dt, **self._kw))
+        return {"api_cold_s": cold, "api_cached_s": cached}
+
+    def pick(self, size) -> Pick:
+        cfg = self.kernel.as_seed_config(C.normalize(self.on.select(size.M, size.N, size.K, dtype=size.dtype,
+                                                                     **self._kw)))
+        pc = None
+        for rc, p in self._rank(size):
+            if (rc["block_m"], rc["block_n"], rc["block_k"]) == (cfg["block_m"], cfg["block_n"], cfg["block_k"]):
+                pc = p
+                if rc["group_size_m"] == cfg["group_size_m"]:
+                    break
+        return Pick(cfg, pc, "origami_nv.select(mode='seed') + seed Triton kernel")
+
+    def pick_fn(self, size, pick: Pick):
+        return self.kernel.make_fn(pick.config)
+
+    def candidates(self, size) -> list[Candidate]:
+        ranked = {}
+        for cfg, pc in self._rank(size):
+            ranked.setdefault((cfg["block_m"], cfg["block_n"], cfg["block_k"]), (cfg, pc))
+        gsm_default = next(iter(ranked.values()))[0]["group_size_m"] if ranked else 8
+        out = []
+        for bm, bn, bk in self._space:
+            if (bm, bn, bk) in ranked:
+                cfg, pc = ranked[(bm, bn, bk)]
+                out.append(Candidate(self.kernel.as_seed_config(cfg), pc, None, True))
+            else:
+                cfg = {"block_m": bm, "block_n": bn, "block_k": bk, "group_size_m": gsm_default}
+                out.append(Candidate(self.kernel.as_seed_config(cfg), None, None, False))
+        return out
+
+    def config_fn(self, size, cfg: dict):
+        return self.kernel.make_fn(cfg)

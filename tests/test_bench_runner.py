@@ -1,0 +1,164 @@
+"""The A/BF run loop on synthetic timings: correctness gate, cut-off, budget stop, resume, crash
+recovery, shards and their merge (no GPU)."""
+import json
+
+import pytest
+
+from origami_nv.bench import configs as C
+from origami_nv.bench import runner as runner_mod
+from origami_nv.bench.fake import FakeHarness, FakeSystem
+from origami_nv.bench.runner import RunOptions, order_candidates, run_suite
+from origami_nv.bench.store import load_records
+from origami_nv.bench.suites import Size, Suite
+from origami_nv.bench.systems import Candidate
+
+
+def cfg(bm, bn, bk, g=8, stages=3, warps=4):
+    return {"block_m": bm, "block_n": bn, "block_k": bk, "group_size_m": g, "stages": stages, "warps": warps,
+            "family": "mma_sync"}
+
+
+A, B, Cc, D, E = cfg(128, 128, 32), cfg(64, 128, 32), cfg(128, 64, 64), cfg(32, 32, 32), cfg(256, 128, 64)
+ID = {k: C.config_id(v) for k, v in dict(A=A, B=B, C=Cc, D=D, E=E).items()}
+SUITE = Suite("t", "test", (Size(256, 256, 256), Size(512, 512, 512), Size(1024, 1024, 1024)))
+
+
+def make(times=None, errors=None, launch=None, build=None, advance=None):
+    # predicted order: A < B < C < D; E not ranked by the model (filtered) but runnable
+    sysm = FakeSystem("origami", [(A, 1000.0), (B, 1100.0), (Cc, 1500.0), (D, 9000.0), (E, None)], pick=A,
+                      build_errors=build)
+    t = {"cublas": 1.0e-6, ID["A"]: 1.2e-6, ID["B"]: 1.0e-6, ID["C"]: 2.0e-6,
+         ID["D"]: 10e-6, ID["E"]: 1.5e-6}
+    t.update(times or {})
+    h = FakeHarness(t, errors=errors, launch_errors=launch, advance=advance)
+    return h, sysm
+
+
+def results(raw):
+    return [r for r in load_records(raw) if r["kind"] in ("config", "pick", "baseline")]
+
+
+def test_full_run_records_everything(tmp_path):
+    h, s = make(errors={ID["C"]: 0.5}, launch={ID["D"]}, build={ID["E"]})
+    out = run_suite(SUITE, tmp_path, h, [s], RunOptions())
+    assert out.complete and out.sizes_done == 3
+    recs = results(tmp_path)
+    by = {(r["size"], r["item"]): r for r in recs}
+    k = SUITE.sizes[0].key
+    assert by[(k, "cublas")]["status"] == "ok"
+    assert by[(k, "pick")]["status"] == "ok" and by[(k, "pick")]["config_id"] == ID["A"]
+    assert by[(k, ID["A"])]["status"] == "ok"
+    # wrong result: recorded, never timed
+    assert by[(k, ID["C"])]["status"] == "wrong" and "relative error" in by[(k, ID["C"])]["error"]
+    assert (k, ID["C"], None) not in [(a, b, None) for a, b, _ in h.timed]
+    assert all(item != ID["C"] for _, item, _ in h.timed)
+    # cannot launch / cannot build: recorded as errors
+    assert by[(k, ID["D"])]["status"] == "error" and "fake launch failure" in by[(k, ID["D"])]["error"]
+    assert by[(k, ID["E"])]["status"] == "error" and "no compiled kernel" in by[(k, ID["E"])]["error"]
+    done = {(r["size"], r["system"]) for r in load_records(tmp_path) if r["kind"] == "size_done"}
+    assert done == {(z.key, n) for z in SUITE.sizes for n in ("origami", "cublas")}
+
+
+def test_pick_kernel_first_then_predicted_order_and_limit():
+    cands = [Candidate(D, 9000.0), Candidate(E, None), Candidate(B, 1100.0), Candidate(Cc, 1500.0),
+             Candidate(dict(A, group_size_m=1), 1000.0)]
+    got = [C.kernel_id(c.config) for c in order_candidates(cands, Cc, None)]
+    assert got == [C.kernel_id(x) for x in (Cc, A, B, D, E)]
+    got = [C.kernel_id(c.config) for c in order_candidates(cands, Cc, 2)]
+    assert got == [C.kernel_id(x) for x in (Cc, A, B)]
+
+
+def test_cutoff_rule(tmp_path):
+    # D is 10x slower than the best (B): timed once, marked; cut-off passed = 4 x best so far
+    h, s = make()
+    run_suite(Suite("t", "", SUITE.sizes[:1]), tmp_path, h, [s], RunOptions(cutoff_factor=4.0))
+    by = {r["item"]: r for r in results(tmp_path)}
+    assert by[ID["D"]]["cut_off"] is True and by[ID["D"]]["samples"] == 1
+    assert by[ID["B"]]["cut_off"] is False and by[ID["B"]]["samples"] == 7
+    cut = {item: c for _, item, c in h.timed}
+    assert cut[ID["A"]] is None                          # first config: nothing to compare with yet
+    assert cut[ID["B"]] == pytest.approx(4 * 1.2e-6)     # best so far = A
+    assert cut[ID["D"]] == pytest.approx(4 * 1.0e-6)     # best so far = B
+    h2, s2 = make()
+    run_suite(Suite("t", "", SUITE.sizes[:1]), tmp_path / "off", h2, [s2], RunOptions(cutoff_factor=0))
+    assert all(c is None for _, _, c in h2.timed)
+
+
+class Clock:
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self):
+        return self.t
+
+    def advance(self, seconds):
+        self.t += seconds * 1e6      # 1 us of fake GEMM = 1 s of run time
+
+
+def test_budget_stop_and_resume(tmp_path, monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(runner_mod, "_now", clock)
+    h, s = make(advance=clock.advance)
+    out = run_suite(SUITE, tmp_path, h, [s], RunOptions(time_budget_s=12.0))
+    assert not out.complete and out.reason == "time budget"
+    assert any(r["kind"] == "stopped" for r in load_records(tmp_path))
+    first = [(k, i) for k, i, _ in h.timed]
+    assert 0 < len(first) < 3 * 7
+    # resume without a budget: nothing measured twice, everything measured once
+    h2, s2 = make(advance=clock.advance)
+    out2 = run_suite(SUITE, tmp_path, h2, [s2], RunOptions())
+    assert out2.complete
+    second = [(k, i) for k, i, _ in h2.timed]
+    assert not set(first) & set(second)
+    assert len(first) + len(second) == 3 * 7      # cublas, pick, A, B, C, D, E per size
+    # the resumed run's cut-off reference comes from the first run's records
+    assert all(r["status"] == "ok" for r in results(tmp_path))
+    # a third run measures nothing
+    h3, s3 = make()
+    assert run_suite(SUITE, tmp_path, h3, [s3], RunOptions()).complete and h3.timed == []
+
+
+def test_crashed_attempt_is_recorded_and_skipped(tmp_path):
+    size = SUITE.sizes[0]
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "shard-0-of-1.jsonl").write_text(json.dumps(
+        {"kind": "attempt", "suite": "t", "size": size.key, "system": "origami", "item": ID["B"],
+         "result_kind": "config", "config": B, "config_id": ID["B"], "size_info": size.to_dict()}) + "\n")
+    h, s = make()
+    run_suite(Suite("t", "", (size,)), tmp_path, h, [s], RunOptions())
+    by = {r["item"]: r for r in results(tmp_path)}
+    assert by[ID["B"]]["status"] == "crashed"
+    assert all(item != ID["B"] for _, item, _ in h.timed)
+
+
+def test_truncated_line_is_ignored(tmp_path):
+    h, s = make()
+    run_suite(Suite("t", "", SUITE.sizes[:1]), tmp_path, h, [s], RunOptions())
+    with open(tmp_path / "shard-0-of-1.jsonl", "a") as f:
+        f.write('{"kind": "config", "size": "x", "sta')       # killed mid-write
+    assert len(results(tmp_path)) == 7
+
+
+def test_shards_write_separate_files(tmp_path):
+    for i in range(2):
+        h, s = make()
+        assert run_suite(SUITE, tmp_path, h, [s], RunOptions(shard=(i, 2))).complete
+    files = sorted(p.name for p in tmp_path.glob("*.jsonl"))
+    assert files == ["shard-0-of-2.jsonl", "shard-1-of-2.jsonl"]
+    sizes = {r["size"] for r in results(tmp_path)}
+    assert sizes == {z.key for z in SUITE.sizes}
+    # a later run with another shard count finds everything done
+    h, s = make()
+    assert run_suite(SUITE, tmp_path, h, [s], RunOptions(shard=(0, 1))).complete and h.timed == []
+
+
+def test_selection_failure_is_a_failed_pick(tmp_path):
+    h, s = make()
+
+    def boom(size):
+        raise ValueError("M must be positive")
+    s.pick = boom
+    run_suite(Suite("t", "", SUITE.sizes[:1]), tmp_path, h, [s], RunOptions())
+    by = {r["item"]: r for r in results(tmp_path)}
+    assert by["pick"]["status"] == "error" and "selection failed" in by["pick"]["error"]
+    assert by[ID["B"]]["status"] == "ok"     # the brute force still ran
