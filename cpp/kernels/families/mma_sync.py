@@ -1,0 +1,167 @@
+"""The mma.sync family (sm_80+): cp.async + ldmatrix + mma.sync.m16n8k16, one specialisation per tile.
+
+A family module tells cpp/kernels/generate.py three things:
+  specializations(space)  -> (list of TU specs, list of (tile, reason) exclusions)
+  tu_text(spec)           -> the CUDA source of one translation unit (kernels + host launchers)
+  each spec's "kernels"   -> the KernelEntry fields of every kernel the TU defines
+plus NVCC_FLAGS (extra flags for its TUs) and MIN_CC.
+
+What is compiled per tile (BLOCK_M, BLOCK_N, BLOCK_K from cpp/model/config_space.def):
+
+* dtypes: float16 and bfloat16.
+* operand layouts: all four (A K- or M-contiguous) x (B K- or N-contiguous), so row-major and
+  column-major (transposed-view) operands run without a copy: x @ w (KN), x @ w.t() (KK, nn.Linear),
+  x.t() @ g (MN, the weight gradient), x.t() @ w.t() (MK). The layout only changes the global->shared
+  copy addressing and whether ldmatrix transposes, and one TU holds all 8 (dtype x layout) kernels of a
+  tile, so the per-TU front-end cost is paid once: ~6 s per TU on this 2-core machine (measured with
+  nvcc 13.0, sm_90 SASS + compute_80 PTX), see cpp/kernels/README.md for the whole-build figure.
+
+* warps (the stated rule): warps = clamp(BLOCK_M * BLOCK_N / 1024, 1, 8), i.e. every warp owns at least
+  1024 outputs (32 fp32 accumulator registers per thread) until 8 warps. 8 warps x 32 threads at one CTA
+  per SM leave 65536 / 256 = 256 registers per thread, which holds a 64x64 warp tile (128 accumulator
+  registers + A/B fragments + addresses; ptxas reports 240-254 for 256x128). The warps are laid out
+  WARPS_M x WARPS_N so the warp tile is as square as possible (least shared-memory fragment traffic per
+  mma) with both sides multiples of 16 (ldmatrix.x4 granularity); if no layout exists the warp count is
+  halved. Consequence, kept on purpose: 256x256 needs a 128x64 warp tile (256 accumulators) and spills;
+  it is compiled so the register filter can see the spill in the build's ptxas report and exclude it.
+
+* stages (the stated rule, Little's law): a CTA should keep IN_FLIGHT_BYTES of operand loads in flight
+  to cover memory latency: IN_FLIGHT_BYTES = latency x bandwidth per SM = 800 cycles x 24 B/cycle
+  ~= 19.2 KB. 800 cycles: loaded HBM latency on H100 (the unloaded figure is ~500 cycles, the seed
+  model's DRAM latency in /work/shared/ANCHORS.md section 2; it grows under load). 24 B/cycle/SM: the
+  operand feed one SM needs from L2 at mma.sync rates, a bit above the measured L2 lower bound
+  5.38 TB/s / 132 SMs / 1.98 GHz = 20.6 B/cycle (ANCHORS section 1). With STAGES-1 tiles in flight:
+      stages = clamp(1 + ceil(IN_FLIGHT_BYTES / stage_bytes), 3, 6),   stage_bytes = (BM + BN) * BK * 2
+  floor 3 (one tile landing while one is computed and one is issued), ceiling 6 (beyond that the ring
+  only costs shared memory). Then stages are lowered until the CTA fits SMEM_OPTIN_BYTES; a tile that
+  does not fit with 2 stages is not compiled (it cannot run).
+"""
+from __future__ import annotations
+
+import math
+
+FAMILY = "mma_sync"
+FAMILY_ENUM = "origami::Family::MmaSync"
+MIN_CC = 80
+NVCC_FLAGS: list[str] = []  # the top-level CMAKE_CUDA_ARCHITECTURES (sm_90 SASS + compute_80 PTX)
+
+# Opt-in shared memory per block on H100/H200 (cudaDevAttrMaxSharedMemoryPerBlockOptin, ANCHORS section 1).
+SMEM_OPTIN_BYTES = 232448
+IN_FLIGHT_BYTES = 800 * 24
+MIN_STAGES, MAX_STAGES = 3, 6
+MAX_WARPS = 8
+ALIGNMENT_ELEMS = 8  # 16-byte cp.async chunks of 2-byte elements
+
+DTYPES = [("float16", "fp16", "__half", "origami::DType::Float16"),
+          ("bfloat16", "bf16", "__nv_bfloat16", "origami::DType::BFloat16")]
+# (A K-contiguous, B K-contiguous, suffix): suffix letters name the contiguous dimension of A and B.
+LAYOUTS = [(True, False, "kn"), (True, True, "kk"), (False, False, "mn"), (False, True, "mk")]
+
+
+def elem_bytes(dtype: str) -> int:
+    return 2
+
+
+def pipeline_bytes(bm: int, bn: int, bk: int, stages: int) -> int:
+    return stages * (bm + bn) * bk * 2
+
+
+def epilogue_bytes(bm: int, bn: int) -> int:
+    return bm * (bn + 8) * 2  # fp32 -> 16-bit tile staged with a 16-byte row pad
+
+
+def smem_bytes(bm: int, bn: int, bk: int, stages: int) -> int:
+    return max(pipeline_bytes(bm, bn, bk, stages), epilogue_bytes(bm, bn))
+
+
+def warp_layout(bm: int, bn: int, warps: int):
+    """(warps_m, warps_n) with warp tile sides multiples of 16, as square as possible; None if none."""
+    best = None
+    for wm in range(1, warps + 1):
+        if warps % wm:
+            continue
+        wn = warps // wm
+        if bm % (16 * wm) or bn % (16 * wn):
+            continue
+        tm, tn = bm // wm, bn // wn
+        score = (abs(math.log2(tm / tn)), -tm)  # square first, then taller (fewer B fragment loads)
+        if best is None or score < best[0]:
+            best = (score, wm, wn)
+    return None if best is None else (best[1], best[2])
+
+
+def choose_warps(bm: int, bn: int):
+    warps = max(1, min(MAX_WARPS, bm * bn // 1024))
+    while warps >= 1:
+        lay = warp_layout(bm, bn, warps)
+        if lay:
+            return warps, lay
+        warps //= 2
+    return None
+
+
+def choose_stages(bm: int, bn: int, bk: int):
+    stage = (bm + bn) * bk * 2
+    stages = max(MIN_STAGES, min(MAX_STAGES, 1 + math.ceil(IN_FLIGHT_BYTES / stage)))
+    while stages >= 2 and smem_bytes(bm, bn, bk, stages) > SMEM_OPTIN_BYTES:
+        stages -= 1
+    return stages if stages >= 2 else None
+
+
+def kernel_name(bm, bn, bk, stages, warps, dt_short, layout_suffix):
+    return f"origami_mma_sync_{bm}x{bn}x{bk}_s{stages}_w{warps}_{dt_short}_{layout_suffix}"
+
+
+def specializations(space: dict):
+    specs, excluded = [], []
+    for bm in space["BLOCK_M"]:
+        for bn in space["BLOCK_N"]:
+            for bk in space["BLOCK_K"]:
+                tile = (bm, bn, bk)
+                w = choose_warps(bm, bn)
+                if w is None:
+                    excluded.append((tile, "no warp layout with 16x16-multiple warp tiles"))
+                    continue
+                warps, (wm, wn) = w
+                stages = choose_stages(bm, bn, bk)
+                if stages is None:
+                    excluded.append((tile, f"shared memory {smem_bytes(bm, bn, bk, 2)} B with 2 stages > "
+                                           f"{SMEM_OPTIN_BYTES} B opt-in"))
+                    continue
+                smem = smem_bytes(bm, bn, bk, stages)
+                kernels = []
+                for dt_name, dt_short, ctype, dt_enum in DTYPES:
+                    for a_k, b_k, suffix in LAYOUTS:
+                        name = kernel_name(bm, bn, bk, stages, warps, dt_short, suffix)
+                        kernels.append(dict(
+                            name=name, family=FAMILY, family_enum=FAMILY_ENUM,
+                            block_m=bm, block_n=bn, block_k=bk, stages=stages, warps=warps,
+                            warps_m=wm, warps_n=wn, dtype=dt_name, dtype_enum=dt_enum, ctype=ctype,
+                            a_k_contiguous=a_k, b_k_contiguous=b_k, threads=32 * warps,
+                            smem_bytes=smem, alignment_elems=ALIGNMENT_ELEMS, min_cc=MIN_CC,
+                            launcher=f"launch_{name}"))
+                specs.append(dict(name=f"mma_sync_{bm}x{bn}x{bk}", family=FAMILY, kernels=kernels,
+                                  nvcc_flags=NVCC_FLAGS))
+    return specs, excluded
+
+
+def tu_text(spec: dict) -> str:
+    out = ['#include "mma_sync/gemm_mma_sync.cuh"', ""]
+    for k in spec["kernels"]:
+        kt = (f"origami::mma_sync::Kernel<{k['ctype']}, {k['block_m']}, {k['block_n']}, {k['block_k']}, "
+              f"{k['stages']}, {k['warps_m']}, {k['warps_n']}, {str(k['a_k_contiguous']).lower()}, "
+              f"{str(k['b_k_contiguous']).lower()}>")
+        alias = f"K_{k['name']}"
+        out += [
+            f"using {alias} = {kt};",
+            f"static_assert({alias}::kSmemBytes == {k['smem_bytes']}, \"generator and kernel disagree on shared memory\");",
+            f"static_assert({alias}::kThreads == {k['threads']}, \"generator and kernel disagree on threads\");",
+            f"extern \"C\" __global__ void __launch_bounds__({k['threads']}, 1) {k['name']}(origami::mma_sync::Params p) {{",
+            f"  {alias}::run(p);",
+            "}",
+            f"static cudaError_t {k['launcher']}(const origami::GemmArgs& g) {{",
+            f"  return origami::mma_sync::launch<{alias}>({k['name']}, g, {k['block_m']}, {k['block_n']});",
+            "}",
+            "",
+        ]
+    return "\n".join(out)

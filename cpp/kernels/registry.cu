@@ -1,0 +1,89 @@
+// Registry lookups and the driver's view of a kernel's resources.
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <sstream>
+#include <tuple>
+
+#include "registry.hpp"
+
+namespace origami {
+namespace detail {
+std::vector<KernelEntry> build_kernel_table();  // generated: kernel_table.cpp
+}
+
+const std::vector<KernelEntry>& compiled_kernels() {
+  static const std::vector<KernelEntry> table = detail::build_kernel_table();  // thread-safe static init
+  return table;
+}
+
+const KernelEntry* find_kernel(const TileConfig& c, DType dtype, bool a_k, bool b_k) {
+  for (const KernelEntry& e : compiled_kernels())
+    if (e.config.same_kernel(c) && e.dtype == dtype && e.a_k_contiguous == a_k && e.b_k_contiguous == b_k)
+      return &e;
+  return nullptr;
+}
+
+static const char* short_dtype(DType t) { return t == DType::Float16 ? "fp16" : "bf16"; }
+static const char* family_str(Family f) { return f == Family::MmaSync ? "mma_sync" : "wgmma"; }
+
+std::string describe_kernel(const KernelEntry& e) {
+  std::ostringstream s;
+  s << family_str(e.config.family) << ' ' << e.config.block_m << 'x' << e.config.block_n << 'x'
+    << e.config.block_k << " s" << e.config.stages << " w" << e.config.warps << ' ' << short_dtype(e.dtype)
+    << " A:" << (e.a_k_contiguous ? 'K' : 'M') << " B:" << (e.b_k_contiguous ? 'K' : 'N');
+  return s.str();
+}
+
+std::vector<std::string> closest_compiled_configs(const TileConfig& w, DType dtype, int limit) {
+  auto lg = [](int v) { return std::log2(static_cast<double>(std::max(v, 1))); };
+  std::vector<std::tuple<double, std::string>> scored;
+  for (const KernelEntry& e : compiled_kernels()) {
+    if (e.dtype != dtype || !e.a_k_contiguous || e.b_k_contiguous) continue;  // one row per config
+    const TileConfig& c = e.config;
+    double d = std::fabs(lg(c.block_m) - lg(w.block_m)) + std::fabs(lg(c.block_n) - lg(w.block_n)) +
+               std::fabs(lg(c.block_k) - lg(w.block_k)) + 0.1 * std::abs(c.stages - w.stages) +
+               0.1 * std::fabs(lg(c.warps) - lg(w.warps)) + (c.family == w.family ? 0.0 : 0.5);
+    std::ostringstream s;
+    s << "(block_m=" << c.block_m << ", block_n=" << c.block_n << ", block_k=" << c.block_k
+      << ", stages=" << c.stages << ", warps=" << c.warps << ", family=" << family_str(c.family) << ")";
+    scored.emplace_back(d, s.str());
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && static_cast<int>(i) < limit; ++i) out.push_back(std::get<1>(scored[i]));
+  return out;
+}
+
+DeviceKernelResources query_device_resources(const KernelEntry& e) {
+  DeviceKernelResources r;
+  r.entry = &e;
+  cudaFuncAttributes attr{};
+  r.error = cudaFuncGetAttributes(&attr, e.kernel);
+  if (r.error != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky-free error state
+    return r;
+  }
+  r.num_regs = attr.numRegs;
+  r.local_size_bytes = static_cast<int>(attr.localSizeBytes);
+  r.max_threads_per_block = attr.maxThreadsPerBlock;
+  if (e.smem_bytes > 48 * 1024) {
+    // Occupancy at the kernel's real dynamic shared memory needs the opt-in set first (as launch does).
+    cudaError_t s = cudaFuncSetAttribute(e.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, e.smem_bytes);
+    if (s != cudaSuccess) {  // more than this device allows: it cannot launch here
+      cudaGetLastError();
+      r.max_dynamic_smem_bytes = attr.maxDynamicSharedSizeBytes;
+      r.max_active_blocks_per_sm = 0;
+      return r;
+    }
+    cudaFuncGetAttributes(&attr, e.kernel);
+  }
+  r.max_dynamic_smem_bytes = attr.maxDynamicSharedSizeBytes;
+  int blocks = 0;
+  r.error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, e.kernel, e.threads, e.smem_bytes);
+  if (r.error != cudaSuccess) cudaGetLastError();
+  r.max_active_blocks_per_sm = blocks;
+  return r;
+}
+
+}  // namespace origami

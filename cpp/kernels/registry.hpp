@@ -1,0 +1,37 @@
+// The registry of compiled kernels (every family): what the op can launch, with the facts the
+// selector needs. The table itself is generated (cpp/kernels/generate.py -> kernel_table.cpp).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "gemm_args.hpp"
+
+namespace origami {
+
+// Every compiled kernel, in generation order. Built once, thread-safe.
+const std::vector<KernelEntry>& compiled_kernels();
+
+// The kernel for this (tile, stages, warps, family) x dtype x operand layout, or nullptr.
+const KernelEntry* find_kernel(const TileConfig& config, DType dtype, bool a_k_contiguous, bool b_k_contiguous);
+
+// "mma_sync 128x128x32 s3 w8 fp16 A:K B:N" for messages.
+std::string describe_kernel(const KernelEntry& e);
+
+// Up to `limit` compiled configs (for dtype, any layout) closest to `wanted`, as config strings,
+// for "config not compiled" errors. Distance: log2 distance on block sizes, then stages/warps/family.
+std::vector<std::string> closest_compiled_configs(const TileConfig& wanted, DType dtype, int limit = 5);
+
+// Resources of one compiled kernel as the CUDA driver reports them (cudaFuncGetAttributes +
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor on the current device). Needs a GPU.
+struct DeviceKernelResources {
+  const KernelEntry* entry = nullptr;
+  int num_regs = 0;
+  int local_size_bytes = 0;
+  int max_threads_per_block = 0;
+  int max_dynamic_smem_bytes = 0;
+  int max_active_blocks_per_sm = 0;  // at entry->smem_bytes dynamic shared memory (0: cannot launch)
+  cudaError_t error = cudaSuccess;   // of the queries (e.g. the kernel's arch is not loadable here)
+};
+DeviceKernelResources query_device_resources(const KernelEntry& e);
+
+}  // namespace origami

@@ -1,0 +1,91 @@
+// Argument checks and shape folding shared by the CPU and CUDA implementations of the op, so both
+// accept exactly the same inputs and raise the same errors.
+//
+// Accepted forms (a: ... x M x K, b: ... x K x N):
+//   2-D @ 2-D              (M,K) @ (K,N)         -> (M,N)
+//   3-D @ 3-D, batched     (B,M,K) @ (B,K,N)     -> (B,M,N)        (equal batch sizes, no broadcasting)
+//   N-D @ 2-D, N >= 3      (*,M,K) @ (K,N)       -> (*,M,N)        leading dims folded into M (nn.Linear),
+//                                                                   except exactly 3-D @ 3-D which is batched
+#pragma once
+#include <torch/library.h>
+#include <ATen/ATen.h>
+
+#include <string>
+#include <vector>
+
+namespace origami_ops {
+
+inline std::string supported_dtype_list() { return "torch.float16, torch.bfloat16"; }
+
+inline bool dtype_supported(at::ScalarType t) { return t == at::kHalf || t == at::kBFloat16; }
+
+struct MatmulShape {
+  int64_t batch = 1;        // 1 unless 3-D @ 3-D
+  int64_t M = 0, N = 0, K = 0;
+  bool batched = false;     // 3-D @ 3-D
+  bool folded = false;      // N-D @ 2-D with N >= 3
+  std::vector<int64_t> out_sizes;
+};
+
+inline MatmulShape check_and_shape(const at::Tensor& a, const at::Tensor& b, const char* op) {
+  TORCH_CHECK_TYPE(a.scalar_type() == b.scalar_type(), op, ": dtype mismatch: a is ", a.scalar_type(),
+                   " and b is ", b.scalar_type(), " (both must be the same; supported: ", supported_dtype_list(), ")");
+  TORCH_CHECK_TYPE(dtype_supported(a.scalar_type()), op, ": unsupported dtype ", a.scalar_type(),
+                   "; supported: ", supported_dtype_list());
+  TORCH_CHECK(a.device() == b.device(), op, ": a and b must be on the same device, got a on ", a.device(),
+              " and b on ", b.device());
+  TORCH_CHECK(!a.is_complex() && a.layout() == at::kStrided && b.layout() == at::kStrided, op,
+              ": only dense (strided) tensors are supported");
+  const int64_t ra = a.dim(), rb = b.dim();
+  MatmulShape s;
+  if (ra == 2 && rb == 2) {
+    s.M = a.size(0); s.K = a.size(1); s.N = b.size(1);
+    TORCH_CHECK(b.size(0) == s.K, op, ": inner dimensions do not match: a is ", a.sizes(), " and b is ",
+                b.sizes(), " (a.shape[-1]=", s.K, " != b.shape[0]=", b.size(0), ")");
+    s.out_sizes = {s.M, s.N};
+  } else if (ra == 3 && rb == 3) {
+    TORCH_CHECK(a.size(0) == b.size(0), op, ": batch sizes differ: a is ", a.sizes(), " and b is ", b.sizes(),
+                " (batched 3-D @ 3-D needs equal batch sizes; broadcasting is not supported)");
+    s.batched = true;
+    s.batch = a.size(0); s.M = a.size(1); s.K = a.size(2); s.N = b.size(2);
+    TORCH_CHECK(b.size(1) == s.K, op, ": inner dimensions do not match: a is ", a.sizes(), " and b is ",
+                b.sizes(), " (a.shape[-1]=", s.K, " != b.shape[-2]=", b.size(1), ")");
+    s.out_sizes = {s.batch, s.M, s.N};
+  } else if (ra >= 3 && rb == 2) {
+    s.folded = true;
+    s.K = a.size(-1); s.N = b.size(1);
+    TORCH_CHECK(b.size(0) == s.K, op, ": inner dimensions do not match: a is ", a.sizes(), " and b is ",
+                b.sizes(), " (a.shape[-1]=", s.K, " != b.shape[0]=", b.size(0), ")");
+    s.M = 1;
+    for (int64_t d = 0; d < ra - 1; ++d) {
+      s.M *= a.size(d);
+      s.out_sizes.push_back(a.size(d));
+    }
+    s.out_sizes.push_back(s.N);
+  } else {
+    TORCH_CHECK(false, op, ": unsupported ranks a.dim()=", ra, ", b.dim()=", rb,
+                "; supported: 2-D @ 2-D, 3-D @ 3-D (batched), N-D @ 2-D (N >= 3, leading dims folded into M)");
+  }
+  return s;
+}
+
+// The 3-D views (batch, M, K) and (batch, K, N) of the operands. Folding N-D into M is a view when
+// the leading dims are jointly strided like one dimension, else reshape copies (documented).
+inline at::Tensor a_as_3d(const at::Tensor& a, const MatmulShape& s) {
+  if (s.batched) return a;
+  if (s.folded) return a.reshape({s.M, s.K}).unsqueeze(0);
+  return a.unsqueeze(0);
+}
+inline at::Tensor b_as_3d(const at::Tensor& b, const MatmulShape& s) { return s.batched ? b : b.unsqueeze(0); }
+
+inline void check_config_args(int64_t block_m, int64_t block_n, int64_t block_k, int64_t group_size_m,
+                              int64_t stages, int64_t warps, int64_t family) {
+  TORCH_CHECK(block_m > 0 && block_n > 0 && block_k > 0 && stages > 0 && warps > 0, "origami_nv.matmul_config: ",
+              "block sizes, stages and warps must be positive, got block_m=", block_m, " block_n=", block_n,
+              " block_k=", block_k, " stages=", stages, " warps=", warps);
+  TORCH_CHECK(group_size_m >= 1, "origami_nv.matmul_config: group_size_m must be >= 1, got ", group_size_m);
+  TORCH_CHECK(family == 0 || family == 1, "origami_nv.matmul_config: family must be 0 (mma_sync) or 1 (wgmma), got ",
+              family);
+}
+
+}  // namespace origami_ops

@@ -1,0 +1,78 @@
+// The TORCH_LIBRARY op origami_nv::matmul and friends: schema, the CPU implementation and the
+// device-independent entry points. The CUDA implementation is in ops_cuda.cpp (built only when torch is
+// a CUDA build and nvcc is present: ORIGAMI_NV_TORCH_CUDA).
+//
+// CPU implementation: the same contract as the CUDA kernels (fp16/bf16 in, fp32 accumulation, result
+// rounded once to the input dtype): upcast both operands to fp32, at::matmul, cast back. It exists so
+// the op runs (and is testable, opcheck-able, torch.compile-able) everywhere; it is not tuned.
+#include <torch/library.h>
+#include <ATen/ATen.h>
+
+#include "matmul_shapes.hpp"
+
+#ifdef ORIGAMI_NV_TORCH_CUDA
+#include "ops_cuda.hpp"
+#endif
+
+namespace origami_ops {
+
+static at::Tensor matmul_cpu_impl(const at::Tensor& a, const at::Tensor& b, const char* op) {
+  const MatmulShape s = check_and_shape(a, b, op);
+  const at::Tensor a3 = a_as_3d(a, s).to(at::kFloat);
+  const at::Tensor b3 = b_as_3d(b, s).to(at::kFloat);
+  at::Tensor c = at::matmul(a3, b3).to(a.scalar_type());  // K = 0 gives zeros
+  return c.reshape(s.out_sizes).contiguous();
+}
+
+static at::Tensor matmul_cpu(const at::Tensor& a, const at::Tensor& b) {
+  return matmul_cpu_impl(a, b, "origami_nv.matmul");
+}
+
+// The CPU result does not depend on the tile; the config is still validated so a bad config fails
+// the same way on every device (whether it is compiled is only known to the CUDA side).
+static at::Tensor matmul_config_cpu(const at::Tensor& a, const at::Tensor& b, int64_t block_m, int64_t block_n,
+                                    int64_t block_k, int64_t group_size_m, int64_t stages, int64_t warps,
+                                    int64_t family) {
+  check_config_args(block_m, block_n, block_k, group_size_m, stages, warps, family);
+  return matmul_cpu_impl(a, b, "origami_nv.matmul_config");
+}
+
+static std::vector<int64_t> select_config(int64_t M, int64_t N, int64_t K, const std::string& dtype) {
+#ifdef ORIGAMI_NV_TORCH_CUDA
+  return select_config_cuda(M, N, K, dtype);
+#else
+  (void)M; (void)N; (void)K; (void)dtype;
+  TORCH_CHECK(false, "origami_nv.select_config: this build of origami_nv has no CUDA op (torch or nvcc was CPU-only "
+                     "at build time); use origami_nv.select() for the model's choice without a GPU");
+#endif
+}
+
+static std::string device_kernel_resources() {
+#ifdef ORIGAMI_NV_TORCH_CUDA
+  return device_kernel_resources_cuda();
+#else
+  TORCH_CHECK(false, "origami_nv.device_kernel_resources: this build of origami_nv has no CUDA kernels");
+#endif
+}
+
+}  // namespace origami_ops
+
+TORCH_LIBRARY(origami_nv, m) {
+  m.def("matmul(Tensor a, Tensor b) -> Tensor");
+  m.def("matmul_config(Tensor a, Tensor b, int block_m, int block_n, int block_k, int group_size_m, int stages, "
+        "int warps, int family) -> Tensor");
+  m.def("select_config(int M, int N, int K, str dtype) -> int[]", &origami_ops::select_config);
+  m.def("device_kernel_resources() -> str", &origami_ops::device_kernel_resources);
+}
+
+TORCH_LIBRARY_IMPL(origami_nv, CPU, m) {
+  m.impl("matmul", &origami_ops::matmul_cpu);
+  m.impl("matmul_config", &origami_ops::matmul_config_cpu);
+}
+
+#ifdef ORIGAMI_NV_TORCH_CUDA
+TORCH_LIBRARY_IMPL(origami_nv, CUDA, m) {
+  m.impl("matmul", &origami_ops::matmul_cuda);
+  m.impl("matmul_config", &origami_ops::matmul_config_cuda);
+}
+#endif

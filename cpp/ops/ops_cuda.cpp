@@ -1,0 +1,383 @@
+// CUDA implementation of origami_nv::matmul / matmul_config / select_config / device_kernel_resources.
+//
+// Layouts. Each operand is read in place when one of its two matrix strides is 1 (row- or column-major,
+// i.e. plain tensors and transposed views) and the kernel's alignment holds: 16-byte aligned data
+// pointer, leading dimension and batch stride multiples of KernelEntry::alignment_elems (8 elements).
+// Otherwise (other strides, an odd leading dimension such as K = 7 row-major, a misaligned slice) the
+// operand is first copied into a fresh row-major buffer whose leading dimension is padded up to the
+// alignment: one extra read+write of that operand, documented in python/origami_nv/ops.py.
+// A dimension of size 1 has no meaningful stride, so it never forces a copy.
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+#include "matmul_shapes.hpp"
+#include "ops_cuda.hpp"
+#include "registry.hpp"
+#ifdef ORIGAMI_NV_HAVE_MODEL
+#include "model/hardware.hpp"
+#include "model/selector.hpp"
+#endif
+
+namespace origami_ops {
+namespace {
+
+using origami::DType;
+using origami::Family;
+using origami::KernelEntry;
+using origami::TileConfig;
+
+DType to_dtype(at::ScalarType t) { return t == at::kHalf ? DType::Float16 : DType::BFloat16; }
+
+int64_t round_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+void check_cuda(cudaError_t e, const char* what) {
+  TORCH_CHECK(e == cudaSuccess, "origami_nv: ", what, " failed: ", cudaGetErrorString(e));
+}
+
+int device_cc(int dev) {
+  int major = 0, minor = 0;
+  check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), "cudaDeviceGetAttribute");
+  check_cuda(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev), "cudaDeviceGetAttribute");
+  return major * 10 + minor;
+}
+
+// Can this compiled kernel run on this device at all? (architecture, opt-in shared memory)
+bool runs_on(const KernelEntry& e, int cc, int smem_optin) {
+  if (cc < e.min_cc) return false;
+  if (e.config.family == Family::Wgmma && cc != 90) return false;  // sm_90a code runs on sm_90 only
+  return e.smem_bytes <= smem_optin;
+}
+
+int smem_optin_bytes(int dev) {
+  int v = 0;
+  check_cuda(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "cudaDeviceGetAttribute");
+  return v;
+}
+
+// ---- operands --------------------------------------------------------------------------------------
+// A 3-D view (batch, R, C) of an operand, as the kernel will read it.
+struct Operand {
+  at::Tensor keep;        // owns the storage read (the input, or a padded copy)
+  const void* ptr = nullptr;
+  bool first_contig = false;  // A: K-contiguous / B: K-contiguous
+  int64_t ld = 0;         // stride of the non-contiguous matrix dimension
+  int64_t batch_stride = 0;
+  bool copied = false;
+};
+
+bool aligned_ptr(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+
+// t: (batch, D0, D1). Try reading it with D1 contiguous (layout "D1"), with ld = stride of D0.
+bool try_layout(const at::Tensor& t, int d_contig, int d_lead, int64_t align, Operand& op) {
+  const int64_t n_contig = t.size(d_contig), n_lead = t.size(d_lead);
+  if (!(t.stride(d_contig) == 1 || n_contig == 1)) return false;
+  int64_t ld = n_lead == 1 ? round_up(std::max<int64_t>(n_contig, 1), align) : t.stride(d_lead);
+  if (ld % align != 0 || ld <= 0) return false;
+  int64_t bs = t.size(0) == 1 ? 0 : t.stride(0);
+  if (bs % align != 0) return false;
+  if (!aligned_ptr(t.data_ptr())) return false;
+  op.keep = t;
+  op.ptr = t.data_ptr();
+  op.ld = ld;
+  op.batch_stride = bs;
+  op.copied = false;
+  return true;
+}
+
+// Copy t (batch, D0, D1) into a fresh buffer with dimension `d_contig` contiguous, leading dimension
+// padded to `align` elements.
+Operand padded_copy(const at::Tensor& t, int d_contig, int64_t align) {
+  const int d_lead = d_contig == 1 ? 2 : 1;
+  const int64_t B = t.size(0), n_lead = t.size(d_lead), n_contig = t.size(d_contig);
+  const int64_t ld = round_up(std::max<int64_t>(n_contig, 1), align);
+  at::Tensor buf = at::empty({B, n_lead, ld}, t.options());
+  at::Tensor view = buf.narrow(2, 0, n_contig);
+  view.copy_(d_contig == 2 ? t : t.transpose(1, 2));
+  Operand op;
+  op.keep = buf;
+  op.ptr = buf.data_ptr();
+  op.ld = ld;
+  op.batch_stride = B == 1 ? 0 : n_lead * ld;
+  op.copied = true;
+  return op;
+}
+
+// A is (batch, M, K): K-contiguous = dim 2 contiguous. B is (batch, K, N): K-contiguous = dim 1.
+Operand prepare(const at::Tensor& t, bool is_a, bool want_k_contig, bool force_layout, int64_t align, bool& ok) {
+  const int d_k = is_a ? 2 : 1;
+  const int d_other = is_a ? 1 : 2;
+  const int d_contig = want_k_contig ? d_k : d_other;
+  const int d_lead = want_k_contig ? d_other : d_k;
+  Operand op;
+  ok = try_layout(t, d_contig, d_lead, align, op);
+  if (!ok && force_layout) {
+    op = padded_copy(t, d_contig, align);
+    ok = true;
+  }
+  op.first_contig = want_k_contig;
+  return op;
+}
+
+// ---- model / selector ------------------------------------------------------------------------------
+origami::DeviceProperties device_properties(int dev) {
+  cudaDeviceProp p{};
+  check_cuda(cudaGetDeviceProperties(&p, dev), "cudaGetDeviceProperties");
+  auto attr = [dev](cudaDeviceAttr a) {
+    int v = 0;
+    check_cuda(cudaDeviceGetAttribute(&v, a, dev), "cudaDeviceGetAttribute");
+    return v;
+  };
+  origami::DeviceProperties d;
+  d.name = p.name;
+  d.cc_major = p.major;
+  d.cc_minor = p.minor;
+  d.sm_count = p.multiProcessorCount;
+  d.l2_bytes = p.l2CacheSize;
+  d.smem_per_block_optin_bytes = static_cast<int>(p.sharedMemPerBlockOptin);
+  d.smem_per_sm_bytes = static_cast<int>(p.sharedMemPerMultiprocessor);
+  d.regs_per_sm = p.regsPerMultiprocessor;
+  d.regs_per_block = p.regsPerBlock;
+  d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+  d.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
+  // clockRate/memoryClockRate left cudaDeviceProp in CUDA 13: ask the attributes.
+  d.sm_clock_khz = attr(cudaDevAttrClockRate);
+  d.mem_clock_khz = attr(cudaDevAttrMemoryClockRate);
+  d.mem_bus_width_bits = attr(cudaDevAttrGlobalMemoryBusWidth);
+  return d;
+}
+
+// The driver's view of the compiled kernels on `dev`, one KernelResources per (config, dtype): the worst
+// (largest) value over the operand-layout variants, so any layout of a selected config is admissible.
+// The driver reports local memory per thread (stack + spills) but not spills separately; it is recorded
+// as spill bytes too, since these kernels have no stack frame unless they spill (see the ptxas table).
+std::vector<origami::KernelResources> device_resources(int dev, DType dtype) {
+  c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(dev));
+  const int cc = device_cc(dev);
+  const int optin = smem_optin_bytes(dev);
+  std::vector<origami::KernelResources> out;
+  for (const KernelEntry& e : origami::compiled_kernels()) {
+    if (e.dtype != dtype || !runs_on(e, cc, optin)) continue;
+    origami::DeviceKernelResources d = origami::query_device_resources(e);
+    if (d.error != cudaSuccess || d.max_active_blocks_per_sm == 0) continue;
+    origami::KernelResources* r = nullptr;
+    for (auto& x : out)
+      if (x.config.same_kernel(e.config)) r = &x;
+    if (!r) {
+      out.emplace_back();
+      r = &out.back();
+      r->config = e.config;
+      r->config.group_size_m = 1;
+      r->dtype = e.dtype;
+      r->threads = e.threads;
+      r->smem_bytes = e.smem_bytes;
+      r->arch = "sm_" + std::to_string(cc);
+      r->source = "cudaFuncGetAttributes";
+    }
+    r->registers_per_thread = std::max(r->registers_per_thread, d.num_regs);
+    r->local_bytes = std::max(r->local_bytes, d.local_size_bytes);
+    r->spill_store_bytes = std::max(r->spill_store_bytes, d.local_size_bytes);
+    r->spill_load_bytes = std::max(r->spill_load_bytes, d.local_size_bytes);
+  }
+  return out;
+}
+
+#ifdef ORIGAMI_NV_HAVE_MODEL
+const origami::Selector& selector_for(int dev, DType dtype) {
+  static std::mutex mu;
+  static std::map<std::pair<int, int>, std::unique_ptr<origami::Selector>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto key = std::make_pair(dev, static_cast<int>(dtype));
+  auto it = cache.find(key);
+  if (it != cache.end()) return *it->second;
+  origami::DeviceProperties props = device_properties(dev);
+  std::vector<origami::KernelResources> res = device_resources(dev, dtype);
+  TORCH_CHECK(!res.empty(), "origami_nv: no compiled kernel for ", origami::dtype_name(dtype),
+              " can run on device ", dev, " (", props.name, ")");
+  origami::HardwareParams hw;
+  try {
+    hw = origami::resolve_hardware(&props);
+  } catch (const std::exception& ex) {
+    TORCH_CHECK(false, "origami_nv: resolving the hardware parameters of ", props.name, " failed: ", ex.what());
+  }
+  auto sel = std::make_unique<origami::Selector>(std::move(hw), std::move(res));
+  const origami::Selector& ref = *sel;
+  cache.emplace(key, std::move(sel));
+  return ref;
+}
+#endif
+
+TileConfig select_for(int dev, DType dtype, int64_t M, int64_t N, int64_t K) {
+#ifdef ORIGAMI_NV_HAVE_MODEL
+  origami::Problem p;
+  p.M = M; p.N = N; p.K = K; p.dtype = dtype;
+  return selector_for(dev, dtype).select(p).config;
+#else
+  (void)dev; (void)dtype; (void)M; (void)N; (void)K;
+  TORCH_CHECK(false, "origami_nv.matmul: this build has no model library (cpp/model); use matmul_config");
+#endif
+}
+
+std::string config_string(const TileConfig& c) {
+  std::ostringstream s;
+  s << "(block_m=" << c.block_m << ", block_n=" << c.block_n << ", block_k=" << c.block_k
+    << ", group_size_m=" << c.group_size_m << ", stages=" << c.stages << ", warps=" << c.warps
+    << ", family=" << (c.family == Family::MmaSync ? "mma_sync" : "wgmma") << ")";
+  return s.str();
+}
+
+// ---- the launch --------------------------------------------------------------------------------------
+at::Tensor run(const at::Tensor& a, const at::Tensor& b, const TileConfig* explicit_config, const char* op) {
+  const MatmulShape s = check_and_shape(a, b, op);
+  TORCH_CHECK(a.is_cuda(), op, ": expected CUDA tensors");
+  c10::cuda::CUDAGuard guard(a.device());
+  if (s.M == 0 || s.N == 0 || s.batch == 0) return at::empty(s.out_sizes, a.options());
+  if (s.K == 0) return at::zeros(s.out_sizes, a.options());
+  TORCH_CHECK(s.M <= INT32_MAX && s.N <= INT32_MAX && s.K <= INT32_MAX, op, ": M, N, K must each be < 2^31, got M=",
+              s.M, " N=", s.N, " K=", s.K);
+
+  const int dev = a.get_device();
+  const DType dtype = to_dtype(a.scalar_type());
+  const int cc = device_cc(dev);
+  TORCH_CHECK(cc >= 80, op, ": needs a GPU of compute capability 8.0 or newer, device ", dev, " is ", cc / 10, ".",
+              cc % 10);
+  const int optin = smem_optin_bytes(dev);
+
+  TileConfig cfg = explicit_config ? *explicit_config : select_for(dev, dtype, s.M, s.N, s.K);
+
+  // Every compiled layout variant of this config that runs here.
+  std::vector<const KernelEntry*> variants;
+  for (const KernelEntry& e : origami::compiled_kernels())
+    if (e.config.same_kernel(cfg) && e.dtype == dtype && runs_on(e, cc, optin)) variants.push_back(&e);
+  if (variants.empty()) {
+    bool compiled = false;
+    for (const KernelEntry& e : origami::compiled_kernels())
+      if (e.config.same_kernel(cfg) && e.dtype == dtype) compiled = true;
+    std::ostringstream msg;
+    if (compiled) {
+      msg << op << ": config " << config_string(cfg) << " is compiled but cannot run on device " << dev
+          << " (compute capability " << cc << ", " << optin << " B opt-in shared memory)";
+    } else {
+      msg << op << ": config " << config_string(cfg) << " is not compiled for " << origami::dtype_name(dtype)
+          << ". Closest compiled configs: ";
+      for (const std::string& c : origami::closest_compiled_configs(cfg, dtype)) msg << c << "; ";
+      msg << "see origami_nv.kernels() for the full list";
+    }
+    TORCH_CHECK(false, msg.str());
+  }
+
+  const at::Tensor a3 = a_as_3d(a, s);
+  const at::Tensor b3 = b_as_3d(b, s);
+  // Pick the variant that reads both operands in place; else the one needing the fewest copies.
+  const KernelEntry* chosen = nullptr;
+  Operand A, B;
+  int best_copies = 3;
+  for (const KernelEntry* e : variants) {
+    bool ok_a = false, ok_b = false;
+    Operand ta = prepare(a3, true, e->a_k_contiguous, false, e->alignment_elems, ok_a);
+    Operand tb = prepare(b3, false, e->b_k_contiguous, false, e->alignment_elems, ok_b);
+    const int copies = (ok_a ? 0 : 1) + (ok_b ? 0 : 1);
+    if (copies < best_copies) {
+      best_copies = copies;
+      chosen = e;
+      if (copies == 0) {
+        A = ta;
+        B = tb;
+        break;
+      }
+    }
+  }
+  if (best_copies > 0) {
+    bool ok = false;
+    A = prepare(a3, true, chosen->a_k_contiguous, true, chosen->alignment_elems, ok);
+    B = prepare(b3, false, chosen->b_k_contiguous, true, chosen->alignment_elems, ok);
+  }
+
+  at::Tensor c = at::empty({s.batch, s.M, s.N}, a.options());
+  origami::GemmArgs g;
+  g.a = A.ptr;
+  g.b = B.ptr;
+  g.c = c.data_ptr();
+  g.M = s.M; g.N = s.N; g.K = s.K;
+  g.batch = s.batch;
+  if (A.first_contig) { g.a_stride_k = 1; g.a_stride_m = A.ld; } else { g.a_stride_m = 1; g.a_stride_k = A.ld; }
+  if (B.first_contig) { g.b_stride_k = 1; g.b_stride_n = B.ld; } else { g.b_stride_n = 1; g.b_stride_k = B.ld; }
+  g.a_stride_batch = A.batch_stride;
+  g.b_stride_batch = B.batch_stride;
+  g.c_stride_m = s.N;
+  g.c_stride_batch = s.M * s.N;
+  g.group_size_m = cfg.group_size_m;
+  g.stream = at::cuda::getCurrentCUDAStream(dev).stream();
+  const cudaError_t err = chosen->launch(g);
+  TORCH_CHECK(err == cudaSuccess, op, ": launching ", origami::describe_kernel(*chosen), " failed: ",
+              cudaGetErrorString(err));
+  return c.view(s.out_sizes);
+}
+
+}  // namespace
+
+at::Tensor matmul_cuda(const at::Tensor& a, const at::Tensor& b) { return run(a, b, nullptr, "origami_nv.matmul"); }
+
+at::Tensor matmul_config_cuda(const at::Tensor& a, const at::Tensor& b, int64_t block_m, int64_t block_n,
+                              int64_t block_k, int64_t group_size_m, int64_t stages, int64_t warps, int64_t family) {
+  check_config_args(block_m, block_n, block_k, group_size_m, stages, warps, family);
+  TileConfig c;
+  c.block_m = static_cast<int>(block_m);
+  c.block_n = static_cast<int>(block_n);
+  c.block_k = static_cast<int>(block_k);
+  c.group_size_m = static_cast<int>(group_size_m);
+  c.stages = static_cast<int>(stages);
+  c.warps = static_cast<int>(warps);
+  c.family = family == 0 ? Family::MmaSync : Family::Wgmma;
+  return run(a, b, &c, "origami_nv.matmul_config");
+}
+
+std::vector<int64_t> select_config_cuda(int64_t M, int64_t N, int64_t K, const std::string& dtype) {
+  auto dt = origami::parse_dtype(dtype);
+  TORCH_CHECK(dt.has_value(), "origami_nv.select_config: unsupported dtype '", dtype, "'; supported: ",
+              origami::supported_dtypes());
+  TORCH_CHECK(M >= 0 && N >= 0 && K >= 0, "origami_nv.select_config: M, N, K must be >= 0");
+  int dev = 0;
+  check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
+  TileConfig c = select_for(dev, *dt, std::max<int64_t>(M, 1), std::max<int64_t>(N, 1), std::max<int64_t>(K, 1));
+  return {c.block_m, c.block_n, c.block_k, c.group_size_m, c.stages, c.warps, static_cast<int64_t>(c.family)};
+}
+
+std::string device_kernel_resources_cuda() {
+  int dev = 0;
+  check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
+  const int cc = device_cc(dev);
+  std::ostringstream j;
+  j << "{\"device\": " << dev << ", \"arch\": \"sm_" << cc << "\", \"kernels\": [";
+  bool first = true;
+  for (const KernelEntry& e : origami::compiled_kernels()) {
+    origami::DeviceKernelResources d;
+    if (cc >= e.min_cc && !(e.config.family == Family::Wgmma && cc != 90)) {
+      d = origami::query_device_resources(e);
+    } else {
+      d.error = cudaErrorNoKernelImageForDevice;
+    }
+    if (!first) j << ", ";
+    first = false;
+    j << "{\"name\": \"" << e.name << "\", \"family\": \"" << (e.config.family == Family::MmaSync ? "mma_sync" : "wgmma")
+      << "\", \"config\": {\"block_m\": " << e.config.block_m << ", \"block_n\": " << e.config.block_n
+      << ", \"block_k\": " << e.config.block_k << ", \"stages\": " << e.config.stages << ", \"warps\": "
+      << e.config.warps << "}, \"dtype\": \"" << origami::dtype_name(e.dtype) << "\", \"a_k_contiguous\": "
+      << (e.a_k_contiguous ? "true" : "false") << ", \"b_k_contiguous\": " << (e.b_k_contiguous ? "true" : "false")
+      << ", \"threads\": " << e.threads << ", \"smem_bytes\": " << e.smem_bytes << ", \"num_regs\": " << d.num_regs
+      << ", \"local_size_bytes\": " << d.local_size_bytes << ", \"max_threads_per_block\": "
+      << d.max_threads_per_block << ", \"max_dynamic_smem_bytes\": " << d.max_dynamic_smem_bytes
+      << ", \"max_active_blocks_per_sm\": " << d.max_active_blocks_per_sm << ", \"error\": "
+      << (d.error == cudaSuccess ? std::string("null") : "\"" + std::string(cudaGetErrorString(d.error)) + "\"")
+      << ", \"source\": \"cudaFuncGetAttributes\"}";
+  }
+  j << "]}";
+  return j.str();
+}
+
+}  // namespace origami_ops

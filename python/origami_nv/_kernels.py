@@ -1,0 +1,78 @@
+"""The build's table of compiled kernels and their real resources (data/kernel_resources.json).
+
+The table is written at build time from the `-Xptxas -v` report of every kernel translation unit
+(cpp/kernels/collect_resources.py), so registers, spills and stack are known without a GPU. It is
+absent when the build had no CUDA compiler; then there are no compiled kernels.
+"""
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+
+_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "kernel_resources.json")
+
+_DTYPE_ALIASES = {"float16": "float16", "fp16": "float16", "half": "float16", "torch.float16": "float16",
+                  "bfloat16": "bfloat16", "bf16": "bfloat16", "torch.bfloat16": "bfloat16"}
+
+
+def _canonical_dtype(dtype) -> str:
+    key = str(dtype).lower()
+    if key not in _DTYPE_ALIASES:
+        raise ValueError(f"unsupported dtype {dtype!r}; supported: float16, bfloat16")
+    return _DTYPE_ALIASES[key]
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict:
+    if not os.path.exists(_DATA):
+        return {"kernels": [], "excluded": []}
+    with open(_DATA) as f:
+        return json.load(f)
+
+
+def kernel_records() -> list[dict]:
+    """Every compiled kernel (each dtype, operand layout and SASS architecture) as the build recorded it."""
+    return [dict(r) for r in _table()["kernels"]]
+
+
+def excluded_tiles() -> list[dict]:
+    """Tiles of the config space that were not compiled, with the reason (e.g. shared memory)."""
+    return [dict(e) for e in _table().get("excluded", [])]
+
+
+def _arch_matches(record_arch: str, arch: str) -> bool:
+    # sm_90a code (the wgmma family) runs on sm_90 devices: asking for sm_90 includes it.
+    return record_arch == arch or record_arch == arch + "a"
+
+
+def compiled_kernel_resources(dtype="float16", arch="sm_90") -> list[dict]:
+    """Resources of every compiled kernel configuration for `dtype` on `arch`, one dict per config.
+
+    Fields are those of origami::KernelResources (cpp/model/types.hpp): config (block_m, block_n,
+    block_k, stages, warps, family "mma_sync"/"wgmma"), dtype, threads, registers_per_thread,
+    spill_store_bytes, spill_load_bytes, local_bytes, smem_bytes, arch, source ("ptxas").
+    A configuration is compiled once per operand layout (A K/M-contiguous x B K/N-contiguous); the op
+    may launch any of them, so each value here is the worst (largest) over those layout variants.
+    Returns [] when the build had no CUDA.
+    """
+    dt = _canonical_dtype(dtype)
+    merged: dict[tuple, dict] = {}
+    for r in _table()["kernels"]:
+        if r["dtype"] != dt or not _arch_matches(r["arch"], arch):
+            continue
+        c = r["config"]
+        key = (c["block_m"], c["block_n"], c["block_k"], c["stages"], c["warps"], c["family"])
+        m = merged.get(key)
+        if m is None:
+            merged[key] = dict(
+                config=dict(block_m=c["block_m"], block_n=c["block_n"], block_k=c["block_k"],
+                            stages=c["stages"], warps=c["warps"], family=c["family"]),
+                dtype=dt, threads=r["threads"], registers_per_thread=r["registers_per_thread"],
+                spill_store_bytes=r["spill_store_bytes"], spill_load_bytes=r["spill_load_bytes"],
+                local_bytes=r["local_bytes"], smem_bytes=r["smem_bytes"], arch=r["arch"], source="ptxas")
+        else:
+            for f in ("threads", "registers_per_thread", "spill_store_bytes", "spill_load_bytes",
+                      "local_bytes", "smem_bytes"):
+                m[f] = max(m[f], r[f])
+    return [merged[k] for k in sorted(merged)]

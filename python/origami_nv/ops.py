@@ -1,0 +1,200 @@
+"""The torch side of origami_nv: `matmul` through the `origami_nv` TORCH_LIBRARY op, and `kernels`.
+
+`import origami_nv` never needs torch; calling `matmul` does (a clear ImportError otherwise). The
+compiled op library `_C.so` is loaded on first use with torch.ops.load_library, which also registers
+its fake (meta) implementation for torch.compile and its autograd formula here.
+
+Operators (torch.ops.origami_nv.*):
+    matmul(Tensor a, Tensor b) -> Tensor                  the model-selected kernel
+    matmul_config(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family) -> Tensor
+    select_config(int M, int N, int K, str dtype) -> int[]   what matmul would launch here
+    device_kernel_resources() -> str                      JSON: cudaFuncGetAttributes of every kernel
+"""
+from __future__ import annotations
+
+import os
+import threading
+
+from . import _kernels
+
+_LIB_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_C.so")
+_lock = threading.Lock()
+_loaded = False
+
+_FAMILIES = {"mma_sync": 0, "wgmma": 1}
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError as e:  # pragma: no cover - exercised only without torch
+        raise ImportError(
+            "origami_nv.matmul needs PyTorch, which is not installed. Install torch (a CUDA build to run "
+            "the CUDA kernels), then rebuild origami_nv with --no-build-isolation so the op is compiled "
+            "against it. The model side (select, rank, explain) works without torch.") from e
+    return torch
+
+
+def load_op():
+    """Load _C.so (once) and register the fake and autograd implementations. Returns torch.ops.origami_nv."""
+    global _loaded
+    torch = _torch()
+    if _loaded:
+        return torch.ops.origami_nv
+    with _lock:
+        if not _loaded:
+            if not os.path.exists(_LIB_PATH):
+                raise ImportError(
+                    f"the origami_nv torch op was not built ({_LIB_PATH} is missing): torch was not importable "
+                    "when origami_nv was built. Install torch and reinstall origami_nv with "
+                    "`pip install --no-build-isolation .`")
+            torch.ops.load_library(_LIB_PATH)
+            _register_python_side(torch)
+            _loaded = True
+    return torch.ops.origami_nv
+
+
+# ---- fake (meta) implementation and autograd ---------------------------------------------------------
+def _out_shape(a, b):
+    """Output shape, with the same checks and messages as the C++ op (cpp/ops/matmul_shapes.hpp)."""
+    torch = _torch()
+    if a.dtype != b.dtype:
+        raise TypeError(f"origami_nv.matmul: dtype mismatch: a is {a.dtype} and b is {b.dtype}")
+    if a.dtype not in (torch.float16, torch.bfloat16):
+        raise TypeError(f"origami_nv.matmul: unsupported dtype {a.dtype}; supported: torch.float16, torch.bfloat16")
+    if a.device != b.device:
+        raise RuntimeError(f"origami_nv.matmul: a and b must be on the same device, got {a.device} and {b.device}")
+    if a.dim() == 2 and b.dim() == 2:
+        if a.shape[1] != b.shape[0]:
+            raise RuntimeError(f"origami_nv.matmul: inner dimensions do not match: {tuple(a.shape)} @ {tuple(b.shape)}")
+        return (a.shape[0], b.shape[1])
+    if a.dim() == 3 and b.dim() == 3:
+        if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+            raise RuntimeError(f"origami_nv.matmul: shapes do not match: {tuple(a.shape)} @ {tuple(b.shape)}")
+        return (a.shape[0], a.shape[1], b.shape[2])
+    if a.dim() >= 3 and b.dim() == 2:
+        if a.shape[-1] != b.shape[0]:
+            raise RuntimeError(f"origami_nv.matmul: inner dimensions do not match: {tuple(a.shape)} @ {tuple(b.shape)}")
+        return tuple(a.shape[:-1]) + (b.shape[1],)
+    raise RuntimeError(f"origami_nv.matmul: unsupported ranks a.dim()={a.dim()}, b.dim()={b.dim()}")
+
+
+def _register_python_side(torch):
+    @torch.library.register_fake("origami_nv::matmul")
+    def _matmul_fake(a, b):
+        return a.new_empty(_out_shape(a, b))
+
+    @torch.library.register_fake("origami_nv::matmul_config")
+    def _matmul_config_fake(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family):
+        return a.new_empty(_out_shape(a, b))
+
+    def _setup_context(ctx, inputs, output):
+        a, b = inputs[0], inputs[1]
+        ctx.save_for_backward(a, b)
+
+    def _backward(ctx, grad):
+        # Through the same op on transposed views (no copies for row/column-major operands):
+        #   dA = dC @ B^T,  dB = A^T @ dC   (per batch; N-D @ 2-D folds the leading dims of A and dC).
+        a, b = ctx.saved_tensors
+        op = torch.ops.origami_nv.matmul
+        grad = grad.to(a.dtype)
+        ga = gb = None
+        if a.dim() == 2 or (a.dim() == 3 and b.dim() == 3):
+            bt = b.transpose(-1, -2)
+            at = a.transpose(-1, -2)
+            if ctx.needs_input_grad[0]:
+                ga = op(grad, bt)
+            if ctx.needs_input_grad[1]:
+                gb = op(at, grad)
+        else:  # N-D @ 2-D
+            if ctx.needs_input_grad[0]:
+                ga = op(grad, b.t())
+            if ctx.needs_input_grad[1]:
+                k, n = b.shape
+                gb = op(a.reshape(-1, k).t(), grad.reshape(-1, n))
+        return ga, gb
+
+    def _backward_config(ctx, grad):
+        ga, gb = _backward(ctx, grad)
+        return (ga, gb) + (None,) * 7
+
+    torch.library.register_autograd("origami_nv::matmul", _backward, setup_context=_setup_context)
+    torch.library.register_autograd("origami_nv::matmul_config", _backward_config, setup_context=_setup_context)
+
+
+# ---- public API ----------------------------------------------------------------------------------------
+def _config_fields(config):
+    """(block_m, block_n, block_k, group_size_m, stages, warps, family) from an origami_nv.Config, the
+    pybind TileConfig, a dict, or a 7-sequence in select_config's order."""
+    if isinstance(config, (list, tuple)):
+        if len(config) != 7:
+            raise ValueError("config as a sequence must be [block_m, block_n, block_k, group_size_m, stages, "
+                             f"warps, family], got {config!r}")
+        return tuple(int(v) for v in config)
+    get = (lambda k, d=None: config.get(k, d)) if isinstance(config, dict) else \
+        (lambda k, d=None: getattr(config, k, d))
+    try:
+        bm, bn, bk = int(get("block_m")), int(get("block_n")), int(get("block_k"))
+    except TypeError:
+        raise TypeError(f"config must be an origami_nv.Config / TileConfig (with block_m, block_n, block_k, "
+                        f"group_size_m, stages, warps, family) or None, got {type(config).__name__}") from None
+    gsm = int(get("group_size_m", 1) or 1)
+    stages = int(get("stages"))
+    warps = int(get("warps"))
+    fam = get("family", "mma_sync")
+    if isinstance(fam, str):
+        if fam not in _FAMILIES:
+            raise ValueError(f"unknown kernel family {fam!r}; known: {', '.join(_FAMILIES)}")
+        fam = _FAMILIES[fam]
+    elif hasattr(fam, "value"):
+        fam = int(fam.value)
+    elif hasattr(fam, "name") and fam.name in _FAMILIES:
+        fam = _FAMILIES[fam.name]
+    else:
+        fam = int(fam)
+    return bm, bn, bk, gsm, stages, warps, fam
+
+
+def matmul(a, b, *, config=None):
+    """a @ b on the tensor cores through origami_nv's kernels (fp16/bf16 in, fp32 accumulation, output in
+    the input dtype).
+
+    Shapes: 2-D @ 2-D; batched 3-D @ 3-D (equal batch sizes); N-D @ 2-D with the leading dims of `a`
+    folded into M (nn.Linear, including ``x @ w.t()``). Row-major and column-major (transposed-view)
+    operands are read in place; operands with other strides, or whose data pointer / leading dimension
+    is not 16-byte aligned (e.g. a row-major K = 7), are first copied into an aligned buffer. K = 0 gives
+    zeros, other zero-size dimensions an empty result.
+
+    config: None (the Origami model picks the tile for this shape and device), or an explicit
+        configuration: an origami_nv.Config, the pybind TileConfig, a dict with block_m, block_n,
+        block_k, group_size_m, stages, warps, family; it must be a compiled kernel (see kernels()),
+        else a RuntimeError lists the closest compiled ones.
+
+    On CPU tensors the result is computed in fp32 with torch and rounded to the input dtype (the same
+    contract, untuned). Differentiable (backward runs the same op on transposed views) and usable under
+    torch.compile.
+    """
+    ops = load_op()
+    if config is None:
+        return ops.matmul(a, b)
+    return ops.matmul_config(a, b, *_config_fields(config))
+
+
+def kernels(dtype=None, device: bool = False) -> list[dict]:
+    """The compiled kernels with their resources, one record per (config, dtype, operand layout, arch)
+    as the build's ptxas report gave them (data/kernel_resources.json): name, family, config, dtype,
+    a_k_contiguous, b_k_contiguous, threads, registers_per_thread, spill/local bytes, smem_bytes, arch.
+
+    dtype: keep only this dtype ("float16"/"bfloat16"). device=True adds the CUDA driver's view on the
+    current GPU (cudaFuncGetAttributes + occupancy) under the key "device" (needs torch with CUDA).
+    """
+    recs = _kernels.kernel_records()
+    if dtype is not None:
+        dt = _kernels._canonical_dtype(dtype)
+        recs = [r for r in recs if r["dtype"] == dt]
+    if device:
+        import json
+        dev = {r["name"]: r for r in json.loads(load_op().device_kernel_resources())["kernels"]}
+        for r in recs:
+            r["device"] = dev.get(r["name"])
+    return recs
