@@ -1,0 +1,115 @@
+"""Calibration on a GPU (quick mode, run twice): every figure inside physical bounds, stable."""
+import importlib
+import math
+
+import pytest
+
+cal = importlib.import_module("origami_nv.calibrate")
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(scope="module")
+def runs():
+    pytest.importorskip("origami_nv._calibrate", reason="origami_nv._calibrate not built")
+    return [cal.calibrate(quick=True, progress=None) for _ in range(2)]
+
+
+def test_every_key_is_measured_and_valid(runs):
+    r = runs[0]
+    expected = set(cal.PARAM_KEYS)
+    if r.meta["compute_capability"] != "9.0":
+        expected.discard("wgmma_flops_per_cycle")
+    assert expected <= set(r.params)
+    cal.validate_params(r.to_dict())
+
+
+def test_dram_bandwidth_between_half_and_full_datasheet_peak(runs):
+    r = runs[0]
+    peak = r.meta["dram_peak_bytes_per_s"]
+    bw = r.figure(next(f.name for f in r.figures if f.name.startswith("DRAM read bandwidth"))).value * 1e12
+    assert 0.5 * peak < bw < peak
+
+
+def test_l2_faster_and_nearer_than_dram(runs):
+    p = runs[0].params
+    assert p["l2_perf_ratio"] > 1.5 * p["dram_perf_ratio"]
+    assert 100 < p["l2_latency_cycles"] < 1000
+    assert 300 < p["hbm_latency_penalty"] < 3000
+    assert p["hbm_latency_penalty"] > p["l2_latency_cycles"] + 50
+
+
+def test_dram_fraction_curve(runs):
+    r = runs[0]
+    p = r.params
+    n_sm = r.meta["n_sm"]
+    assert 1.0 / n_sm < p["dram_bw_coeff"] < 1.0  # one SM cannot saturate DRAM, all SMs can
+    fit = r.meta["dram_bw_fit"]
+    assert fit["linear"]["rms"] < 0.1 and fit["quadratic"]["rms"] < 0.1
+    assert fit["quadratic"]["rms"] <= fit["linear"]["rms"] + 0.02
+
+
+def test_tensor_core_figures_within_datasheet(runs):
+    r = runs[0]
+    p = r.params
+    cc = tuple(int(x) for x in r.meta["compute_capability"].split("."))
+    peak = cal.DATASHEET_TENSOR_FLOPS_PER_CYCLE.get(cc)
+    assert 8 < p["mma_latency"] < 100
+    if peak:
+        assert 0.2 * peak < p["mma_sync_flops_per_cycle"] <= 1.02 * peak
+        if "wgmma_flops_per_cycle" in p:
+            assert 0.5 * peak < p["wgmma_flops_per_cycle"] <= 1.02 * peak
+            assert p["wgmma_flops_per_cycle"] > p["mma_sync_flops_per_cycle"]
+
+
+def test_fp32_and_clock(runs):
+    r = runs[0]
+    p = r.params
+    cc = tuple(int(x) for x in r.meta["compute_capability"].split("."))
+    ref = cal.DATASHEET_FP32_FLOPS_PER_CYCLE.get(cc)
+    if ref:
+        assert 0.7 * ref < p["fp32_flops_per_cycle"] <= 1.02 * ref
+    half = r.figure("FP32 flops/cycle, theta=0.50 m_FMA=1.00").value
+    assert half == pytest.approx(p["fp32_flops_per_cycle"] / 2, rel=0.1)  # seed 002: linear in theta
+    fadd = r.figure("FP32 flops/cycle, theta=1.00 m_FMA=0.00").value
+    assert fadd == pytest.approx(p["fp32_flops_per_cycle"] / 2, rel=0.1)  # (1 + m_FMA)
+    assert 0.4 * r.meta["sm_clock_max_mhz"] < p["sustained_clock_mhz"] <= 1.01 * r.meta["sm_clock_max_mhz"]
+
+
+def test_shared_memory_bank_conflicts(runs):
+    r = runs[0]
+    free = r.figure("smem ld.shared.u32 throughput, no conflict").value
+    two = r.figure("smem ld.shared.u32 throughput, 2-way conflict").value
+    full = r.figure("smem ld.shared.u32 throughput, 32-way conflict").value
+    assert 64 < free <= 129
+    assert two == pytest.approx(free / 2, rel=0.15)
+    assert full == pytest.approx(free / 32, rel=0.25)
+    lat_free = r.figure("smem ld.shared.u32 latency, no conflict").value
+    lat_full = r.figure("smem ld.shared.u32 latency, 32-way conflict").value
+    assert 10 < lat_free < 100 and lat_full > lat_free + 20
+
+
+def test_littles_law_consistent(runs):
+    r = runs[0]
+    p = r.params
+    n = r.meta["n_sm"]
+    assert p["dram_bytes_in_flight_per_sm"] == pytest.approx(p["hbm_latency_penalty"] * p["dram_perf_ratio"] / n)
+    assert p["l2_bytes_in_flight_per_sm"] == pytest.approx(p["l2_latency_cycles"] * p["l2_perf_ratio"] / n)
+
+
+STABLE = ("l2_perf_ratio", "dram_perf_ratio", "hbm_latency_penalty", "l2_latency_cycles", "mma_latency",
+          "mma_sync_flops_per_cycle", "wgmma_flops_per_cycle", "fp32_flops_per_cycle", "sustained_clock_mhz")
+
+
+@pytest.mark.parametrize("key", STABLE)
+def test_stable_across_two_runs(runs, key):
+    a, b = (r.params.get(key) for r in runs)
+    if a is None:
+        pytest.skip(f"{key} not measured on this device")
+    assert b == pytest.approx(a, rel=0.08), f"{key}: {a} then {b}"
+
+
+def test_dram_coeff_stable_across_two_runs(runs):
+    a, b = (r.params["dram_bw_coeff"] for r in runs)
+    assert b == pytest.approx(a, rel=0.15)
+    assert not math.isnan(runs[0].figures[0].cov)
