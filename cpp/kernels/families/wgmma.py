@@ -5,13 +5,18 @@ The kernel template is cpp/kernels/wgmma/gemm_wgmma.cuh. One specialisation is
 (BLOCK_M, BLOCK_N, stages, consumer warpgroups, dtype, A layout, B layout); BLOCK_K is always 64
 (one 128-byte swizzle row of a 16-bit type). GROUP_SIZE_M is a launch argument.
 
+Epilogue rule: the C tile leaves through shared memory in column slices of EPI_N, the widest of
+256/128/64 that divides BLOCK_N and keeps the staging buffer (BLOCK_M x EPI_N x 2 B) within
+C_STAGING_BYTES = 32 KiB, so the operand ring gets the rest.
 Stage rule: as many stages as fit next to the C staging buffer in the 227 KiB per-block opt-in,
 capped at MAX_STAGES:
     stages = min(MAX_STAGES, (SMEM_OPTIN - ALIGN_SLACK - C_bytes - barrier reserve) // stage_bytes)
-    stage_bytes = (BLOCK_M + BLOCK_N) * 64 * 2,  C_bytes = BLOCK_M * (BLOCK_N + 8) * 2
+    stage_bytes = (BLOCK_M + BLOCK_N) * 64 * 2,  C_bytes = BLOCK_M * EPI_N * 2
 The C++ header computes the same footprint (Plan::kSmemBytes) and static_asserts that it fits.
 
-Usable standalone (no generator needed):
+Interface for cpp/kernels/generate.py: FAMILY, MIN_CC, NVCC_FLAGS, specializations(space) ->
+(specs, excluded) with one kernel per translation unit, tu_text(spec).
+Usable standalone too (the dev harness cpp/kernels/wgmma/dev/bench_wgmma.cu):
     python3 cpp/kernels/families/wgmma.py --list
     python3 cpp/kernels/families/wgmma.py --emit-dev OUTDIR [--filter REGEX]
 """
@@ -24,10 +29,11 @@ import sys
 from dataclasses import dataclass
 
 FAMILY = "wgmma"
+FAMILY_ENUM = "origami::Family::Wgmma"
 MIN_CC = 90
 # wgmma and setmaxnreg exist only on the arch-specific target (see /work/.library/device/HOPPER.md).
-NVCC_ARCH_FLAGS = ["-gencode=arch=compute_90a,code=sm_90a"]
-HEADER = "wgmma/gemm_wgmma.cuh"  # relative to cpp/kernels
+NVCC_FLAGS = ["-gencode=arch=compute_90a,code=sm_90a"]
+HEADER = "wgmma/gemm_wgmma.cuh"  # relative to cpp/kernels (an include directory of the build)
 
 BLOCK_K = 64
 SMEM_OPTIN_BYTES = 232448  # H100/H200 cudaDevAttrMaxSharedMemoryPerBlockOptin (ANCHORS.md section 1)
@@ -35,8 +41,12 @@ ALIGN_SLACK_BYTES = 1024   # the ring is re-aligned to 1024 B inside the kernel
 MAX_STAGES = 8             # beyond this the ring only hides latency that is already hidden
 ALIGNMENT_ELEMS = 8        # TMA: 16-byte global strides for 16-bit types
 ACCUM_LIMIT = 192          # fp32 accumulators per consumer thread that fit under setmaxnreg 232
+# 32 KiB of C staging lets 128x256 keep 4 stages of 48 KiB (a full 128x256 staging tile, 64 KiB,
+# leaves room for 3; measured in cpp/kernels/wgmma/NOTES.md).
+C_STAGING_BYTES = 32768
 
-DTYPES = {"fp16": ("Float16", "Half"), "bf16": ("BFloat16", "BFloat16")}
+# short name -> (DType enumerator, ElemType enumerator, dtype name the registry uses)
+DTYPES = {"fp16": ("Float16", "Half", "float16"), "bf16": ("BFloat16", "BFloat16", "bfloat16")}
 
 # (BLOCK_M, BLOCK_N, consumer warpgroups). Why each is here:
 #  128x256 (2 consumers, m64n256 each): the cuBLAS-class tile for large problems (fast.cu kernel 12).
@@ -65,8 +75,18 @@ class Spec:
     dtype: str          # "fp16" | "bf16"
     a_k_major: bool
     b_k_major: bool
+    epi_n_override: int = 0   # dev experiments only (--variants); 0 = the epilogue rule
 
     block_k: int = BLOCK_K
+
+    @property
+    def epi_n(self) -> int:
+        if self.epi_n_override:
+            return self.epi_n_override
+        for w in (256, 128, 64):
+            if w <= self.block_n and self.block_n % w == 0 and self.block_m * w * 2 <= C_STAGING_BYTES:
+                return w
+        return 64
 
     @property
     def stage_bytes(self) -> int:
@@ -74,7 +94,7 @@ class Spec:
 
     @property
     def c_bytes(self) -> int:
-        return self.block_m * (self.block_n + 8) * 2
+        return self.block_m * self.epi_n * 2
 
     @property
     def stages(self) -> int:
@@ -103,13 +123,13 @@ class Spec:
 
     @property
     def name(self) -> str:
-        # e.g. wgmma_128x256x64_s3_w12_bf16_kk  (A K-major, B K-major = the nn.Linear layout)
-        return (f"wgmma_{self.block_m}x{self.block_n}x{self.block_k}_s{self.stages}_w{self.warps}"
-                f"_{self.dtype}_{self.layout_tag}")
+        # e.g. origami_wgmma_128x256x64_s3_w12_bf16_kk  (A K-major, B K-major = the nn.Linear layout)
+        return (f"origami_wgmma_{self.block_m}x{self.block_n}x{self.block_k}_s{self.stages}_w{self.warps}"
+                f"_{self.dtype}_{self.layout_tag}" + (f"_e{self.epi_n}" if self.epi_n_override else ""))
 
     def template_args(self) -> str:
         elem = DTYPES[self.dtype][1]
-        return (f"{self.block_m}, {self.block_n}, {self.stages}, {self.consumers}, "
+        return (f"{self.block_m}, {self.block_n}, {self.stages}, {self.consumers}, {self.epi_n}, "
                 f"origami::wgmma::ElemType::{elem}, {str(self.a_k_major).lower()}, "
                 f"{str(self.b_k_major).lower()}")
 
@@ -120,8 +140,10 @@ class Spec:
             out.append("each consumer warpgroup must own whole m64 slabs")
         if self.block_n % 16 or not 16 <= self.block_n <= 256:
             out.append("wgmma N must be a multiple of 16 in [16, 256] (as generated)")
-        if not self.b_k_major and self.block_n % 64:
-            out.append("an N-major B is loaded in 64-column TMA boxes: BLOCK_N % 64 == 0")
+        if self.block_n % 64:
+            # An N-major B is loaded in 64-column TMA boxes, and the epilogue's XOR swizzle works on
+            # groups of 8 16-byte chunks: BLOCK_N steps of 64 (64, 128, 192, 256).
+            out.append("BLOCK_N must be a multiple of 64 (TMA boxes of N-major B, epilogue swizzle)")
         if self.block_m > 256 or (self.b_k_major and self.block_n > 256):
             out.append("TMA box dimensions are at most 256")
         if self.stages < 2:
@@ -130,12 +152,14 @@ class Spec:
             out.append(f"shared memory {self.smem_bytes} B exceeds {SMEM_OPTIN_BYTES} B")
         if self.accumulators_per_thread > ACCUM_LIMIT:
             out.append("too many accumulators per consumer thread")
+        if self.block_n % self.epi_n or self.epi_n % 64:
+            out.append("epilogue slice must divide BLOCK_N and be a multiple of 64")
         if self.consumers not in (1, 2):
             out.append("one or two consumer warpgroups")
         return out
 
 
-def specialisations() -> list[Spec]:
+def all_specs() -> list[Spec]:
     specs = []
     for bm, bn, consumers in TILES:
         for dtype in DTYPES:
@@ -146,43 +170,89 @@ def specialisations() -> list[Spec]:
     return specs
 
 
-def render_tu(spec: Spec, include_prefix: str = "") -> str:
-    """One translation unit: the explicit instantiation and a function returning its KernelEntry."""
-    dtype_enum = DTYPES[spec.dtype][0]
-    return f"""// Generated by cpp/kernels/families/wgmma.py: do not edit.
-#include "{include_prefix}{HEADER}"
+def kernel_dict(s: Spec) -> dict:
+    """The KernelEntry facts of one specialisation, in generate.py's vocabulary."""
+    dt_enum, _, dt_name = DTYPES[s.dtype]
+    return dict(
+        name=s.name, family=FAMILY, family_enum=FAMILY_ENUM,
+        block_m=s.block_m, block_n=s.block_n, block_k=s.block_k, stages=s.stages, warps=s.warps,
+        consumers=s.consumers, dtype=dt_name, dtype_enum=f"origami::DType::{dt_enum}",
+        a_k_contiguous=s.a_k_major, b_k_contiguous=s.b_k_major, threads=s.threads,
+        smem_bytes=s.smem_bytes, alignment_elems=ALIGNMENT_ELEMS, min_cc=MIN_CC,
+        launcher=f"launch_{s.name}", template_args=s.template_args())
 
-namespace origami {{
-namespace wgmma_gen {{
-using L = origami::wgmma::Launcher<{spec.template_args()}>;
-static_assert(L::P::kSmemBytes == {spec.smem_bytes}, "generator and header disagree on shared memory");
-static_assert(L::P::kThreads == {spec.threads}, "generator and header disagree on threads");
 
-const KernelEntry& entry_{spec.name}() {{
+def specializations(space: dict | None = None):
+    """(specs, excluded) for generate.py: one translation unit per kernel (about 2.3 s each with
+    nvcc 13.0 on this 2-core machine), so a parallel build spreads them over every core.
+    excluded lists the tiles of the config space this family does not compile, with the reason."""
+    specs = [dict(name=s.name, family=FAMILY, nvcc_flags=list(NVCC_FLAGS), kernels=[kernel_dict(s)])
+             for s in all_specs()]
+    excluded = []
+    if space:
+        compiled = {(bm, bn) for bm, bn, _ in TILES}
+        for bm in space.get("BLOCK_M", []):
+            for bn in space.get("BLOCK_N", []):
+                for bk in space.get("BLOCK_K", []):
+                    if bk != BLOCK_K:
+                        why = "BLOCK_K is 64: one 128-byte swizzle row of a 16-bit type per stage"
+                    elif bm < 64:
+                        why = "BLOCK_M below 64: wgmma is m64 per warpgroup"
+                    elif (bm, bn) in compiled:
+                        continue
+                    elif bm * bn // 128 // (2 if bm >= 128 else 1) > ACCUM_LIMIT:
+                        why = "accumulators exceed the consumer register budget"
+                    else:
+                        why = "not in the wgmma tile list (families/wgmma.py TILES)"
+                    excluded.append(((bm, bn, bk), why))
+    return specs, excluded
+
+
+def tu_text(spec: dict) -> str:
+    """The CUDA source of one TU: the extern "C" kernel wrapping Kernel<...>::run and its launcher."""
+    out = [f'#include "{HEADER}"', ""]
+    for k in spec["kernels"]:
+        alias = f"K_{k['name']}"
+        out += [
+            f"using {alias} = origami::wgmma::Kernel<{k['template_args']}>;",
+            f"using L_{k['name']} = origami::wgmma::Launcher<{k['template_args']}>;",
+            f"static_assert({alias}::P::kSmemBytes == {k['smem_bytes']}, "
+            f"\"generator and kernel disagree on shared memory\");",
+            f"static_assert({alias}::P::kThreads == {k['threads']}, \"generator and kernel disagree on threads\");",
+            f"extern \"C\" __global__ void __launch_bounds__({k['threads']}, 1) {k['name']}(",
+            "    const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b,",
+            "    const origami::wgmma::KernelParams p) {",
+            f"  {alias}::run(a, b, p);",
+            "}",
+            f"static cudaError_t {k['launcher']}(const origami::GemmArgs& g) {{",
+            f"  return L_{k['name']}::launch(&{k['name']}, g);",
+            "}",
+            "",
+        ]
+    return "\n".join(out)
+
+
+def _dev_registration(k: dict) -> str:
+    """What generate.py appends to a TU, reduced to a function returning the entry (dev harness only)."""
+    return f"""
+namespace origami {{ namespace wgmma_gen {{
+const KernelEntry& entry_{k['name']}() {{
   static const KernelEntry e = [] {{
-    KernelEntry k{{}};
-    k.config.block_m = {spec.block_m};
-    k.config.block_n = {spec.block_n};
-    k.config.block_k = {spec.block_k};
-    k.config.stages = {spec.stages};
-    k.config.warps = {spec.warps};
-    k.config.family = Family::Wgmma;
-    k.dtype = DType::{dtype_enum};
-    k.a_k_contiguous = {str(spec.a_k_major).lower()};
-    k.b_k_contiguous = {str(spec.b_k_major).lower()};
-    k.kernel = reinterpret_cast<const void*>(L::kernel);
-    k.threads = {spec.threads};
-    k.smem_bytes = {spec.smem_bytes};
-    k.alignment_elems = {ALIGNMENT_ELEMS};
-    k.min_cc = {MIN_CC};
-    k.launch = &L::launch;
-    k.name = "{spec.name}";
-    return k;
+    KernelEntry x{{}};
+    x.config.block_m = {k['block_m']}; x.config.block_n = {k['block_n']}; x.config.block_k = {k['block_k']};
+    x.config.stages = {k['stages']}; x.config.warps = {k['warps']}; x.config.family = {k['family_enum']};
+    x.dtype = {k['dtype_enum']};
+    x.a_k_contiguous = {str(k['a_k_contiguous']).lower()}; x.b_k_contiguous = {str(k['b_k_contiguous']).lower()};
+    x.kernel = reinterpret_cast<const void*>(&{k['name']});
+    x.threads = {k['threads']}; x.smem_bytes = {k['smem_bytes']};
+    x.alignment_elems = {k['alignment_elems']}; x.min_cc = {k['min_cc']};
+    x.launch = &{k['launcher']};
+    x.name = "{k['name']}";
+    return x;
   }}();
   return e;
 }}
-}}  // namespace wgmma_gen
-}}  // namespace origami
+}} }}
 """
 
 
@@ -209,8 +279,16 @@ def _main(argv: list[str]) -> int:
     ap.add_argument("--list", action="store_true", help="print every specialisation and its resources")
     ap.add_argument("--emit-dev", metavar="DIR", help="write one .cu per specialisation plus wgmma_list.hpp")
     ap.add_argument("--filter", default="", help="regular expression on specialisation names")
+    ap.add_argument("--variants", action="store_true",
+                    help="also emit full-tile C staging (EPI_N = BLOCK_N) variants, for measurements")
     ns = ap.parse_args(argv)
-    specs = [s for s in specialisations() if re.search(ns.filter, s.name)]
+    pool = all_specs()
+    if ns.variants:
+        for s in list(pool):
+            v = Spec(s.block_m, s.block_n, s.consumers, s.dtype, s.a_k_major, s.b_k_major, epi_n_override=s.block_n)
+            if v.epi_n != s.epi_n and not v.problems():
+                pool.append(v)
+    specs = [s for s in pool if re.search(ns.filter, s.name)]
     if ns.list:
         for s in specs:
             print(f"{s.name:44s} threads={s.threads:3d} smem={s.smem_bytes:6d} stages={s.stages} "
@@ -218,12 +296,13 @@ def _main(argv: list[str]) -> int:
         print(f"{len(specs)} specialisations")
     if ns.emit_dev:
         os.makedirs(ns.emit_dev, exist_ok=True)
-        kernels_dir = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+        # compile with -I cpp/kernels (as the real build does)
         for s in specs:
+            k = kernel_dict(s)
             with open(os.path.join(ns.emit_dev, s.name + ".cu"), "w") as f:
-                f.write(render_tu(s, include_prefix=kernels_dir + "/"))
+                f.write(tu_text(dict(name=s.name, kernels=[k])) + _dev_registration(k))
         with open(os.path.join(ns.emit_dev, "wgmma_list.hpp"), "w") as f:
-            f.write(render_list(specs).replace('"gemm_args.hpp"', f'"{kernels_dir}/gemm_args.hpp"'))
+            f.write(render_list(specs))
     return 0
 
 

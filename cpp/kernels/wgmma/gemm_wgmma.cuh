@@ -48,17 +48,19 @@ constexpr int kSmemAlignBytes = 1024;
 
 // Shared-memory plan of one specialisation. The Python family module computes the same numbers
 // (smem_bytes in the registry); the static_asserts in the kernel keep the two honest.
-template <int BM, int BN, int kStages, int kConsumers>
+template <int BM, int BN, int kStages, int kConsumers, int kEpiN>
 struct Plan {
   static constexpr int kRowsPerConsumer = BM / kConsumers;
   static constexpr int kMmaM = kRowsPerConsumer / 64;        // m64 sub-tiles per consumer warpgroup
   static constexpr int kABytes = BM * kBlockK * 2;           // one stage of A
   static constexpr int kBBytes = BN * kBlockK * 2;           // one stage of B
   static constexpr int kStageBytes = kABytes + kBBytes;
-  // C staging pitch: +8 elements (16 B) per row so that the 8 rows one warp writes per store
-  // instruction fall on 8 different 16-byte bank groups (BN*2 is a multiple of 128 B otherwise).
-  static constexpr int kCPitch = BN + 8;
-  static constexpr int kCBytes = BM * kCPitch * 2;
+  // C staging: the tile leaves in column slices of kEpiN (BN / kEpiN passes), so the staging
+  // buffer is BM x kEpiN and the ring keeps the rest of shared memory. Rows are not padded: the
+  // 16-byte chunks of row r are XOR-swizzled by (r % 8), which keeps both the fragment writes
+  // (8 rows x 4 lanes per instruction) and the row-wise 16-byte reads free of bank conflicts.
+  static constexpr int kCRowBytes = kEpiN * 2;
+  static constexpr int kCBytes = BM * kCRowBytes;
   static constexpr int kBarrierBytes = 2 * kStages * 8;      // full[] and empty[] mbarriers
   static constexpr int kSmemBytes =
       kSmemAlignBytes /* worst-case alignment slack */ + kStages * kStageBytes + kCBytes + kBarrierBytes;
@@ -72,6 +74,7 @@ struct Plan {
   static_assert(kSmemBytes <= kSmemOptinBytes, "stages + C staging exceed the shared-memory opt-in limit");
   static_assert(kAccumPerThread <= 192, "accumulators would not fit the consumer register budget");
   static_assert(kConsumers == 1 || kConsumers == 2, "one or two consumer warpgroups");
+  static_assert(BN % kEpiN == 0 && kEpiN % 64 == 0, "epilogue slices: whole, >= 8 swizzled 16-byte chunks");
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -209,11 +212,23 @@ __device__ __forceinline__ TileCoord tile_coord(int tile, const KernelParams& p)
 // ---------------------------------------------------------------------------------------------
 // The kernel.
 // ---------------------------------------------------------------------------------------------
-template <int BM, int BN, int kStages, int kConsumers, ElemType kT, bool kAKMajor, bool kBKMajor>
-__global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
-    gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
-                      const KernelParams p) {
-  using P = Plan<BM, BN, kStages, kConsumers>;
+// The body of one specialisation. The generator wraps it in an extern "C" __global__ function
+// (a stable symbol for the registry and the ptxas report):
+//   extern "C" __global__ void __launch_bounds__(Kernel::P::kThreads, 1)
+//   NAME(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b,
+//        const origami::wgmma::KernelParams p) { Kernel::run(a, b, p); }
+// The tensor maps stay in the kernel-parameter space (their address is what TMA takes); the
+// (threads, 1) launch bound gives the register cap at entry that setmaxnreg needs.
+template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor>
+struct Kernel {
+  using P = Plan<BM, BN, kStages, kConsumers, kEpiN>;
+  static __device__ __forceinline__ void run(const CUtensorMap& tma_a, const CUtensorMap& tma_b,
+                                             const KernelParams& p);
+};
+
+template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor>
+__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor>::run(
+    const CUtensorMap& tma_a, const CUtensorMap& tma_b, const KernelParams& p) {
   static_assert(kBKMajor || BN % 64 == 0, "an N-major B is loaded in 64-column TMA boxes");
   constexpr int kMmaM = P::kMmaM;
   constexpr int kAcc = BN / 2;  // accumulators per m64 slab per thread
@@ -334,41 +349,46 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       if (p.k_blocks > 0 && lane == 0) mbar_arrive(empty_bar(prev_stage));
 
       // ---- epilogue: registers -> shared memory (this consumer's rows) -> global ----
-      // The previous tile's copy-out by this warpgroup must be finished before we overwrite.
-      named_barrier_sync(1 + cw, 128);
-      std::uint8_t* c_rows = c_stage + static_cast<std::size_t>(cw) * P::kRowsPerConsumer * P::kCPitch * 2;
-#pragma unroll
-      for (int mi = 0; mi < kMmaM; ++mi) {
-        const int r = mi * 64 + warp * 16 + lane / 4;
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-          const int col = j * 8 + (lane % 4) * 2;
-          *reinterpret_cast<std::uint32_t*>(c_rows + (r * P::kCPitch + col) * 2) =
-              pack2<kT>(acc[mi][4 * j + 0], acc[mi][4 * j + 1]);
-          *reinterpret_cast<std::uint32_t*>(c_rows + ((r + 8) * P::kCPitch + col) * 2) =
-              pack2<kT>(acc[mi][4 * j + 2], acc[mi][4 * j + 3]);
-        }
-      }
-      named_barrier_sync(1 + cw, 128);
+      // In BN / kEpiN column slices through this warpgroup's kRowsPerConsumer x kEpiN buffer.
+      std::uint8_t* c_rows = c_stage + static_cast<std::size_t>(cw) * P::kRowsPerConsumer * P::kCRowBytes;
       const int m_base = tc.tile_m * BM + cw * P::kRowsPerConsumer;
-      const int n_base = tc.tile_n * BN;
       std::uint16_t* cg = static_cast<std::uint16_t*>(p.c) + tc.batch * p.c_stride_batch;
-      constexpr int kChunksPerRow = BN / 8;  // 16-byte chunks
+      constexpr int kChunksPerRow = kEpiN / 8;  // 16-byte chunks per staged row
       constexpr int kChunks = P::kRowsPerConsumer * kChunksPerRow;
+#pragma unroll
+      for (int pass = 0; pass < BN / kEpiN; ++pass) {
+        // The previous slice's (or tile's) copy-out must be finished before we overwrite.
+        named_barrier_sync(1 + cw, 128);
+#pragma unroll
+        for (int mi = 0; mi < kMmaM; ++mi) {
+          const int r = mi * 64 + warp * 16 + lane / 4;  // and r + 8: same r % 8
+          std::uint8_t* row = c_rows + r * P::kCRowBytes + (lane % 4) * 4;
+#pragma unroll
+          for (int jj = 0; jj < kChunksPerRow; ++jj) {
+            const int j = pass * kChunksPerRow + jj;
+            std::uint8_t* dst = row + ((jj ^ (r & 7)) * 16);
+            *reinterpret_cast<std::uint32_t*>(dst) = pack2<kT>(acc[mi][4 * j + 0], acc[mi][4 * j + 1]);
+            *reinterpret_cast<std::uint32_t*>(dst + 8 * P::kCRowBytes) =
+                pack2<kT>(acc[mi][4 * j + 2], acc[mi][4 * j + 3]);
+          }
+        }
+        named_barrier_sync(1 + cw, 128);
+        const int n_base = tc.tile_n * BN + pass * kEpiN;
 #pragma unroll 4
-      for (int idx = t; idx < kChunks; idx += 128) {
-        const int r = idx / kChunksPerRow;
-        const int cc = idx - r * kChunksPerRow;
-        const int gm = m_base + r;
-        const int gn = n_base + cc * 8;
-        if (gm >= p.M || gn >= p.N) continue;
-        const std::uint8_t* src = c_rows + (r * P::kCPitch + cc * 8) * 2;
-        std::uint16_t* dst = cg + gm * p.c_stride_m + gn;
-        if (p.c_vector_ok && gn + 8 <= p.N) {
-          *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
-        } else {
-          const std::uint16_t* s16 = reinterpret_cast<const std::uint16_t*>(src);
-          for (int e = 0; e < 8 && gn + e < p.N; ++e) dst[e] = s16[e];
+        for (int idx = t; idx < kChunks; idx += 128) {
+          const int r = idx / kChunksPerRow;
+          const int cc = idx - r * kChunksPerRow;
+          const int gm = m_base + r;
+          const int gn = n_base + cc * 8;
+          if (gm >= p.M || gn >= p.N) continue;
+          const std::uint8_t* src = c_rows + r * P::kCRowBytes + ((cc ^ (r & 7)) * 16);
+          std::uint16_t* dst = cg + gm * p.c_stride_m + gn;
+          if (p.c_vector_ok && gn + 8 <= p.N) {
+            *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+          } else {
+            const std::uint16_t* s16 = reinterpret_cast<const std::uint16_t*>(src);
+            for (int e = 0; e < 8 && gn + e < p.N; ++e) dst[e] = s16[e];
+          }
         }
       }
     }
@@ -423,14 +443,16 @@ inline bool tma_compatible(const void* base, std::int64_t ld_elems, std::int64_t
   return true;
 }
 
-template <int BM, int BN, int kStages, int kConsumers, ElemType kT, bool kAKMajor, bool kBKMajor>
-struct Launcher {
-  using P = Plan<BM, BN, kStages, kConsumers>;
-  static constexpr auto kernel = gemm_wgmma_kernel<BM, BN, kStages, kConsumers, kT, kAKMajor, kBKMajor>;
+using KernelFn = void (*)(const CUtensorMap, const CUtensorMap, const KernelParams);
 
+template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor>
+struct Launcher {
+  using P = Plan<BM, BN, kStages, kConsumers, kEpiN>;
+
+  // Launches `kernel` (the generated wrapper of Kernel<same arguments>::run).
   // cudaErrorInvalidValue: the arguments break this specialisation's layout or alignment rule
   // (the op checks KernelEntry::alignment_elems/layout first; this is the last line of defence).
-  static cudaError_t launch(const GemmArgs& g) {
+  static cudaError_t launch(KernelFn kernel, const GemmArgs& g) {
     if (g.M < 0 || g.N < 0 || g.K < 0 || g.batch < 0) return cudaErrorInvalidValue;
     if (g.M == 0 || g.N == 0 || g.batch == 0) return cudaSuccess;
     if (g.M > INT32_MAX || g.N > INT32_MAX || g.K > INT32_MAX) return cudaErrorInvalidValue;
@@ -483,7 +505,8 @@ struct Launcher {
     if (e != cudaSuccess) return e;
     const unsigned long long bit = 1ull << (dev & 63);
     if (!(configured_devices.load(std::memory_order_relaxed) & bit)) {
-      e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, P::kSmemBytes);
+      e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               P::kSmemBytes);
       if (e != cudaSuccess) return e;
       configured_devices.fetch_or(bit, std::memory_order_relaxed);
     }

@@ -3,10 +3,10 @@
 //
 // Build (on the GPU machine; the instantiation TUs come from the family module):
 //   python3 cpp/kernels/families/wgmma.py --emit-dev /tmp/wg [--filter REGEX]
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I/tmp/wg \
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I/tmp/wg -Icpp/kernels \
 //        cpp/kernels/wgmma/dev/bench_wgmma.cu /tmp/wg/*.cu -lcublas -o /tmp/bench_wgmma
 // Run:
-//   /tmp/bench_wgmma check [REGEX]                       every entry x edge cases x batch, vs cuBLAS
+//   /tmp/bench_wgmma check [REGEX] [small]               every entry x edge cases x batch, vs cuBLAS
 //   /tmp/bench_wgmma bench M,N,K[;M,N,K...] [REGEX] [G]  time entries and cuBLAS (G: group_size_m list)
 //   /tmp/bench_wgmma info                                registers/local memory of every entry
 #include <cublas_v2.h>
@@ -133,16 +133,19 @@ static std::vector<const KernelEntry*> entries(const std::string& re) {
 }
 
 // ------------------------------------------------------------------------------------ check
-static int run_check(const std::string& re) {
+static int run_check(const std::string& re, bool small) {
   cublasHandle_t h; CB(cublasCreate(&h));
   unsigned* stats; CK(cudaMalloc(&stats, 3 * sizeof(unsigned)));
   struct Shape { std::int64_t M, N, K, batch; };
   const Shape shapes[] = {{1024, 1024, 1024, 1}, {777, 555, 333, 1}, {1, 1, 8, 1}, {129, 257, 64, 1},
                           {300, 200, 1000, 3}, {64, 4000, 2000, 1}, {2048, 96, 517, 2}, {128, 128, 0, 1}};
+  // "small": the sizes that stay quick under compute-sanitizer (edges, batch, K = 0 included).
+  const Shape small_shapes[] = {{129, 257, 64, 1}, {70, 130, 200, 2}, {1, 1, 8, 1}, {64, 64, 0, 1}};
   int failures = 0, runs = 0;
   for (const KernelEntry* e : entries(re)) {
     const bool bf16 = e->dtype == DType::BFloat16;
-    for (const Shape& sh : shapes) {
+    for (const Shape& sh : small ? std::vector<Shape>(std::begin(small_shapes), std::end(small_shapes))
+                                 : std::vector<Shape>(std::begin(shapes), std::end(shapes))) {
       Case c(sh.M, sh.N, sh.K, sh.batch, e->a_k_contiguous, e->b_k_contiguous);
       Buffers bf, ref;
       CK(cudaMalloc(&bf.a, std::max<size_t>(1, c.a_elems * c.batch) * 2));
@@ -286,8 +289,8 @@ static int run_info() {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "check";
-  if (mode == "check") return run_check(argc > 2 ? argv[2] : "");
-  if (mode == "bench") return run_bench(argc > 2 ? argv[2] : "4096,4096,4096;8192,8192,8192", argc > 3 ? argv[3] : "_kk$",
+  if (mode == "check") return run_check(argc > 2 ? argv[2] : "", argc > 3 && std::string(argv[3]) == "small");
+  if (mode == "bench") return run_bench(argc > 2 ? argv[2] : "4096,4096,4096;8192,8192,8192", argc > 3 ? argv[3] : "_kk",
                                         argc > 4 ? argv[4] : "8");
   if (mode == "info") return run_info();
   std::fprintf(stderr, "usage: %s check [REGEX] | bench 'M,N,K;...' [REGEX] [G,G] | info\n", argv[0]);
