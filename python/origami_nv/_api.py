@@ -1,0 +1,409 @@
+"""The model side of origami_nv: select / rank / explain / hardware / gpus.
+
+Everything here runs without a GPU and without torch. The work is done in C++
+(`origami_nv._core`): hardware resolution (derived < table < override), the Origami model
+(Algorithms 3-9) and the two-phase selector, which caches per shape. This module adds argument
+checking, the choice of candidates per mode, and a Python-level cache so that a repeated
+`select` is one dict lookup.
+
+Modes
+-----
+``"nv"`` (default)
+    Candidates are the compiled kernels with their real resources
+    (``origami_nv._kernels.compiled_kernel_resources``): spilling kernels and kernels that cannot
+    keep one block resident are never chosen, occupancy uses the real blocks per SM, compute uses
+    the family's throughput, loads overlap compute by pipeline stages. If no compiled kernel list
+    is available, the abstract config space is used with a shared-memory filter that counts the
+    pipeline stages and estimated registers; ``explain`` says so.
+``"seed"``
+    The seed's model exactly (seed 000; Appendix A is a golden test): the abstract 5x5x6 space,
+    the seed's one-stage shared-memory filter, stages=2, warps=8.
+"""
+from __future__ import annotations
+
+import json
+import operator
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from . import _core
+
+__all__ = [
+    "Config", "select", "rank", "explain", "hardware", "gpus", "gpu_table", "RankedConfig",
+    "Hardware", "HardwareValue", "MODES", "DEFAULT_MODE", "clear_caches", "get_selector",
+]
+
+#: A tile configuration: block_m, block_n, block_k, group_size_m, stages, warps, family.
+#: Hashable, comparable, picklable; ``Config(128, 128, 64, group_size_m=8, stages=4)``.
+Config = _core.TileConfig
+
+MODES: Tuple[str, ...] = ("nv", "seed")
+DEFAULT_MODE = "nv"
+_ENV_OVERRIDE = "ORIGAMI_NV_HW_PARAMS"
+_KERNEL_ARCH = "sm_90"
+
+# (M, N, K, dtype, gpu, mode, override path) -> Config. Only exact ints/strs are stored, so a
+# hit needs no validation.
+_picks: Dict[tuple, Any] = {}
+# (gpu, mode, override path) -> _SelectorEntry
+_selectors: Dict[tuple, "_SelectorEntry"] = {}
+_lock = threading.Lock()
+_environ = os.environ
+
+
+@dataclass
+class _SelectorEntry:
+    selector: Any                 # _core.Selector
+    hardware: Any                 # _core.HardwareParams
+    mode: str
+    candidates_note: str          # where the candidates come from (shown by explain)
+    live_device: Optional[str]    # name of the visible GPU used for the derived tier, if any
+
+
+def clear_caches() -> None:
+    """Forget every cached selector and pick (e.g. after editing an ORIGAMI_NV_HW_PARAMS file)."""
+    with _lock:
+        _picks.clear()
+        _selectors.clear()
+    _live_device.cache_clear()
+
+
+# ---- argument checking --------------------------------------------------------------------------
+def _check_dim(name: str, v: Any) -> int:
+    if isinstance(v, bool):
+        raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    try:
+        i = operator.index(v)
+    except TypeError:
+        raise ValueError(f"{name} must be a positive integer, got {v!r} ({type(v).__name__})") from None
+    if i <= 0:
+        raise ValueError(f"{name} must be a positive integer, got {i}")
+    return i
+
+
+def _check_dtype(dtype: Any) -> str:
+    s = dtype if isinstance(dtype, str) else str(dtype)  # torch.float16 -> "torch.float16"
+    try:
+        return _core.parse_dtype(s)
+    except ValueError:
+        raise ValueError(f"unknown dtype {dtype!r} (supported: {_core.supported_dtypes()})") from None
+
+
+def _check_mode(mode: Any) -> str:
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r} (supported: {', '.join(MODES)})")
+    return mode
+
+
+def _check_gpu(gpu: Any) -> Optional[str]:
+    if gpu is None:
+        return None
+    if not isinstance(gpu, str) or not gpu:
+        raise ValueError(f"gpu must be a table row name or None, got {gpu!r} (known: {', '.join(gpus())})")
+    return gpu
+
+
+# ---- the live device ------------------------------------------------------------------------------
+def _blocks_per_sm_limit(major: int, minor: int) -> int:
+    # CUDA C programming guide, "Technical Specifications per Compute Capability".
+    cc = major * 10 + minor
+    return {80: 32, 86: 16, 87: 16, 89: 24, 90: 32}.get(cc, 32 if cc >= 90 else 16)
+
+
+def _gpu_may_be_present() -> bool:
+    # Importing torch costs a second or two; only do it where a GPU can exist.
+    return os.path.exists("/dev/nvidia0") or os.path.exists("/dev/nvidiactl") or "torch" in __import__("sys").modules
+
+
+class _Cached:
+    """A tiny cache for the zero-argument device probe (functools.cache lacks cache_clear typing)."""
+
+    def __init__(self, fn):
+        self.fn, self.done, self.value = fn, False, None
+
+    def __call__(self):
+        if not self.done:
+            self.value, self.done = self.fn(), True
+        return self.value
+
+    def cache_clear(self):
+        self.done, self.value = False, None
+
+
+@_Cached
+def _live_device() -> Optional[Any]:
+    """DeviceProperties of the current CUDA device via torch, or None (no GPU / no CUDA torch).
+    Set ORIGAMI_NV_NO_DEVICE=1 to ignore a visible GPU."""
+    if _environ.get("ORIGAMI_NV_NO_DEVICE") or not _gpu_may_be_present():
+        return None
+    try:
+        import torch
+    except ImportError:
+        return None
+    try:
+        if torch.version.cuda is None or not torch.cuda.is_available():
+            return None
+        idx = torch.cuda.current_device()
+        p = torch.cuda.get_device_properties(idx)
+    except Exception:  # a broken driver must not break the model
+        return None
+    d = _core.DeviceProperties()
+    d.name = p.name
+    d.cc_major, d.cc_minor = p.major, p.minor
+    d.sm_count = p.multi_processor_count
+    d.l2_bytes = int(getattr(p, "L2_cache_size", 0))
+    d.smem_per_block_optin_bytes = int(getattr(p, "shared_memory_per_block_optin", 0))
+    d.smem_per_sm_bytes = int(getattr(p, "shared_memory_per_multiprocessor", 0))
+    d.regs_per_sm = int(getattr(p, "regs_per_multiprocessor", 0))
+    d.max_threads_per_sm = int(getattr(p, "max_threads_per_multi_processor", 0))
+    d.max_blocks_per_sm = _blocks_per_sm_limit(p.major, p.minor)
+    d.sm_clock_khz = int(getattr(p, "clock_rate", 0))
+    d.mem_clock_khz = int(getattr(p, "memory_clock_rate", 0))
+    d.mem_bus_width_bits = int(getattr(p, "memory_bus_width", 0))
+    return d
+
+
+# ---- candidates -----------------------------------------------------------------------------------
+def _kernel_resources() -> Tuple[List[Any], str]:
+    """The compiled kernels' resources for both dtypes, or ([], why not)."""
+    try:
+        from . import _kernels  # written by the kernel side; absent in model-only builds
+    except ImportError as e:
+        return [], f"origami_nv._kernels is not available ({e})"
+    fn = getattr(_kernels, "compiled_kernel_resources", None)
+    if fn is None:
+        return [], "origami_nv._kernels has no compiled_kernel_resources()"
+    out: List[Any] = []
+    for dtype in ("float16", "bfloat16"):
+        for r in fn(dtype, arch=_KERNEL_ARCH) or []:
+            out.append(_resources_from_dict(r))
+    if not out:
+        return [], f"origami_nv._kernels.compiled_kernel_resources(arch={_KERNEL_ARCH!r}) returned no kernels"
+    return out, f"{len(out)} compiled kernels ({_KERNEL_ARCH}) with their real resources"
+
+
+def _resources_from_dict(r: Dict[str, Any]) -> Any:
+    c = r["config"]
+    cfg = Config(int(c["block_m"]), int(c["block_n"]), int(c["block_k"]), group_size_m=int(c.get("group_size_m", 1) or 1),
+                 stages=int(c["stages"]), warps=int(c["warps"]), family=str(c["family"]))
+    return _core.KernelResources(
+        cfg, dtype=str(r["dtype"]), threads=int(r["threads"]), registers_per_thread=int(r["registers_per_thread"]),
+        spill_store_bytes=int(r.get("spill_store_bytes", 0)), spill_load_bytes=int(r.get("spill_load_bytes", 0)),
+        local_bytes=int(r.get("local_bytes", 0)), smem_bytes=int(r["smem_bytes"]), arch=str(r.get("arch", "")),
+        source=str(r.get("source", "")))
+
+
+def _resolve(gpu: Optional[str], override: Optional[str]) -> Tuple[Any, Optional[str]]:
+    live = None if gpu is not None else _live_device()
+    # "" = no override file; the environment variable is passed explicitly so the cache key matches.
+    hw = _core.resolve_hardware(live, gpu or "", override or "")
+    return hw, (live.name if live is not None else None)
+
+
+def get_selector(gpu: Optional[str] = None, mode: str = DEFAULT_MODE) -> _SelectorEntry:
+    """The (cached) selector for a GPU table row (None: the visible GPU or the default row) and mode."""
+    gpu = _check_gpu(gpu)
+    mode = _check_mode(mode)
+    override = _environ.get(_ENV_OVERRIDE) or None
+    key = (gpu, mode, override)
+    entry = _selectors.get(key)
+    if entry is not None:
+        return entry
+    with _lock:
+        entry = _selectors.get(key)
+        if entry is not None:
+            return entry
+        hw, live_name = _resolve(gpu, override)
+        if mode == "seed":
+            kernels: List[Any] = []
+            note = ("abstract config space (config_space.def), the seed's shared-memory filter "
+                    "(BM*BK + BK*BN) * bytes <= smem per block (one stage), stages=2, warps=8")
+        else:
+            kernels, why = _kernel_resources()
+            if kernels:
+                note = why
+            else:
+                note = (f"no compiled kernel list: {why}; using the abstract config space with the shared-memory "
+                        f"filter counting {_core.ModelOptions().abstract_stages} stages and estimated registers "
+                        "(accumulators + overhead)")
+        opts = _core.ModelOptions(mode)
+        entry = _SelectorEntry(_core.Selector(hw, kernels, opts), hw, mode, note, live_name)
+        _selectors[key] = entry
+        return entry
+
+
+# ---- select / rank ----------------------------------------------------------------------------
+def select(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = None,
+           mode: str = DEFAULT_MODE) -> Config:
+    """The tile configuration the model picks for C[M,N] = A[M,K] @ B[K,N].
+
+    Args:
+        M, N, K: positive problem sizes.
+        dtype: "float16" or "bfloat16" (aliases fp16/half/bf16 and torch dtypes accepted).
+        gpu: a row of the calibrated table (see :func:`gpus`); None = the visible GPU, or the
+            default row (H100_SXM) when no GPU is visible.
+        mode: "nv" (compiled kernels, default) or "seed" (the seed's model exactly).
+
+    Returns:
+        The chosen :class:`Config`, with its phase-2 GROUP_SIZE_M. Cached per
+        (M, N, K, dtype, gpu, mode, ORIGAMI_NV_HW_PARAMS).
+    """
+    key = (M, N, K, dtype, gpu, mode, _environ.get(_ENV_OVERRIDE))
+    hit = _picks.get(key)
+    if hit is not None and type(M) is int and type(N) is int and type(K) is int:
+        return hit
+    M, N, K = _check_dim("M", M), _check_dim("N", N), _check_dim("K", K)
+    dt = _check_dtype(dtype)
+    entry = get_selector(gpu, mode)
+    cfg = entry.selector.select_config(M, N, K, dt)
+    if type(dtype) is str and (gpu is None or type(gpu) is str):
+        _picks[key] = cfg
+        _picks[(M, N, K, dt, gpu, mode, key[-1])] = cfg
+    return cfg
+
+
+@dataclass(frozen=True)
+class RankedConfig:
+    """One ranked candidate: its config (phase-1 GROUP_SIZE_M), predicted cycles and time."""
+    rank: int
+    config: Config
+    predicted_cycles: float
+    predicted_us: float
+    breakdown: Dict[str, Any] = field(repr=False, compare=False)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"rank": self.rank, "config": self.config.to_dict(), "predicted_cycles": self.predicted_cycles,
+                "predicted_us": self.predicted_us, "breakdown": dict(self.breakdown)}
+
+
+def _cycles_to_us(hw: Any, cycles: float) -> float:
+    return cycles / hw.get("sustained_clock_mhz")
+
+
+def rank(M: int, N: int, K: int, top: Optional[int] = 10, dtype: Any = "float16", gpu: Optional[str] = None,
+         mode: str = DEFAULT_MODE) -> List[RankedConfig]:
+    """Candidates ranked by predicted cycles, best first (phase 1; the pick's GROUP_SIZE_M is
+    chosen afterwards by :func:`select`). ``top=None`` returns every admissible candidate."""
+    M, N, K = _check_dim("M", M), _check_dim("N", N), _check_dim("K", K)
+    if top is not None:
+        top = operator.index(top)
+        if top < 0:
+            raise ValueError(f"top must be >= 0 or None, got {top}")
+    dt = _check_dtype(dtype)
+    entry = get_selector(gpu, mode)
+    sel = entry.selector.selection(M, N, K, dt, top)
+    out = []
+    for i, (cfg, bd) in enumerate(sel["ranking"]):
+        out.append(RankedConfig(i + 1, cfg, bd["total_cycles"], _cycles_to_us(entry.hardware, bd["total_cycles"]), bd))
+    return out
+
+
+def explain(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = None, mode: str = DEFAULT_MODE,
+            top: int = 10):
+    """Why the model picks what it picks: the Appendix A walk-through of every term (value and
+    unit) for the chosen config, the tier and source of each hardware value, the top-k table, the
+    phase-2 GROUP_SIZE_M costs and the excluded candidates with their reasons.
+
+    Returns an :class:`origami_nv._explain.Explanation` (``str()`` for text, ``_repr_html_`` in
+    notebooks, ``to_dict()`` for JSON)."""
+    from ._explain import Explanation
+
+    M, N, K = _check_dim("M", M), _check_dim("N", N), _check_dim("K", K)
+    top = operator.index(top)
+    if top < 1:
+        raise ValueError(f"top must be >= 1, got {top}")
+    dt = _check_dtype(dtype)
+    entry = get_selector(gpu, mode)
+    sel = entry.selector.selection(M, N, K, dt, None)
+    return Explanation(problem=(M, N, K), dtype=dt, mode=mode, selection=sel, hardware=hardware_of(entry),
+                       candidates_note=entry.candidates_note, top=top,
+                       candidate_count=entry.selector.candidate_count(dt))
+
+
+# ---- hardware -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class HardwareValue:
+    """One hardware parameter with its provenance."""
+    name: str
+    value: float
+    unit: str
+    tier: str          # "default", "derived", "table", "override"
+    source: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """Resolved hardware parameters (``hw["n_sm"].value``); ``str()`` prints a table."""
+    name: str
+    values: Dict[str, HardwareValue]
+    live_device: Optional[str] = None
+
+    def __getitem__(self, key: str) -> HardwareValue:
+        try:
+            return self.values[key]
+        except KeyError:
+            raise KeyError(f"unknown hardware parameter {key!r} (known: {', '.join(self.values)})") from None
+
+    def value(self, key: str) -> float:
+        return self[key].value
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"name": self.name, "live_device": self.live_device,
+                "values": {k: {"value": v.value, "unit": v.unit, "tier": v.tier, "source": v.source}
+                           for k, v in self.values.items()}}
+
+    def __str__(self) -> str:
+        lines = [f"hardware: {self.name}" + (f" (visible device: {self.live_device})" if self.live_device else "")]
+        w = max(len(k) for k in self.values)
+        for k, v in self.values.items():
+            lines.append(f"  {k:<{w}}  {_fmt_num(v.value):>14} {v.unit:<15} {v.tier:<8} {v.source}")
+        return "\n".join(lines)
+
+
+def _fmt_num(v: float) -> str:
+    if v == int(v) and abs(v) < 1e15:
+        return f"{int(v):,}"
+    return f"{v:.6g}"
+
+
+def _hardware_from_params(hw: Any, live: Optional[str]) -> Hardware:
+    info = {k["name"]: k for k in _core.hardware_key_info()}
+    d = hw.to_dict()
+    vals = {}
+    for k in info:  # the key order of hardware.cpp
+        e = d["values"][k]
+        vals[k] = HardwareValue(k, e["value"], info[k]["unit"], e["tier"], e["source"], info[k]["description"])
+    return Hardware(d["name"], vals, live)
+
+
+def hardware_of(entry: _SelectorEntry) -> Hardware:
+    return _hardware_from_params(entry.hardware, entry.live_device)
+
+
+def hardware(gpu: Optional[str] = None, device: Any = None) -> Hardware:
+    """The hardware parameters the model uses, each with its tier and source.
+
+    Args:
+        gpu: a table row (see :func:`gpus`); None = the visible GPU, else the default row.
+        device: an explicit ``origami_nv._core.DeviceProperties`` to derive from (tests, or a
+            device described by hand); the table row is matched by its name unless ``gpu`` names one.
+    """
+    gpu = _check_gpu(gpu)
+    override = _environ.get(_ENV_OVERRIDE) or ""
+    if device is not None:
+        return _hardware_from_params(_core.resolve_hardware(device, gpu or "", override), device.name)
+    hw, live = _resolve(gpu, override or None)
+    return _hardware_from_params(hw, live)
+
+
+def gpus() -> List[str]:
+    """Names of the calibrated table rows (python/origami_nv/data/gpus.json, embedded in the library)."""
+    return list(_core.table_gpu_names())
+
+
+def gpu_table() -> Dict[str, Any]:
+    """The embedded gpus.json (the same table the C++ op uses)."""
+    return json.loads(_core.embedded_gpu_table_json())

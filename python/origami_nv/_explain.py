@@ -1,0 +1,305 @@
+"""Rendering of a selection as the seed's Appendix A walk-through (text), HTML and a dict."""
+from __future__ import annotations
+
+import html
+import math
+from typing import Any, Dict, List, Optional, Tuple
+
+__all__ = ["Explanation"]
+
+
+def _n(v: float, digits: int = 0) -> str:
+    """A number with thousands separators (integers exact, others rounded)."""
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, int):
+        return f"{v:,}"
+    if not math.isfinite(v):
+        return str(v)
+    if digits == 0:
+        return f"{round(v):,}"
+    return f"{v:,.{digits}f}"
+
+
+def _cfg(c: Any) -> str:
+    return f"({c.block_m}, {c.block_n}, {c.block_k}) {c.family} s{c.stages} w{c.warps}"
+
+
+class Explanation:
+    """Why a tile configuration was chosen.
+
+    ``str(e)``: the walk-through (every term with value and unit; tier of each hardware value),
+    the top-k table, the phase-2 costs, the excluded configs with reason and figures.
+    ``e._repr_html_()``: the same for notebooks. ``e.to_dict()``: JSON-serialisable.
+    """
+
+    def __init__(self, problem: Tuple[int, int, int], dtype: str, mode: str, selection: Dict[str, Any],
+                 hardware: Any, candidates_note: str, top: int, candidate_count: int):
+        self.problem = problem
+        self.dtype = dtype
+        self.mode = mode
+        self.selection = selection
+        self.hardware = hardware
+        self.candidates_note = candidates_note
+        self.top = top
+        self.candidate_count = candidate_count
+
+    # ---- convenience ----------------------------------------------------------------------------
+    @property
+    def config(self):
+        """The chosen configuration (with its phase-2 GROUP_SIZE_M)."""
+        return self.selection["config"]
+
+    @property
+    def breakdown(self) -> Dict[str, Any]:
+        """Every term of the model for the pick, as ranked in phase 1."""
+        return self.selection["breakdown"]
+
+    @property
+    def predicted_cycles(self) -> float:
+        return self.breakdown["total_cycles"]
+
+    def _hv(self, key: str) -> float:
+        return self.hardware[key].value
+
+    def _us(self, cycles: float) -> float:
+        return cycles / self._hv("sustained_clock_mhz")
+
+    def _family_line(self) -> str:
+        best = self.selection["best_by_family"]
+        fam = self.config.family
+        mine = self.predicted_cycles
+        others = [(f, v) for f, v in best.items() if f != fam]
+        if not others:
+            return (f"Family: {fam} (the only family among the admissible candidates; "
+                    f"{len(self.selection['excluded'])} excluded)")
+        parts = []
+        for f, (cfg, cycles) in others:
+            parts.append(f"best {f} is {_cfg(cfg)} at {_n(cycles)} cycles ({cycles / mine:.2f}x the pick)")
+        return f"Family: {fam} won with {_n(mine)} predicted cycles; " + "; ".join(parts)
+
+    # ---- text -----------------------------------------------------------------------------------
+    def _hardware_lines(self) -> List[str]:
+        out = [f"Hardware parameters: {self.hardware.name}"
+               + (f" (visible device: {self.hardware.live_device})" if self.hardware.live_device else "")]
+        w = max(len(k) for k in self.hardware.values)
+        for k, v in self.hardware.values.items():
+            out.append(f"  {k:<{w}} = {_fmt_hw(v.value):>12} {v.unit:<14} [{v.tier}] {v.source}")
+        return out
+
+    def _seed_walkthrough(self) -> List[str]:
+        b = self.breakdown
+        c = self.config
+        M, N, K = self.problem
+        bytes_ = 2
+        hv = self._hv
+        mm, mn, mk = int(hv("mma_m")), int(hv("mma_n")), int(hv("mma_k"))
+        L = []
+        L.append("[Algorithm 3] Compute latency")
+        L.append(f"  N_MMA     = ceil({c.block_m}/{mm}) x ceil({c.block_n}/{mn}) x ceil({c.block_k}/{mk})"
+                 f" = {_n(b['n_mma'])} MMA instructions")
+        L.append(f"  L_MI      = mma_latency / TC_per_SM = {_n(hv('mma_latency'), 2)} / {_n(hv('tensor_cores_per_sm'))}"
+                 f" = {b['mma_issue_cycles']:.3f} cycles per MMA")
+        L.append(f"  L_compute = {b['mma_issue_cycles']:.3f} x {_n(b['n_mma'])} = {_n(b['compute_cycles'], 1)} cycles"
+                 " per K-iteration")
+        L.append("[Algorithm 4] Occupancy")
+        L.append(f"  grid_M      = ceil({M}/{c.block_m}) = {b['grid_m']} tiles")
+        L.append(f"  grid_N      = ceil({N}/{c.block_n}) = {b['grid_n']} tiles")
+        L.append(f"  total_tiles = {b['grid_m']} x {b['grid_n']} = {_n(b['total_tiles'])} tiles")
+        L.append(f"  active_SMs  = min({_n(b['total_tiles'])}, {_n(hv('n_sm'))}) = {b['active_sms']} SMs")
+        L.append(f"  num_waves   = ceil({_n(b['total_tiles'])}/{_n(hv('n_sm'))}) = {b['num_waves']} waves")
+        L.append("[Algorithm 5] L2 hit rate")
+        L.append(f"  WGM (phase-1 GROUP_SIZE_M) = {b['group_size_m']}; super-group = {b['l2_tile_m']} x {b['l2_tile_n']} tiles")
+        L.append(f"  L2_hit (local reuse) = {b['l2_local_hit_rate']:.4f}")
+        cap = "cap 0.5 applied" if b["l2_global_cap_applied"] else "no cap"
+        L.append(f"  Global cap check: working set (M+N) x BLOCK_K x {bytes_} = {_n(b['working_set_bytes'])} bytes"
+                 f" vs L2 = {_n(hv('l2_bytes'))} bytes -> {cap}")
+        L.append(f"  L2_hit = {b['l2_hit_rate']:.4f}")
+        L.append("[Algorithm 7] Memory latency")
+        L.append(f"  load_A     = {_n(b['load_a_bytes'])} bytes per SM per K-iteration (128-byte lines)")
+        L.append(f"  load_B     = {_n(b['load_b_bytes'])} bytes per SM per K-iteration")
+        L.append(f"  per_SM     = {_n(b['per_sm_load_bytes'])} bytes")
+        L.append(f"  total_load = {_n(b['per_sm_load_bytes'])} x {b['active_sms']} = {_n(b['total_load_bytes'])} bytes")
+        L.append(f"  -- L2 path: l2_bw_frac = {b['l2_bw_fraction']:.3f}, limited_L2 = {_n(b['limited_l2_bw'], 1)} bytes/cycle,"
+                 f" L_L2 = {_n(b['l2_cycles'], 1)} cycles")
+        L.append(f"  -- DRAM path: dram_bw_frac = {b['dram_bw_fraction']:.3f}, load_DRAM = {_n(b['dram_load_bytes'])} bytes,"
+                 f" limited_DRAM = {_n(b['limited_dram_bw'], 1)} bytes/cycle,"
+                 f" L_DRAM = {_n(b['dram_cycles'], 1)} cycles (incl. hbm_latency_penalty {_n(hv('hbm_latency_penalty'))})")
+        L.append(f"  L_mem = max({_n(b['l2_cycles'], 1)}, {_n(b['dram_cycles'], 1)}) = {_n(b['memory_cycles'], 1)} cycles"
+                 f"  <- {b['memory_bound']}-bound")
+        L.append("[Work utilization]")
+        L.append(f"  utilization = {b['utilization']:.4f}, penalty = {b['penalty']:.4f}")
+        L.append("[Algorithm 8] Tile latency")
+        L.append(f"  occupancy  = {b['occupancy']:g}")
+        L.append(f"  L_prologue = 1.5 x L_mem x penalty x 0.95^occupancy = {_n(b['prologue_cycles'], 1)} cycles")
+        L.append(f"  output     = {b['active_sms']} x {c.block_m} x {c.block_n} x {bytes_} = {_n(b['output_bytes'])} bytes;"
+                 f" epilogue_BW = {_n(b['epilogue_bw'], 1)} bytes/cycle")
+        L.append(f"  L_epilogue = (output/epilogue_BW + L_compute x penalty) x 0.95^occupancy = {_n(b['epilogue_cycles'], 1)} cycles")
+        L.append(f"  num_iter   = max(ceil({K}/{c.block_k}) - 1, 1) = {b['num_iter']} iterations")
+        L.append(f"  k_pad      = {_n(b['k_pad_penalty_cycles'], 1)} cycles")
+        L.append(f"  L_steady   = max(L_compute, L_mem) x penalty = {_n(b['steady_cycles'], 1)} cycles  <- {b['bound']}-bound")
+        L.append(f"  loop overhead = 500 x {b['num_iter']} = {_n(b['loop_overhead_cycles'])} cycles; setup = {_n(b['setup_cycles'])} cycle")
+        L.append(f"  L_tile = L_steady x num_iter + L_prologue + 2 x L_epilogue + setup + loop overhead + k_pad"
+                 f" = {_n(b['tile_cycles'], 1)} cycles")
+        L.append("[Algorithm 9] Total latency")
+        L.append(f"  L_total = {_n(b['tile_cycles'], 1)} x {b['num_waves']} waves = {_n(b['total_cycles'])} cycles"
+                 f" ({self._us(b['total_cycles']):,.1f} us at {_n(hv('sustained_clock_mhz'))} MHz)")
+        return L
+
+    def _nv_walkthrough(self) -> List[str]:
+        b = self.breakdown
+        c = self.config
+        M, N, K = self.problem
+        hv = self._hv
+        rate_key = "wgmma_flops_per_cycle" if c.family == "wgmma" else "mma_sync_flops_per_cycle"
+        L = []
+        L.append("[Algorithm 4] Occupancy (real resources; CUDA occupancy calculator rules)")
+        L.append(f"  grid = ceil({M}/{c.block_m}) x ceil({N}/{c.block_n}) = {b['grid_m']} x {b['grid_n']}"
+                 f" = {_n(b['total_tiles'])} tiles")
+        L.append(f"  blocks_per_SM = {b['blocks_per_sm']} (limited by {b['occupancy_limiter']});"
+                 f" active_SMs = {b['active_sms']}; tiles in flight = {_n(b['concurrent_tiles'])}")
+        L.append(f"  num_waves = ceil({_n(b['total_tiles'])} / ({_n(hv('n_sm'))} x {b['blocks_per_sm']})) = {b['num_waves']} waves")
+        L.append("[Algorithm 3] Compute per K-iteration (throughput)")
+        L.append(f"  flops = 2 x {c.block_m} x {c.block_n} x {c.block_k} = {_n(b['flops_per_k_iter'])} flop"
+                 f" ({_n(b['n_mma'])} m16n8k16-equivalent MMAs)")
+        L.append(f"  rate  = {rate_key} {_n(hv(rate_key))} x issue efficiency, shared by the blocks of one SM"
+                 f" = {_n(b['tensor_flops_per_cycle'], 1)} flop/cycle for this block")
+        L.append(f"  L_compute = {_n(b['compute_cycles'], 1)} cycles per K-iteration")
+        L.append("[Algorithm 5] L2 hit rate (Triton GROUP_SIZE_M raster of the tiles in flight)")
+        L.append(f"  GROUP_SIZE_M = {b['group_size_m']}: {b['l2_tile_m']} unique tile-rows of A x {b['l2_tile_n']}"
+                 f" unique tile-columns of B")
+        L.append(f"  L2_hit = {b['l2_hit_rate']:.4f} (local {b['l2_local_hit_rate']:.4f},"
+                 f" whole-problem reuse {b['l2_global_reuse_rate']:.4f})")
+        L.append("[Algorithm 7] Memory per K-iteration")
+        L.append(f"  load_A = {_n(b['load_a_bytes'])} bytes, load_B = {_n(b['load_b_bytes'])} bytes per tile (32-byte sectors)")
+        L.append(f"  total_load = {_n(b['total_load_bytes'])} bytes over {_n(b['concurrent_tiles'])} tiles in flight")
+        L.append(f"  L_L2   = {_n(b['total_load_bytes'])} / ({_n(hv('l2_perf_ratio'), 1)} x {b['l2_bw_fraction']:.3f})"
+                 f" = {_n(b['l2_cycles'], 1)} cycles")
+        L.append(f"  L_DRAM = {_n(b['dram_load_bytes'])} / ({_n(hv('dram_perf_ratio'), 1)} x {b['dram_bw_fraction']:.3f})"
+                 f" = {_n(b['dram_cycles'], 1)} cycles")
+        L.append(f"  latency bound = (hit x l2_latency + miss x hbm_latency) / (stages - 1) = {_n(b['latency_bound_cycles'], 1)}"
+                 f" cycles (stages = {c.stages})")
+        L.append(f"  L_mem = {_n(b['memory_cycles'], 1)} cycles  <- {b['memory_bound']}-bound")
+        L.append("[Algorithm 8] Tile latency")
+        L.append(f"  L_steady   = max(L_compute, L_mem) + (1 - overlap) x min = {_n(b['steady_cycles'], 1)} cycles"
+                 f" per K-iteration  <- {b['bound']}-bound")
+        L.append(f"  K-loop     = {b['num_iter']} iterations x L_steady + overhead {_n(b['loop_overhead_cycles'])} cycles")
+        L.append(f"  L_prologue = {_n(b['prologue_cycles'], 1)} cycles (first load latency)")
+        L.append(f"  L_epilogue = {_n(b['output_bytes'])} bytes of C / {_n(b['epilogue_bw'], 1)} bytes/cycle + DRAM latency"
+                 f" = {_n(b['epilogue_cycles'], 1)} cycles")
+        L.append(f"  setup      = {_n(b['setup_cycles'])} cycles")
+        L.append(f"  L_tile     = {_n(b['tile_cycles'], 1)} cycles")
+        L.append("[Algorithm 9] Total latency")
+        L.append(f"  L_total = {_n(b['tile_cycles'], 1)} x {b['num_waves']} waves = {_n(b['total_cycles'])} cycles"
+                 f" ({self._us(b['total_cycles']):,.1f} us at {_n(hv('sustained_clock_mhz'))} MHz;"
+                 f" {2.0 * M * N * K / self._us(b['total_cycles']) / 1e6:,.1f} TFLOP/s)")
+        return L
+
+    def _ranking_rows(self) -> List[Tuple[int, Any, Dict[str, Any]]]:
+        return [(i + 1, c, b) for i, (c, b) in enumerate(self.selection["ranking"][: self.top])]
+
+    def __str__(self) -> str:
+        M, N, K = self.problem
+        s = self.selection
+        c = self.config
+        L = [f"origami_nv explain: ({M}, {N}, {K}) {self.dtype}, mode {self.mode}, gpu {self.hardware.name}"]
+        L.append(f"Candidates: {self.candidate_count} admissible, {len(s['excluded'])} excluded; {self.candidates_note}")
+        L.append("")
+        L.extend(self._hardware_lines())
+        L.append("")
+        L.append(f"Phase 1: scored {s['ranking_size']} configs with GROUP_SIZE_M = {s['phase1_group_size_m']}"
+                 f" (ceil(sqrt(N_SM)) unless set)")
+        L.append(f"Winner: {_cfg(c)} with predicted latency {_n(self.predicted_cycles)} cycles")
+        L.append(self._family_line())
+        L.append("")
+        L.extend(self._seed_walkthrough() if self.mode == "seed" else self._nv_walkthrough())
+        L.append("")
+        L.append("Phase 2: GROUP_SIZE_M by the L2 footprint of the tiles in flight (|unique_M| x BLOCK_M + |unique_N| x BLOCK_N)")
+        L.append("  " + ", ".join(f"g{g}: {_n(cost)}" for g, cost in s["group_size_m_costs"]))
+        L.append(f"  Winner: GROUP_SIZE_M = {c.group_size_m}; re-evaluated with it: "
+                 f"{_n(s['final_breakdown']['total_cycles'])} cycles")
+        L.append("")
+        L.append(f"Final configuration: BLOCK_M={c.block_m}, BLOCK_N={c.block_n}, BLOCK_K={c.block_k}, "
+                 f"GROUP_SIZE_M={c.group_size_m}, stages={c.stages}, warps={c.warps}, family={c.family}")
+        L.append("")
+        L.append(f"Top {min(self.top, s['ranking_size'])} of {s['ranking_size']} (phase 1):")
+        L.append(f"  {'#':>3}  {'config':<34} {'cycles':>14} {'us':>10} {'bound':<8} {'memory':<15} "
+                 f"{'waves':>6} {'blk/SM':>6} {'L2 hit':>7}")
+        for r, cfg, b in self._ranking_rows():
+            L.append(f"  {r:>3}  {_cfg(cfg):<34} {_n(b['total_cycles']):>14} {self._us(b['total_cycles']):>10.1f} "
+                     f"{b['bound']:<8} {b['memory_bound']:<15} {b['num_waves']:>6} {b['blocks_per_sm']:>6} "
+                     f"{b['l2_hit_rate']:>7.3f}")
+        L.append("")
+        ex = s["excluded"]
+        L.append(f"Excluded ({len(ex)}):")
+        for cfg, why in ex:
+            L.append(f"  {_cfg(cfg):<34} {why}")
+        return "\n".join(L)
+
+    __repr__ = __str__
+
+    # ---- html -----------------------------------------------------------------------------------
+    def _repr_html_(self) -> str:
+        e = html.escape
+        s = self.selection
+        M, N, K = self.problem
+        parts = [f"<div class='origami-explain'><h4>origami_nv explain: ({M}, {N}, {K}) {e(self.dtype)},"
+                 f" mode {e(self.mode)}, gpu {e(self.hardware.name)}</h4>"]
+        parts.append(f"<p><b>Pick:</b> {e(_cfg(self.config))} g{self.config.group_size_m},"
+                     f" {_n(self.predicted_cycles)} predicted cycles. {e(self._family_line())}</p>")
+        parts.append(f"<p>{e(self.candidates_note)}</p>")
+        parts.append("<table><tr><th>#</th><th>config</th><th>cycles</th><th>us</th><th>bound</th>"
+                     "<th>memory</th><th>waves</th><th>blocks/SM</th><th>L2 hit</th></tr>")
+        for r, cfg, b in self._ranking_rows():
+            style = " style='font-weight:bold'" if r == 1 else ""
+            parts.append(f"<tr{style}><td>{r}</td><td>{e(_cfg(cfg))}</td><td>{_n(b['total_cycles'])}</td>"
+                         f"<td>{self._us(b['total_cycles']):.1f}</td><td>{e(b['bound'])}</td><td>{e(b['memory_bound'])}</td>"
+                         f"<td>{b['num_waves']}</td><td>{b['blocks_per_sm']}</td><td>{b['l2_hit_rate']:.3f}</td></tr>")
+        parts.append("</table>")
+        walk = self._seed_walkthrough() if self.mode == "seed" else self._nv_walkthrough()
+        parts.append("<details open><summary>Walk-through</summary><pre>" + e("\n".join(walk)) + "</pre></details>")
+        parts.append("<details><summary>Hardware parameters</summary><table><tr><th>key</th><th>value</th>"
+                     "<th>unit</th><th>tier</th><th>source</th></tr>")
+        for k, v in self.hardware.values.items():
+            parts.append(f"<tr><td>{e(k)}</td><td>{e(_fmt_hw(v.value))}</td><td>{e(v.unit)}</td><td>{e(v.tier)}</td>"
+                         f"<td>{e(v.source)}</td></tr>")
+        parts.append("</table></details>")
+        parts.append(f"<details><summary>Excluded ({len(s['excluded'])})</summary><table>"
+                     "<tr><th>config</th><th>reason</th></tr>")
+        for cfg, why in s["excluded"]:
+            parts.append(f"<tr><td>{e(_cfg(cfg))}</td><td>{e(why)}</td></tr>")
+        parts.append("</table></details></div>")
+        return "".join(parts)
+
+    # ---- dict -----------------------------------------------------------------------------------
+    def to_dict(self) -> Dict[str, Any]:
+        s = self.selection
+        M, N, K = self.problem
+        return {
+            "problem": {"M": M, "N": N, "K": K, "dtype": self.dtype},
+            "mode": self.mode,
+            "gpu": self.hardware.name,
+            "candidates": {"admissible": self.candidate_count, "excluded": len(s["excluded"]),
+                           "note": self.candidates_note},
+            "config": self.config.to_dict(),
+            "predicted_cycles": self.predicted_cycles,
+            "predicted_us": self._us(self.predicted_cycles),
+            "family": {"pick": self.config.family,
+                       "best_by_family": {f: {"config": cfg.to_dict(), "predicted_cycles": cyc}
+                                          for f, (cfg, cyc) in s["best_by_family"].items()}},
+            "breakdown": dict(s["breakdown"]),
+            "final_breakdown": dict(s["final_breakdown"]),
+            "phase1_group_size_m": s["phase1_group_size_m"],
+            "phase2": [{"group_size_m": g, "cost": cost} for g, cost in s["group_size_m_costs"]],
+            "ranking": [{"rank": r, "config": cfg.to_dict(), "predicted_cycles": b["total_cycles"],
+                         "predicted_us": self._us(b["total_cycles"]), "bound": b["bound"],
+                         "memory_bound": b["memory_bound"]} for r, cfg, b in self._ranking_rows()],
+            "excluded": [{"config": cfg.to_dict(), "reason": why} for cfg, why in s["excluded"]],
+            "hardware": self.hardware.to_dict(),
+        }
+
+
+def _fmt_hw(v: float) -> str:
+    if v == int(v) and abs(v) < 1e15:
+        return f"{int(v):,}"
+    return f"{v:.6g}"
