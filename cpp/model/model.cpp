@@ -20,7 +20,10 @@ inline double ceil_to(double v, double unit) { return std::ceil(v / unit) * unit
 // quadratic (SourceFlags::quadratic_dram_bandwidth).
 double dram_bw_fraction(const HardwareParams& hw, const ModelOptions& o, double active) {
   if (o.source.quadratic_dram_bandwidth) {
-    const double f = hw.get("dram_bw_c0") * active * active + hw.get("dram_bw_c1") * active + hw.get("dram_bw_c2");
+    const double c0 = hw.get("dram_bw_c0"), c1 = hw.get("dram_bw_c1"), c2 = hw.get("dram_bw_c2");
+    // A concave fit (c0 < 0) is only meaningful up to its vertex (saturation): hold it there.
+    if (c0 < 0) active = std::min(active, -c1 / (2.0 * c0));
+    const double f = c0 * active * active + c1 * active + c2;
     return std::min(1.0, std::max(f, 1e-6));
   }
   return std::min(1.0, hw.get("dram_bw_coeff") * active);

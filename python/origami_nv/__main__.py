@@ -73,10 +73,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # calibrate / bench own their arguments: forward everything after the subcommand.
     if argv and argv[0] in ("calibrate", "bench"):
-        if argv[0] == "calibrate":
-            from . import calibrate as mod
-        else:
-            from . import bench as mod
+        import importlib
+
+        # import_module, not `from . import calibrate`: the package attribute `calibrate` is the
+        # calibrate() function (re-exported by __init__), not the module.
+        mod = importlib.import_module(f"origami_nv.{argv[0]}")
         rc = mod.main(argv[1:])
         return int(rc or 0)
     p = _parser()
