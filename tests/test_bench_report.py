@@ -149,3 +149,11 @@ def test_cli_rejects_bad_shard(capsys):
     assert cli.main(["run", "--suite", "tiny", "--shard", "3/2"]) == cli.EXIT_USAGE
     assert "0 <= i < n" in capsys.readouterr().err
     assert cli.main(["run", "--suite", "nope"]) == cli.EXIT_USAGE
+
+
+def test_cli_run_without_gpu_says_why(tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is visible")
+    assert cli.main(["run", "--suite", "tiny", "--out", str(tmp_path)]) == cli.EXIT_ENV
+    assert "needs a visible CUDA GPU" in capsys.readouterr().err

@@ -162,3 +162,45 @@ def test_selection_failure_is_a_failed_pick(tmp_path):
     by = {r["item"]: r for r in results(tmp_path)}
     assert by["pick"]["status"] == "error" and "selection failed" in by["pick"]["error"]
     assert by[ID["B"]]["status"] == "ok"     # the brute force still ran
+
+
+def test_exact_pick_is_part_of_the_brute_force(tmp_path):
+    # the pick's phase-2 GROUP_SIZE_M (1) differs from the ranked phase-1 value (8): both are timed
+    h, s = make()
+    pick = dict(A, group_size_m=1)
+    s._pick = pick
+    h.times[C.config_id(pick)] = 0.9e-6
+    run_suite(Suite("t", "", SUITE.sizes[:1]), tmp_path, h, [s], RunOptions())
+    by = {r["item"]: r for r in results(tmp_path) if r["kind"] == "config"}
+    assert by[C.config_id(pick)]["status"] == "ok" and by[C.config_id(pick)]["predicted_cycles"] is None
+    assert by[ID["A"]]["status"] == "ok"
+    assert [i for _, i, _ in h.timed][2] == C.config_id(pick)     # after cublas and the pick: first in BF
+
+
+def test_watchdog_records_a_hang_and_exits(tmp_path):
+    import subprocess
+    import sys
+    import textwrap
+    code = textwrap.dedent(f"""
+        import time
+        from origami_nv.bench.fake import FakeHarness, FakeSystem
+        from origami_nv.bench.runner import RunOptions, run_suite
+        from origami_nv.bench.suites import Size, Suite
+        cfg = dict(block_m=64, block_n=64, block_k=32, group_size_m=8, stages=3, warps=4, family="mma_sync")
+        class Hang(FakeHarness):
+            def time(self, ctx, fn, cutoff_s=None):
+                if fn.item != "cublas":
+                    time.sleep(3600)      # a kernel that never finishes
+                return super().time(ctx, fn, cutoff_s)
+        h = Hang({{"cublas": 1e-6}})
+        s = FakeSystem("origami", [(cfg, 100.0)], pick=cfg)
+        run_suite(Suite("t", "", (Size(64, 64, 64),)), r"{tmp_path}", h, [s],
+                  RunOptions(item_timeout_s=1.0, on_hang=lambda: open(r"{tmp_path / 'hung'}", "w").close()))
+        """)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == runner_mod.EXIT_HUNG, p.stderr
+    assert (tmp_path / "hung").exists()
+    recs = load_records(tmp_path)
+    crashed = [r for r in recs if r.get("status") == "crashed"]
+    assert len(crashed) == 1 and crashed[0]["item"] == "pick" and "watchdog" in crashed[0]["error"]
+    assert any(r["kind"] == "stopped" for r in recs)

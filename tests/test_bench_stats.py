@@ -107,3 +107,18 @@ def test_suites_shapes_and_shards():
         get_suite("nope")
     with pytest.raises(ValueError):
         Size(0, 1, 1)
+
+
+def test_seed_space_from_config_space_def():
+    from pathlib import Path
+
+    from origami_nv.bench import seed_triton
+    text = (Path(__file__).resolve().parents[1] / "cpp" / "model" / "config_space.def").read_text()
+    sp = seed_triton.parse_config_space(text)
+    assert len(sp["BLOCK_M"]) * len(sp["BLOCK_N"]) * len(sp["BLOCK_K"]) == 150      # seed 000, 5 x 5 x 6
+    assert sorted(seed_triton.seed_tile_space()) == sorted(
+        (m, n, k) for m in sp["BLOCK_M"] for n in sp["BLOCK_N"] for k in sp["BLOCK_K"])
+    cfg = seed_triton.as_seed_config({"block_m": 64, "block_n": 32, "block_k": 128, "group_size_m": 4})
+    assert (cfg["stages"], cfg["warps"], cfg["family"]) == (2, 8, "triton")       # seed 000, Appendix C.2
+    with pytest.raises(ValueError, match="BLOCK_K"):
+        seed_triton.parse_config_space("ORIGAMI_BLOCK_M(16)\nORIGAMI_BLOCK_N(16)\n")

@@ -8,7 +8,8 @@ write the report.
 Layout under --out:  <gpu>/raw/<suite>/<mode>/shard-<i>-of-<n>.jsonl   (raw, appended, resumable)
                      <gpu>/<suite>[-<mode>].md / .csv / .json / *.png (regenerated)
 Exit status of run: 0 complete, 3 stopped by the time budget (re-run to resume), 4 device error
-(the config that broke the context is recorded and skipped on the re-run), 2 bad arguments.
+(the config that broke the context is recorded and skipped on the re-run), 2 bad arguments,
+1 cannot run here (no GPU, op not built).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from pathlib import Path
 from . import report as R
 from .suites import SUITES, get_suite, parse_shard, shard_sizes
 
-EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_DEVICE = 0, 2, 3, 4
+EXIT_OK, EXIT_ENV, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_DEVICE = 0, 1, 2, 3, 4
 
 
 def gpu_slug(name: str) -> str:
@@ -62,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--gpu", default=None, help="gpus.json row for origami_nv (default: match the device)")
     r.add_argument("--seed-gpu", default=None, help="gpus.json row for the seed-mode model (default: match)")
     r.add_argument("--gpu-name", default=None, help="report folder name (default: from the device name)")
+    r.add_argument("--item-timeout", type=float, default=120.0, metavar="SECONDS",
+                   help="a config running longer is taken to hang: recorded as crashed, report written, "
+                        "exit 4 (default 120; 0 = off)")
     r.add_argument("--no-report", action="store_true", help="only measure; write the report later")
     r.add_argument("--no-plots", action="store_true")
     for name in ("report", "merge"):
@@ -114,14 +118,22 @@ def cmd_run(args) -> int:
     suite = get_suite(args.suite)
     shard = parse_shard(args.shard)
     b_layout = args.b_layout or ("col" if suite.name == "llm" else "row")
-    harness = CudaHarness(HarnessOptions(mode=args.timing, repeats=args.repeats,
-                                         target_sample_s=args.target_sample_ms * 1e-3,
-                                         rotate_l2_factor=args.rotate_l2_factor, b_layout=b_layout))
+    try:
+        harness = CudaHarness(HarnessOptions(mode=args.timing, repeats=args.repeats,
+                                             target_sample_s=args.target_sample_ms * 1e-3,
+                                             rotate_l2_factor=args.rotate_l2_factor, b_layout=b_layout))
+    except (RuntimeError, ImportError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_ENV
     gpu = args.gpu_name or gpu_slug(harness.props.name)
     systems = []
     if not args.no_origami:
         from .systems import OrigamiSystem
-        systems.append(OrigamiSystem(mode=args.model_mode, gpu=args.gpu))
+        try:
+            systems.append(OrigamiSystem(mode=args.model_mode, gpu=args.gpu, b_layout=b_layout))
+        except (RuntimeError, ImportError) as e:
+            print(f"error: origami_nv cannot be benchmarked here: {e} (--no-origami runs the rest)", file=sys.stderr)
+            return EXIT_ENV
     if not args.no_seed:
         from .systems import SeedSystem
         try:
@@ -133,9 +145,16 @@ def cmd_run(args) -> int:
     n_sizes = len(shard_sizes(suite.sizes, shard))
     print(f"[bench] suite {suite.name}, shard {shard[0]}/{shard[1]} ({n_sizes} sizes), mode {args.timing}, "
           f"systems {[s.name for s in systems] + ([] if args.no_cublas else ['cublas'])}, raw {raw}", file=sys.stderr)
+    def on_hang():
+        if not args.no_report:
+            an = _write_report(out, gpu, suite.name, args.timing, not args.no_plots)
+            print(R.summary_table(an), flush=True)
+
     outcome = run_suite(suite, raw, harness, systems,
                         RunOptions(shard=shard, time_budget_s=args.time_budget, cutoff_factor=args.cutoff,
-                                   bf_limit=args.bf_limit, cublas=not args.no_cublas, argv=list(sys.argv)))
+                                   bf_limit=args.bf_limit, cublas=not args.no_cublas, argv=list(sys.argv),
+                                   item_timeout_s=args.item_timeout if args.item_timeout > 0 else None,
+                                   on_hang=on_hang))
     status = "complete" if outcome.complete else f"INCOMPLETE ({outcome.reason}): re-run the same command to resume"
     print(f"[bench] shard {shard[0]}/{shard[1]}: {outcome.sizes_done if not outcome.complete else outcome.sizes_total}"
           f"/{outcome.sizes_total} sizes done, {outcome.items_measured} items measured this run; {status}")

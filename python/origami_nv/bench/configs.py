@@ -32,6 +32,8 @@ def normalize(cfg) -> dict:
     """Any config spelling -> {block_m, block_n, block_k, group_size_m, stages, warps, family}."""
     if cfg is None:
         raise ValueError("config is None")
+    if not isinstance(cfg, (dict, list, tuple)) and callable(getattr(cfg, "to_dict", None)):
+        cfg = cfg.to_dict()          # origami_nv.Config (pybind TileConfig)
     if isinstance(cfg, dict):
         src = cfg.get("config", cfg) if "block_m" not in cfg else cfg
         if not isinstance(src, dict):

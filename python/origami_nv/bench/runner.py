@@ -17,7 +17,9 @@ Rules (benchmarks/METHOD.md):
 from __future__ import annotations
 
 import math
+import os
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +31,7 @@ from .timing import DeviceError, LaunchError
 
 
 _now = time.monotonic  # the run's clock (tests replace it with a simulated one)
+EXIT_HUNG = 4           # = cli.EXIT_DEVICE
 
 
 class SystemUnavailable(RuntimeError):
@@ -43,6 +46,12 @@ class RunOptions:
     bf_limit: int | None = None       # time only the pick's kernel + this many best-predicted configs
     cublas: bool = True
     argv: list = field(default_factory=list)
+    # Watchdog: an item (one config) running longer than this, or the run running this long past
+    # its time budget, is taken to hang (a kernel deadlock): it is recorded as crashed, on_hang runs
+    # (the CLI writes the report) and the process exits with EXIT_DEVICE. None = no watchdog.
+    item_timeout_s: float | None = None
+    budget_grace_s: float = 30.0
+    on_hang: object = None
 
 
 @dataclass
@@ -100,6 +109,37 @@ class Runner:
         self.index = ResumeIndex(load_records(self.raw_dir))
         self.budget = Budget(options.time_budget_s)
         self.measured = 0
+        self._current = None          # (attempt record, start time) of the item in flight
+        self._lock = threading.Lock()
+        if options.item_timeout_s is not None:
+            threading.Thread(target=self._watchdog, name="bench-watchdog", daemon=True).start()
+
+    def _watchdog(self):
+        while True:
+            time.sleep(1.0)
+            with self._lock:
+                cur = self._current
+            if cur is None:
+                continue
+            rec, t0 = cur
+            elapsed = _now() - t0
+            over_budget = self.budget.deadline is not None and _now() > self.budget.deadline + self.opt.budget_grace_s
+            if elapsed > self.opt.item_timeout_s or over_budget:
+                why = (f"hung: no result after {elapsed:.0f} s (watchdog, item timeout {self.opt.item_timeout_s:.0f} s"
+                       f"{', past the time budget' if over_budget else ''})")
+                self.store.append({"kind": rec.get("result_kind", "config"), "suite": self.suite.name,
+                                   "size": rec.get("size"), "size_info": rec.get("size_info"),
+                                   "system": rec.get("system"), "item": rec.get("item"), "status": "crashed",
+                                   "config": rec.get("config"), "config_id": rec.get("config_id"),
+                                   "predicted_cycles": rec.get("predicted_cycles"), "error": why})
+                self.store.append({"kind": "stopped", "suite": self.suite.name, "size": rec.get("size"),
+                                   "reason": why})
+                self.log(f"[bench] {why}: {rec.get('item')} at {rec.get('size')}; exiting, re-run to resume")
+                try:
+                    if callable(self.opt.on_hang):
+                        self.opt.on_hang()
+                finally:
+                    os._exit(EXIT_HUNG)
 
     # ---- records -----------------------------------------------------------------------
     def _rec(self, kind: str, size=None, system=None, item=None, **fields) -> dict:
@@ -157,14 +197,19 @@ class Runner:
         return RunOutcome(False, reason)
 
     def _item(self, size, system_name, item, ctx, make_fn, cutoff_s=None, kind="config", extra=None):
-        self._rec("attempt", size=size, system=system_name, item=item, result_kind=kind, **(extra or {}))
+        att = self._rec("attempt", size=size, system=system_name, item=item, result_kind=kind, **(extra or {}))
         t0 = _now()
+        with self._lock:
+            self._current = (att, t0)
         try:
             fields = self._measure(ctx, make_fn, cutoff_s)
         except DeviceError as e:
             self._rec(kind, size=size, system=system_name, item=item, status="error",
                       error=f"device error: {e}"[:500], **(extra or {}))
             raise
+        finally:
+            with self._lock:
+                self._current = None
         rec = self._rec(kind, size=size, system=system_name, item=item, **(extra or {}), **fields)
         self.budget.last_item_s = _now() - t0
         self.measured += 1
@@ -272,6 +317,12 @@ class Runner:
                       error=f"could not list configs: {type(e).__name__}: {e}"[:500])
             return True
         cands = order_candidates(cands, pick.config if pick else None, self.opt.bf_limit)
+        if pick is not None and pick.config and all(C.config_id(c.config) != C.config_id(pick.config) for c in cands):
+            # The pick runs its phase-2 GROUP_SIZE_M; ranked configs carry the phase-1 value. Time the
+            # exact pick as well, so BF always contains it (not in tau: it has no phase-1 prediction).
+            from .systems import Candidate
+            same = [c for c in cands if C.kernel_id(c.config) == C.kernel_id(pick.config)]
+            cands.insert(0, Candidate(dict(pick.config), None, same[0].resources if same else None, True))
         best = self.index.best_time(size.key, name)
         for cand in cands:
             cid = C.config_id(cand.config)

@@ -144,27 +144,17 @@ def parse_config_space(text: str) -> dict[str, list[int]]:
 
 @functools.lru_cache(maxsize=1)
 def seed_tile_space() -> list[tuple[int, int, int]]:
-    """Every (BLOCK_M, BLOCK_N, BLOCK_K) of the seed's space."""
+    """Every (BLOCK_M, BLOCK_N, BLOCK_K) of the seed's space: from the package's bindings
+    (origami_nv._core.space(), compiled from config_space.def), else from the .def file."""
+    try:
+        from origami_nv import _core  # type: ignore
+        sp = _core.space()
+        return [(m, n, k) for m in sp["block_m"] for n in sp["block_n"] for k in sp["block_k"]]
+    except Exception:  # noqa: BLE001 - no compiled package here: read the file
+        pass
     for p in _candidate_def_paths():
         if p.is_file():
             sp = parse_config_space(p.read_text())
             return [(m, n, k) for m in sp["BLOCK_M"] for n in sp["BLOCK_N"] for k in sp["BLOCK_K"]]
-    # The package may expose the space through its bindings instead of the file.
-    try:
-        from origami_nv import _core  # type: ignore
-        for name in ("config_space", "seed_config_space"):
-            f = getattr(_core, name, None)
-            if f is not None:
-                sp = f()
-                get = (lambda k: sp[k]) if isinstance(sp, dict) else (lambda k: getattr(sp, k))
-                bm = get("block_m") if _has(sp, "block_m") else get("BLOCK_M")
-                bn = get("block_n") if _has(sp, "block_n") else get("BLOCK_N")
-                bk = get("block_k") if _has(sp, "block_k") else get("BLOCK_K")
-                return [(m, n, k) for m in bm for n in bn for k in bk]
-    except Exception:  # noqa: BLE001
-        pass
-    raise FileNotFoundError("cpp/model/config_space.def not found; set ORIGAMI_NV_SOURCE_DIR to the source tree")
-
-
-def _has(sp, k):
-    return (k in sp) if isinstance(sp, dict) else hasattr(sp, k)
+    raise FileNotFoundError("the config space is unavailable: origami_nv._core.space() failed and "
+                            "cpp/model/config_space.def was not found (set ORIGAMI_NV_SOURCE_DIR)")

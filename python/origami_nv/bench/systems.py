@@ -6,6 +6,7 @@ Only duck typing is expected by the runner; tests use fake systems with the same
 """
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -53,20 +54,31 @@ def _timed(fn, repeats: int = 200) -> tuple[float, float]:
 
 
 def _clock_hz_from_hardware(hw) -> tuple[float | None, str]:
-    """Sustained SM clock (what the model's cycles elapse at) from origami_nv.hardware()."""
+    """The sustained SM clock the model's cycles elapse at (origami_nv.hardware(): a Hardware with
+    .values[key].value; the same key rank()'s predicted_us uses)."""
+    values = getattr(hw, "values", None)
+    if values is None and isinstance(hw, dict):
+        values = hw.get("values", hw)
     for key in ("sustained_clock_mhz", "sm_clock_mhz"):
-        v = _get(hw, key)
-        if v is None and hasattr(hw, "values"):
-            try:
-                v = hw.values[key]
-            except Exception:  # noqa: BLE001
-                v = None
-        if v is None and isinstance(_get(hw, "params"), dict):
-            v = hw["params"].get(key) if isinstance(hw, dict) else hw.params.get(key)
+        try:
+            v = values[key]
+        except Exception:  # noqa: BLE001
+            continue
         v = _get(v, "value", default=v)
         if isinstance(v, (int, float)) and v > 0:
             return float(v) * 1e6, key
     return None, "unknown"
+
+
+def _cpp_rank_us(mode: str, gpu: str | None, size, repeats: int = 20) -> float | None:
+    """Median microseconds of one uncached phase-1 ranking, timed inside C++ (no Python overhead)."""
+    try:
+        from origami_nv import _api
+        sel = _api.get_selector(gpu, mode).selector
+        us = sel.time_rank_us(size.M, size.N, size.K, size.dtype, repeats)
+        return float(statistics.median(us)) * 1e-6
+    except Exception:  # noqa: BLE001 - an optional extra column
+        return None
 
 
 def _normalize_ranked(entries) -> list[tuple[dict, float | None]]:
@@ -87,32 +99,37 @@ class OrigamiSystem:
 
     name = "origami"
 
-    def __init__(self, mode: str | None = None, gpu: str | None = None):
-        self.mode = mode      # None: the model mode the op uses
+    def __init__(self, mode: str | None = None, gpu: str | None = None, b_layout: str = "row"):
+        self.mode = mode      # None: the model mode the op uses (the API default, "nv")
         self.gpu = gpu
-        import origami_nv as on
+        self.b_layout = b_layout
         import torch
+
+        import origami_nv as on
+        from origami_nv.ops import load_op
         self.on = on
         self.torch = torch
-        if not hasattr(torch.ops, "origami_nv") or not hasattr(torch.ops.origami_nv, "matmul"):
-            raise RuntimeError("torch.ops.origami_nv.matmul is not registered (origami_nv built without the op?)")
-        self._kernels = list(on.kernels())
-        if not self._kernels:
-            raise RuntimeError("origami_nv.kernels() is empty: no compiled kernels to benchmark")
+        self.ops = load_op()   # raises ImportError with the reason when the op was not built
+        if not on.kernels():
+            raise RuntimeError("origami_nv.kernels() is empty: the build compiled no kernels")
+        major, minor = torch.cuda.get_device_capability()
+        self.arch = f"sm_{major}{minor}"
         self._kw = {}
         if mode is not None:
             self._kw["mode"] = mode
         if gpu is not None:
             self._kw["gpu"] = gpu
-        # Build the selector (hardware resolution, registry) outside any timed selection: the
-        # per-shape "cold" time is the first query of a shape, not the first query of the process.
+        # Build the selector (hardware resolution, kernel registry) outside any timed selection:
+        # a shape's "cold" time is its first query, not the first query of the process.
         on.select(17, 19, 23, dtype="float16", **self._kw)
+        self.ops.select_config(17, 19, 23, "float16")
         self._clock_hz, self._clock_key = _clock_hz_from_hardware(on.hardware(**({"gpu": gpu} if gpu else {})))
 
     def describe(self) -> dict:
-        return {"label": "origami_nv", "mode": self.mode or "default", "gpu": self.gpu,
-                "clock_hz": self._clock_hz, "clock_key": self._clock_key,
-                "kernels": len(self._kernels), "version": getattr(self.on, "__version__", "")}
+        return {"label": "origami_nv (model pick through torch.ops.origami_nv)", "mode": self.mode or "default",
+                "gpu": self.gpu, "clock_hz": self._clock_hz, "clock_key": self._clock_key, "arch": self.arch,
+                "b_layout": self.b_layout, "kernels": len(self.on.kernels()),
+                "version": getattr(self.on, "__version__", "")}
 
     def _rank(self, size):
         return _normalize_ranked(self.on.rank(size.M, size.N, size.K, dtype=size.dtype, top=None, **self._kw))
@@ -120,18 +137,15 @@ class OrigamiSystem:
     def selection_times(self, size) -> dict:
         M, N, K, dt = size.M, size.N, size.K, size.dtype
         api_cold, api_cached = _timed(lambda: self.on.select(M, N, K, dtype=dt, **self._kw))
-        out = {"api_cold_s": api_cold, "api_cached_s": api_cached}
-        op = getattr(self.torch.ops.origami_nv, "select_config", None)
-        if op is not None:
-            op_cold, op_cached = _timed(lambda: op(M, N, K, dt))
-            out.update(op_cold_s=op_cold, op_cached_s=op_cached)
-        return out
+        op_cold, op_cached = _timed(lambda: self.ops.select_config(M, N, K, dt))
+        return {"api_cold_s": api_cold, "api_cached_s": api_cached, "op_cold_s": op_cold,
+                "op_cached_s": op_cached, "rank_cpp_s": _cpp_rank_us(self.mode or "nv", self.gpu, size)}
 
     def pick(self, size) -> Pick:
-        op = getattr(self.torch.ops.origami_nv, "select_config", None)
-        if op is not None and self.mode is None and self.gpu is None:
-            cfg = C.normalize(list(op(size.M, size.N, size.K, size.dtype)))
-            via = "torch.ops.origami_nv.select_config + origami_nv.matmul(a, b)"
+        if self.mode is None and self.gpu is None:
+            # exactly what origami_nv.matmul(a, b) launches on this device
+            cfg = C.normalize(list(self.ops.select_config(size.M, size.N, size.K, size.dtype)))
+            via = "origami_nv.matmul(a, b)"
         else:
             cfg = C.normalize(self.on.select(size.M, size.N, size.K, dtype=size.dtype, **self._kw))
             via = "origami_nv.select + origami_nv.matmul(a, b, config=pick)"
@@ -139,45 +153,41 @@ class OrigamiSystem:
         for rc, p in self._rank(size):
             if C.kernel_id(rc) == C.kernel_id(cfg):
                 pc = p
-                if rc["group_size_m"] == cfg["group_size_m"]:
-                    break
+                break
         return Pick(cfg, pc, via)
 
     def pick_fn(self, size, pick: Pick):
-        if pick.via.endswith("matmul(a, b)"):
-            return lambda a, b: self.on.matmul(a, b)
-        cfg = self._to_config(pick.config)
-        return lambda a, b: self.on.matmul(a, b, config=cfg)
+        if pick.via == "origami_nv.matmul(a, b)":
+            return self.on.matmul
+        return functools.partial(self.on.matmul, config=dict(pick.config))
 
     def _kernel_entries(self, dtype: str) -> list[tuple[dict, dict]]:
-        out = []
-        for k in self._kernels:
-            kd = _get(k, "dtype", default=dtype)
-            kd = str(kd).replace("torch.", "")
-            if kd not in (dtype, {"float16": "fp16", "bfloat16": "bf16"}[dtype]):
-                continue
-            cfg = C.normalize(_get(k, "config", default=k))
-            res = _get(k, "resources", default=None)
-            if res is None and isinstance(k, dict):
-                res = {x: k[x] for x in ("registers_per_thread", "spill_store_bytes", "spill_load_bytes",
-                                         "smem_bytes", "threads") if x in k}
-            out.append((cfg, dict(res) if isinstance(res, dict) else None))
-        return out
+        """One entry per compiled kernel config of dtype: the record of the operand layout and
+        architecture this run launches (A row-major; B per b_layout), for its resources."""
+        want_b_k = self.b_layout == "col"
+        recs = list(self.on.kernels(dtype=dtype))
+        arch_ok = [r for r in recs if r.get("arch") in (self.arch, self.arch + "a")] or recs
+        by_kid: dict[str, tuple[int, dict, dict]] = {}
+        for r in arch_ok:
+            cfg = C.normalize(r.get("config", r))
+            score = int(r.get("a_k_contiguous", True) is True) + int(r.get("b_k_contiguous", want_b_k) == want_b_k)
+            res = {k: r.get(k) for k in ("registers_per_thread", "spill_store_bytes", "spill_load_bytes",
+                                         "local_bytes", "smem_bytes", "threads", "arch", "name") if k in r}
+            kid = C.kernel_id(cfg)
+            if kid not in by_kid or score > by_kid[kid][0]:
+                by_kid[kid] = (score, cfg, res)
+        return [(cfg, res) for _, cfg, res in by_kid.values()]
 
     def candidates(self, size) -> list[Candidate]:
         ranked = self._rank(size)
         by_kernel: dict[str, tuple[dict, float | None]] = {}
         for cfg, pc in ranked:
             by_kernel.setdefault(C.kernel_id(cfg), (cfg, pc))
-        # phase-1 GROUP_SIZE_M for kernels the model does not rank: the one the ranked configs use
+        # GROUP_SIZE_M for kernels the model does not rank: the phase-1 value of the ranked ones
         gsm_default = ranked[0][0]["group_size_m"] if ranked else 8
         out = []
-        seen = set()
         for cfg, res in self._kernel_entries(size.dtype):
             kid = C.kernel_id(cfg)
-            if kid in seen:
-                continue
-            seen.add(kid)
             if kid in by_kernel:
                 rc, pc = by_kernel[kid]
                 out.append(Candidate(rc, pc, res, True))
@@ -185,16 +195,8 @@ class OrigamiSystem:
                 out.append(Candidate(dict(cfg, group_size_m=gsm_default), None, res, False))
         return out
 
-    def _to_config(self, cfg: dict):
-        try:
-            return self.on.Config(**cfg)
-        except (TypeError, ValueError):
-            fam = {"mma_sync": 0, "wgmma": 1}.get(cfg["family"], cfg["family"])
-            return self.on.Config(**dict(cfg, family=fam))
-
     def config_fn(self, size, cfg: dict):
-        c = self._to_config(cfg)
-        return lambda a, b: self.on.matmul(a, b, config=c)
+        return functools.partial(self.on.matmul, config=dict(cfg))
 
 
 class SeedSystem:
@@ -235,7 +237,7 @@ class SeedSystem:
     def selection_times(self, size) -> dict:
         M, N, K, dt = size.M, size.N, size.K, size.dtype
         cold, cached = _timed(lambda: self.on.select(M, N, K, dtype=dt, **self._kw))
-        return {"api_cold_s": cold, "api_cached_s": cached}
+        return {"api_cold_s": cold, "api_cached_s": cached, "rank_cpp_s": _cpp_rank_us("seed", self.gpu, size)}
 
     def pick(self, size) -> Pick:
         cfg = self.kernel.as_seed_config(C.normalize(self.on.select(size.M, size.N, size.K, dtype=size.dtype,
