@@ -1,0 +1,61 @@
+"""explain(): the Appendix A walk-through, tiers, ranking, phase 2, exclusions; HTML and dict."""
+import json
+
+import pytest
+
+import origami_nv
+
+
+@pytest.fixture(autouse=True)
+def _no_override(monkeypatch):
+    monkeypatch.delenv("ORIGAMI_NV_HW_PARAMS", raising=False)
+
+
+SEED_TERMS = ["N_MMA", "L_MI", "L_compute", "grid_M", "grid_N", "total_tiles", "active_SMs", "num_waves",
+              "L2_hit", "Global cap check", "load_A", "load_B", "total_load", "L_L2", "L_DRAM", "L_mem",
+              "utilization", "penalty", "occupancy", "L_prologue", "L_epilogue", "num_iter", "k_pad", "L_steady",
+              "L_tile", "L_total", "Phase 2", "GROUP_SIZE_M", "Excluded (28)", "Top 10 of 122"]
+
+
+def test_seed_explain_text_has_every_term_and_figure():
+    e = origami_nv.explain(4096, 4096, 4096, gpu="RTX_3090", mode="seed")
+    text = str(e)
+    for term in SEED_TERMS:
+        assert term in text, term
+    for figure in ["1,024 MMA instructions", "8,448.0 cycles", "= 13 waves", "0.8944", "4,234.1", "1,791.6",
+                   "6,033.6", "13,837.6", "311,097.8", "4,044,272 cycles", "GROUP_SIZE_M=8", "cycles per MMA",
+                   "bytes/cycle"]:
+        assert figure in text, figure
+    # every hardware value with its tier
+    assert "[table] gpus.json row RTX_3090" in text and "[default]" in text
+    assert "shared memory (BM*BK + BK*BN) * 2 = 131072 B > 101376 B" in text
+    assert "Family: mma_sync" in text
+
+
+def test_nv_explain_names_family_and_source_of_candidates():
+    e = origami_nv.explain(4096, 4096, 4096, gpu="H100_SXM")
+    text = str(e)
+    for term in ["blocks_per_SM", "L_compute", "L2_hit", "L_L2", "L_DRAM", "latency bound", "L_mem", "L_steady",
+                 "L_prologue", "L_epilogue", "L_tile", "L_total", "TFLOP/s", "Family:"]:
+        assert term in text, term
+    assert e.candidates_note in text
+    assert e.config.family in text.split("Family:")[1].split("\n")[0]
+
+
+def test_explain_html_and_dict():
+    e = origami_nv.explain(1000, 3000, 2000, dtype="bfloat16", gpu="H200", mode="seed", top=3)
+    h = e._repr_html_()
+    assert h.count("<table") >= 3 and "Walk-through" in h and "H200" in h
+    d = json.loads(json.dumps(e.to_dict()))
+    assert d["problem"] == {"M": 1000, "N": 3000, "K": 2000, "dtype": "bfloat16"}
+    assert len(d["ranking"]) == 3 and d["ranking"][0]["predicted_cycles"] == d["predicted_cycles"]
+    assert d["config"] == e.config.to_dict()
+    assert d["hardware"]["values"]["n_sm"]["tier"] == "table"
+    assert {p["group_size_m"] for p in d["phase2"]} == {1, 2, 3, 4, 5, 6, 8, 16}
+    assert all("reason" in x for x in d["excluded"])
+    assert d["breakdown"]["total_cycles"] == e.predicted_cycles
+
+
+def test_explain_top_must_be_positive():
+    with pytest.raises(ValueError, match="top"):
+        origami_nv.explain(64, 64, 64, top=0)
