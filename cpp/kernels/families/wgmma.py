@@ -76,6 +76,7 @@ class Spec:
     a_k_major: bool
     b_k_major: bool
     epi_n_override: int = 0   # dev experiments only (--variants); 0 = the epilogue rule
+    cluster: int = 1          # CTAs per cluster sharing (TMA-multicasting) the B tile: 1 or 2
 
     block_k: int = BLOCK_K
 
@@ -125,13 +126,14 @@ class Spec:
     def name(self) -> str:
         # e.g. origami_wgmma_128x256x64_s3_w12_bf16_kk  (A K-major, B K-major = the nn.Linear layout)
         return (f"origami_wgmma_{self.block_m}x{self.block_n}x{self.block_k}_s{self.stages}_w{self.warps}"
-                f"_{self.dtype}_{self.layout_tag}" + (f"_e{self.epi_n}" if self.epi_n_override else ""))
+                f"_{self.dtype}_{self.layout_tag}" + (f"_e{self.epi_n}" if self.epi_n_override else "")
+                + (f"_c{self.cluster}" if self.cluster > 1 else ""))
 
     def template_args(self) -> str:
         elem = DTYPES[self.dtype][1]
         return (f"{self.block_m}, {self.block_n}, {self.stages}, {self.consumers}, {self.epi_n}, "
                 f"origami::wgmma::ElemType::{elem}, {str(self.a_k_major).lower()}, "
-                f"{str(self.b_k_major).lower()}")
+                f"{str(self.b_k_major).lower()}" + (f", {self.cluster}" if self.cluster > 1 else ""))
 
     def problems(self) -> list[str]:
         """Reasons this specialisation cannot exist (empty = valid)."""
@@ -154,6 +156,8 @@ class Spec:
             out.append("too many accumulators per consumer thread")
         if self.block_n % self.epi_n or self.epi_n % 64:
             out.append("epilogue slice must divide BLOCK_N and be a multiple of 64")
+        if self.cluster not in (1, 2) or self.block_n % (8 * self.cluster):
+            out.append("clusters of 1 or 2 CTAs, each multicasting whole 8-row groups of B")
         if self.consumers not in (1, 2):
             out.append("one or two consumer warpgroups")
         return out
@@ -179,7 +183,7 @@ def kernel_dict(s: Spec) -> dict:
         consumers=s.consumers, dtype=dt_name, dtype_enum=f"origami::DType::{dt_enum}",
         a_k_contiguous=s.a_k_major, b_k_contiguous=s.b_k_major, threads=s.threads,
         smem_bytes=s.smem_bytes, alignment_elems=ALIGNMENT_ELEMS, min_cc=MIN_CC,
-        launcher=f"launch_{s.name}", template_args=s.template_args())
+        launcher=f"launch_{s.name}", template_args=s.template_args(), cluster=s.cluster)
 
 
 def specializations(space: dict | None = None):
@@ -288,6 +292,10 @@ def _main(argv: list[str]) -> int:
             v = Spec(s.block_m, s.block_n, s.consumers, s.dtype, s.a_k_major, s.b_k_major, epi_n_override=s.block_n)
             if v.epi_n != s.epi_n and not v.problems():
                 pool.append(v)
+            if s.cluster == 1 and s.consumers == 2:
+                c = Spec(s.block_m, s.block_n, s.consumers, s.dtype, s.a_k_major, s.b_k_major, cluster=2)
+                if not c.problems():
+                    pool.append(c)
     specs = [s for s in pool if re.search(ns.filter, s.name)]
     if ns.list:
         for s in specs:

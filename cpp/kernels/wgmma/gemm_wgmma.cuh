@@ -21,6 +21,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -120,6 +121,37 @@ __device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap
       : "memory");
 }
 
+// The same copy delivered to the same shared-memory offset (and mbarrier offset) of every CTA
+// in cta_mask: one L2 read feeds the whole cluster.
+__device__ __forceinline__ void tma_load_3d_multicast(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar,
+                                                      int c0, int c1, int c2, std::uint16_t cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3, %4}], [%5], %6;" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(cta_mask)
+      : "memory");
+}
+
+__device__ __forceinline__ std::uint32_t cluster_ctarank() {
+  std::uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+
+// Every thread of every CTA of the cluster (release/acquire: barrier inits before, remote traffic after).
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
+}
+
+// Arrive on the mbarrier at the same offset in CTA `peer` of the cluster.
+__device__ __forceinline__ void mbar_arrive_peer(std::uint32_t bar, std::uint32_t peer) {
+  asm volatile(
+      "{\n.reg .b32 ra;\n"
+      "mapa.shared::cluster.u32 ra, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}" ::"r"(bar), "r"(peer)
+      : "memory");
+}
+
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 template <int kPending>
@@ -179,9 +211,10 @@ struct KernelParams {
   void* c;
   int M, N, K;
   int tiles_m, tiles_n;
-  int tiles_total;          // tiles_m * tiles_n * batch
+  int units_m;              // tile rows per cluster row: ceil(tiles_m / cluster)
+  int units_total;          // units_m * tiles_n * batch: what the persistent clusters walk
   int k_blocks;             // ceil(K / 64)
-  int group_size_m;
+  int group_size_m;         // in units (cluster rows of tiles)
   int a_batch_step;         // 1, or 0 when A is broadcast over the batch (stride 0)
   int b_batch_step;
   long long c_stride_m;
@@ -191,20 +224,23 @@ struct KernelParams {
 
 // Triton's GROUP_SIZE_M raster: groups of group_size_m tile-rows, column-major inside a group,
 // batches one after another. The Origami model's L2 super-group assumes exactly this order.
+// With 2-CTA clusters the raster walks units of cluster x 1 tiles (the CTAs of a cluster share the
+// B tile, rank r takes tile row cluster * unit_row + r) and group_size_m counts unit rows.
 struct TileCoord {
   int batch, tile_m, tile_n;
 };
-__device__ __forceinline__ TileCoord tile_coord(int tile, const KernelParams& p) {
-  const int per_batch = p.tiles_m * p.tiles_n;
+template <int kCluster>
+__device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p, int rank) {
+  const int per_batch = p.units_m * p.tiles_n;
   TileCoord t;
-  t.batch = tile / per_batch;
-  const int pid = tile - t.batch * per_batch;
+  t.batch = unit / per_batch;
+  const int pid = unit - t.batch * per_batch;
   const int per_group = p.group_size_m * p.tiles_n;
   const int group = pid / per_group;
   const int first_m = group * p.group_size_m;
-  const int rows = min(p.tiles_m - first_m, p.group_size_m);
+  const int rows = min(p.units_m - first_m, p.group_size_m);
   const int in_group = pid - group * per_group;
-  t.tile_m = first_m + in_group % rows;
+  t.tile_m = (first_m + in_group % rows) * kCluster + rank;  // may be tiles_m: loads zero, stores nothing
   t.tile_n = in_group / rows;
   return t;
 }
@@ -219,17 +255,21 @@ __device__ __forceinline__ TileCoord tile_coord(int tile, const KernelParams& p)
 //        const origami::wgmma::KernelParams p) { Kernel::run(a, b, p); }
 // The tensor maps stay in the kernel-parameter space (their address is what TMA takes); the
 // (threads, 1) launch bound gives the register cap at entry that setmaxnreg needs.
-template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor>
+template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
+          int kCluster = 1>
 struct Kernel {
   using P = Plan<BM, BN, kStages, kConsumers, kEpiN>;
   static __device__ __forceinline__ void run(const CUtensorMap& tma_a, const CUtensorMap& tma_b,
                                              const KernelParams& p);
 };
 
-template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor>
-__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor>::run(
+template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
+          int kCluster>
+__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster>::run(
     const CUtensorMap& tma_a, const CUtensorMap& tma_b, const KernelParams& p) {
   static_assert(kBKMajor || BN % 64 == 0, "an N-major B is loaded in 64-column TMA boxes");
+  static_assert(kCluster == 1 || kCluster == 2, "1 or 2 CTAs per cluster");
+  static_assert(BN % (8 * kCluster) == 0, "each CTA's multicast share of B is whole 8-row swizzle groups");
   constexpr int kMmaM = P::kMmaM;
   constexpr int kAcc = BN / 2;  // accumulators per m64 slab per thread
 
@@ -248,11 +288,15 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbar_init(full_bar(s), 1);                    // the producer's arrive.expect_tx
-      mbar_init(empty_bar(s), 4 * kConsumers);      // one arrive per consumer warp
+      // one arrive per consumer warp of every CTA whose smem this stage's multicast writes
+      mbar_init(empty_bar(s), 4 * kConsumers * kCluster);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  __syncthreads();
+  // The peer's barriers must be initialised before any multicast or remote arrive reaches them.
+  if constexpr (kCluster > 1) cluster_sync();
+  else __syncthreads();
+  const int rank = kCluster > 1 ? static_cast<int>(cluster_ctarank()) : 0;
 
   if (warpgroup == 0) {
     // ------------------------------ producer warpgroup ------------------------------
@@ -260,8 +304,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
     if (threadIdx.x == 0) {
       int stage = 0;
       std::uint32_t phase = 0;
-      for (int tile = blockIdx.x; tile < p.tiles_total; tile += gridDim.x) {
-        const TileCoord tc = tile_coord(tile, p);
+      for (int unit = blockIdx.x / kCluster; unit < p.units_total; unit += gridDim.x / kCluster) {
+        const TileCoord tc = tile_coord<kCluster>(unit, p, rank);
         const int m0 = tc.tile_m * BM, n0 = tc.tile_n * BN;
         const int ba = tc.batch * p.a_batch_step, bb = tc.batch * p.b_batch_step;
         for (int kb = 0; kb < p.k_blocks; ++kb) {
@@ -277,11 +321,25 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
 #pragma unroll
             for (int i = 0; i < BM / 64; ++i) tma_load_3d(a_dst + i * 8192, &tma_a, fb, m0 + 64 * i, k0, ba);
           }
-          if constexpr (kBKMajor) {
-            tma_load_3d(b_dst, &tma_b, fb, k0, n0, bb);  // box {64 (K), BN}
-          } else {
+          if constexpr (kCluster == 1) {
+            if constexpr (kBKMajor) {
+              tma_load_3d(b_dst, &tma_b, fb, k0, n0, bb);  // box {64 (K), BN}
+            } else {
 #pragma unroll
-            for (int i = 0; i < BN / 64; ++i) tma_load_3d(b_dst + i * 8192, &tma_b, fb, n0 + 64 * i, k0, bb);
+              for (int i = 0; i < BN / 64; ++i) tma_load_3d(b_dst + i * 8192, &tma_b, fb, n0 + 64 * i, k0, bb);
+            }
+          } else {
+            // The cluster's CTAs share this B tile: each loads its share once, for both.
+            constexpr std::uint16_t kAll = (1u << kCluster) - 1;
+            if constexpr (kBKMajor) {
+              constexpr int kRows = BN / kCluster;  // box {64 (K), BN / cluster}
+              tma_load_3d_multicast(b_dst + rank * kRows * 128, &tma_b, fb, k0, n0 + rank * kRows, bb, kAll);
+            } else {
+#pragma unroll
+              for (int i = 0; i < BN / 64; ++i)
+                if (i % kCluster == rank)
+                  tma_load_3d_multicast(b_dst + i * 8192, &tma_b, fb, n0 + 64 * i, k0, bb, kAll);
+            }
           }
           if (++stage == kStages) {
             stage = 0;
@@ -301,8 +359,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
     std::uint32_t phase = 0;
     float acc[kMmaM][kAcc];
 
-    for (int tile = blockIdx.x; tile < p.tiles_total; tile += gridDim.x) {
-      const TileCoord tc = tile_coord(tile, p);
+    for (int unit = blockIdx.x / kCluster; unit < p.units_total; unit += gridDim.x / kCluster) {
+      const TileCoord tc = tile_coord<kCluster>(unit, p, rank);
       if (p.k_blocks == 0) {
 #pragma unroll
         for (int mi = 0; mi < kMmaM; ++mi)
@@ -336,7 +394,10 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         for (int mi = 0; mi < kMmaM; ++mi) fence_accumulators(acc[mi]);
         // Keep this k-block's group in flight; the previous one has finished reading its stage.
         wgmma_wait<1>();
-        if (kb > 0 && lane == 0) mbar_arrive(empty_bar(prev_stage));
+        if (kb > 0 && lane == 0) {
+          mbar_arrive(empty_bar(prev_stage));
+          if constexpr (kCluster > 1) mbar_arrive_peer(empty_bar(prev_stage), rank ^ 1);
+        }
         prev_stage = stage;
         if (++stage == kStages) {
           stage = 0;
@@ -346,7 +407,10 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       wgmma_wait<0>();
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi) fence_accumulators(acc[mi]);
-      if (p.k_blocks > 0 && lane == 0) mbar_arrive(empty_bar(prev_stage));
+      if (p.k_blocks > 0 && lane == 0) {
+        mbar_arrive(empty_bar(prev_stage));
+        if constexpr (kCluster > 1) mbar_arrive_peer(empty_bar(prev_stage), rank ^ 1);
+      }
 
       // ---- epilogue: registers -> shared memory (this consumer's rows) -> global ----
       // In BN / kEpiN column slices through this warpgroup's kRowsPerConsumer x kEpiN buffer.
@@ -393,6 +457,9 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       }
     }
   }
+  // No CTA leaves while its peer may still multicast into its shared memory or arrive on its
+  // barriers (every thread reaches this point: the idle producer lanes fall through).
+  if constexpr (kCluster > 1) cluster_sync();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -445,7 +512,8 @@ inline bool tma_compatible(const void* base, std::int64_t ld_elems, std::int64_t
 
 using KernelFn = void (*)(const CUtensorMap, const CUtensorMap, const KernelParams);
 
-template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor>
+template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
+          int kCluster = 1>
 struct Launcher {
   using P = Plan<BM, BN, kStages, kConsumers, kEpiN>;
 
@@ -474,7 +542,7 @@ struct Launcher {
     if (has_k) {
       ok = kAKMajor ? encode_map(&map_a, kT, g.a, g.K, g.M, a_batch, lda, g.a_stride_batch, 64, BM)
                      : encode_map(&map_a, kT, g.a, g.M, g.K, a_batch, lda, g.a_stride_batch, 64, 64);
-      ok = ok && (kBKMajor ? encode_map(&map_b, kT, g.b, g.K, g.N, b_batch, ldb, g.b_stride_batch, 64, BN)
+      ok = ok && (kBKMajor ? encode_map(&map_b, kT, g.b, g.K, g.N, b_batch, ldb, g.b_stride_batch, 64, BN / kCluster)
                            : encode_map(&map_b, kT, g.b, g.N, g.K, b_batch, ldb, g.b_stride_batch, 64, 64));
     }
     if (!ok) return cudaErrorInvalidValue;
@@ -486,11 +554,13 @@ struct Launcher {
     p.K = static_cast<int>(g.K);
     p.tiles_m = static_cast<int>((g.M + BM - 1) / BM);
     p.tiles_n = static_cast<int>((g.N + BN - 1) / BN);
-    const std::int64_t tiles = static_cast<std::int64_t>(p.tiles_m) * p.tiles_n * g.batch;
-    if (tiles > INT32_MAX) return cudaErrorInvalidValue;
-    p.tiles_total = static_cast<int>(tiles);
+    p.units_m = (p.tiles_m + kCluster - 1) / kCluster;
+    const std::int64_t units = static_cast<std::int64_t>(p.units_m) * p.tiles_n * g.batch;
+    if (units * kCluster > INT32_MAX) return cudaErrorInvalidValue;
+    p.units_total = static_cast<int>(units);
     p.k_blocks = static_cast<int>((g.K + kBlockK - 1) / kBlockK);
-    p.group_size_m = g.group_size_m > 0 ? g.group_size_m : 1;
+    // group_size_m counts tile rows (the model's raster); the kernel walks cluster rows.
+    p.group_size_m = std::max(1, ((g.group_size_m > 0 ? g.group_size_m : 1) + kCluster - 1) / kCluster);
     p.a_batch_step = a_batch > 1 ? 1 : 0;
     p.b_batch_step = b_batch > 1 ? 1 : 0;
     p.c_stride_m = g.c_stride_m;
@@ -515,9 +585,40 @@ struct Launcher {
       e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
       if (e != cudaSuccess) return e;
     }
-    const int grid = static_cast<int>(tiles < sms ? tiles : sms);  // persistent: one CTA per SM
-    kernel<<<grid, P::kThreads, P::kSmemBytes, g.stream>>>(map_a, map_b, p);
-    return cudaGetLastError();
+    if constexpr (kCluster == 1) {
+      const int grid = static_cast<int>(units < sms ? units : sms);  // persistent: one CTA per SM
+      kernel<<<grid, P::kThreads, P::kSmemBytes, g.stream>>>(map_a, map_b, p);
+      return cudaGetLastError();
+    } else {
+      cudaLaunchConfig_t cfg{};
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = kCluster;
+      attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.z = 1;
+      cfg.blockDim = dim3(P::kThreads);
+      cfg.dynamicSmemBytes = P::kSmemBytes;
+      cfg.stream = g.stream;
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+      // Persistent: as many clusters as can be resident at once. Not sms / 2: a cluster needs its
+      // CTAs in one GPC, and GPCs with an odd number of free SMs leave one idle.
+      static std::atomic<int> resident_clusters[64];
+      int clusters = resident_clusters[dev & 63].load(std::memory_order_relaxed);
+      if (clusters <= 0) {
+        cfg.gridDim = dim3(kCluster * (sms / kCluster));
+        e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg);
+        if (e != cudaSuccess || clusters <= 0) {
+          cudaGetLastError();
+          clusters = sms / kCluster;
+        }
+        resident_clusters[dev & 63].store(clusters, std::memory_order_relaxed);
+      }
+      if (g.sm_count > 0) clusters = std::min(clusters, g.sm_count / kCluster);
+      const int grid_clusters = static_cast<int>(std::min<std::int64_t>(units, std::max(1, clusters)));
+      cfg.gridDim = dim3(kCluster * grid_clusters);
+      return cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, p);
+    }
   }
 };
 
