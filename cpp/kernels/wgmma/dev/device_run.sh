@@ -19,5 +19,5 @@ grep -h -E "C7508|warning" $GEN/*.log | head -5
 cuobjdump --dump-sass $(ls $GEN/origami_wgmma_128x256*bf16_kk.cu.o | head -1) > $OUT/sass_128x256_bf16_kk.txt 2>/dev/null
 echo "HGMMA in 128x256 bf16_kk: $(grep -c HGMMA $OUT/sass_128x256_bf16_kk.txt)  LDL/STL: $(grep -c -E 'LDL|STL' $OUT/sass_128x256_bf16_kk.txt)"
 /tmp/bench_wgmma info | tee $OUT/info.txt | head -60
-if [ -n "$2" ]; then timeout 120 /tmp/bench_wgmma check "$2" > $OUT/check.txt 2>&1; echo "check rc=$?"; grep -E "FAIL|check:" $OUT/check.txt | head -40; fi
+if [ -n "$2" ]; then timeout 150 /tmp/bench_wgmma check "$2" > $OUT/check.txt 2>&1; echo "check rc=$?"; grep -E "FAIL|check:" $OUT/check.txt | head -40; fi
 if [ -n "$3" ]; then timeout 300 /tmp/bench_wgmma bench "$3" "${4:-_kk}" "${5:-8}" 2>&1 | tee $OUT/bench.txt; fi
