@@ -59,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-seed", action="store_true", help="skip the seed's Triton system")
     r.add_argument("--no-origami", action="store_true", help="skip origami_nv (e.g. to time the seed alone)")
     r.add_argument("--no-cublas", action="store_true", help="skip the cuBLAS baseline")
+    r.add_argument("--seed-precompile-workers", type=int, default=8,
+                   help="processes compiling the seed's Triton kernels ahead of timing (0 = off)")
     r.add_argument("--model-mode", default=None, help="origami_nv model mode for the pick (default: the op's)")
     r.add_argument("--gpu", default=None, help="gpus.json row for origami_nv (default: match the device)")
     r.add_argument("--seed-gpu", default=None, help="gpus.json row for the seed-mode model (default: match)")
@@ -137,7 +139,9 @@ def cmd_run(args) -> int:
     if not args.no_seed:
         from .systems import SeedSystem
         try:
-            systems.append(SeedSystem(gpu=args.seed_gpu))
+            systems.append(SeedSystem(gpu=args.seed_gpu, b_layout=b_layout,
+                                      precompile_workers=args.seed_precompile_workers,
+                                      log=lambda m: print(m, file=sys.stderr, flush=True)))
         except SystemUnavailable as e:
             print(f"[bench] seed system skipped: {e}", file=sys.stderr)
     out = Path(args.out)
@@ -155,6 +159,8 @@ def cmd_run(args) -> int:
                                    bf_limit=args.bf_limit, cublas=not args.no_cublas, argv=list(sys.argv),
                                    item_timeout_s=args.item_timeout if args.item_timeout > 0 else None,
                                    on_hang=on_hang))
+    if "origami_nv.bench.seed_triton" in sys.modules:
+        sys.modules["origami_nv.bench.seed_triton"].shutdown_pool()
     status = "complete" if outcome.complete else f"INCOMPLETE ({outcome.reason}): re-run the same command to resume"
     print(f"[bench] shard {shard[0]}/{shard[1]}: {outcome.sizes_done if not outcome.complete else outcome.sizes_total}"
           f"/{outcome.sizes_total} sizes done, {outcome.items_measured} items measured this run; {status}")

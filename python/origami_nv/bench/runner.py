@@ -324,6 +324,9 @@ class Runner:
             same = [c for c in cands if C.kernel_id(c.config) == C.kernel_id(pick.config)]
             cands.insert(0, Candidate(dict(pick.config), None, same[0].resources if same else None, True))
         best = self.index.best_time(size.key, name)
+        todo = [c for c in cands if not self.index.has(size.key, name, C.config_id(c.config))]
+        if todo and hasattr(system, "prepare_candidates"):
+            system.prepare_candidates(size, todo)
         for cand in cands:
             cid = C.config_id(cand.config)
             if self.index.has(size.key, name, cid):

@@ -206,7 +206,10 @@ class SeedSystem:
 
     name = "seed"
 
-    def __init__(self, gpu: str | None = None):
+    def __init__(self, gpu: str | None = None, b_layout: str = "row", precompile_workers: int = 8, log=None):
+        self.b_layout = b_layout
+        self.precompile_workers = precompile_workers
+        self.log = log or (lambda msg: None)
         try:
             import triton  # noqa: F401 - benchmark-only dependency
         except Exception as e:  # noqa: BLE001
@@ -267,6 +270,20 @@ class SeedSystem:
                 cfg = {"block_m": bm, "block_n": bn, "block_k": bk, "group_size_m": gsm_default}
                 out.append(Candidate(self.kernel.as_seed_config(cfg), None, None, False))
         return out
+
+    def prepare_candidates(self, size, cands: list) -> None:
+        """Called by the runner with the configs about to be timed: compile them in parallel."""
+        if self.precompile_workers <= 0 or not cands:
+            return
+        t0 = time.perf_counter()
+        try:
+            n = self.kernel.precompile([c.config for c in cands], size.M, size.N, size.K, size.dtype,
+                                       self.b_layout, self.precompile_workers)
+            self.log(f"[bench] seed: {n}/{len(cands)} Triton kernels compiled or cached in "
+                     f"{time.perf_counter() - t0:.1f} s ({self.precompile_workers} processes)")
+        except Exception as e:  # noqa: BLE001 - best effort: the timing path compiles what is missing
+            self.log(f"[bench] seed: parallel precompile failed ({type(e).__name__}: {e}); compiling serially")
+            self.precompile_workers = 0
 
     def config_fn(self, size, cfg: dict):
         return self.kernel.make_fn(cfg)
