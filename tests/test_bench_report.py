@@ -157,3 +157,17 @@ def test_cli_run_without_gpu_says_why(tmp_path, capsys):
         pytest.skip("a GPU is visible")
     assert cli.main(["run", "--suite", "tiny", "--out", str(tmp_path)]) == cli.EXIT_ENV
     assert "needs a visible CUDA GPU" in capsys.readouterr().err
+
+
+def test_cli_selection_time_table(tmp_path, capsys):
+    out = tmp_path / "sel.md"
+    assert cli.main(["select", "--suite", "tiny", "--mode", "seed", "--repeats", "5", "--out", str(out)]) == 0
+    md = out.read_text()
+    rows = [line for line in md.splitlines() if line.startswith("| (")]
+    assert len(rows) == len(SUITE.sizes)
+    for line in rows:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        cold, cached, cpp_select, cpp_rank = (float(c) for c in cells[4:8])
+        assert int(cells[3]) > 100                      # the seed space after its filter (~120-140 configs)
+        assert cold > 0 and cached > 0 and cpp_select > 0 and cpp_rank > 0
+        assert cached < cold                            # a cached pick is a dict lookup

@@ -3,6 +3,7 @@ write the report.
 
   run     measure (shard of) a suite, then merge every shard present and write the report
   report  merge the raw shard files and (re)write the report; no GPU needed   (alias: merge)
+  select  selection time per size (Python API cold/cached, C++ select/rank); no GPU needed
   list    the suites and their sizes
 
 Layout under --out:  <gpu>/raw/<suite>/<mode>/shard-<i>-of-<n>.jsonl   (raw, appended, resumable)
@@ -76,6 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
         m.add_argument("--gpu-name", default=None,
                        help="report folder under --out (default: every folder holding raw data of the suite)")
         m.add_argument("--no-plots", action="store_true")
+    sel = sub.add_parser("select", help="selection time per size of a suite (no GPU needed)")
+    sel.add_argument("--suite", default="seed")
+    sel.add_argument("--mode", default="nv", help="model mode: nv (default) or seed")
+    sel.add_argument("--gpu", default=None, help="gpus.json row (default: the visible GPU or the default row)")
+    sel.add_argument("--repeats", type=int, default=200)
+    sel.add_argument("--out", default=None, help="also write the markdown table to this file")
     sub.add_parser("list", help="list the suites and their sizes")
     return ap
 
@@ -178,6 +185,9 @@ def main(argv=None) -> int:
     try:
         if args.cmd == "list":
             return cmd_list()
+        if args.cmd == "select":
+            from . import selection
+            return selection.main(args)
         if args.cmd in ("report", "merge"):
             return cmd_report(args)
         if args.cmd == "run":
