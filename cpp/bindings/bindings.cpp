@@ -289,7 +289,8 @@ PYBIND11_MODULE(_core, m) {
       .def_property("mode", [](const ModelOptions& o) { return std::string(mode_name(o.mode)); },
                     [](ModelOptions& o, const std::string& s) { o.mode = to_mode(s); })
       RW(ModelOptions, source) RW(ModelOptions, seed) RW(ModelOptions, nv)
-      RW(ModelOptions, phase1_group_size_m) RW(ModelOptions, abstract_stages) RW(ModelOptions, abstract_warps);
+      RW(ModelOptions, phase1_group_size_m) RW(ModelOptions, abstract_stages) RW(ModelOptions, abstract_warps)
+      RW(ModelOptions, cached_ranking_size);
 #undef RW
 
   // ---- hardware -----------------------------------------------------------------------------
@@ -339,7 +340,8 @@ PYBIND11_MODULE(_core, m) {
     d["shared_memory_per_block"] = b.shared_memory_per_block;
     return d;
   });
-  m.def("kernel_exclusion_reason", &kernel_exclusion_reason,
+  m.def("kernel_exclusion_reason",
+        [](const KernelResources& kr, const HardwareParams& hw) { return kernel_exclusion_reason(kr, hw); },
         "Why a kernel can never be chosen ('' when admissible).");
   m.def("triton_raster_footprint", [](std::int64_t grid_m, std::int64_t grid_n, int g, std::int64_t first, std::int64_t last) {
     Footprint f = triton_raster_footprint(grid_m, grid_n, g, first, last);
@@ -388,15 +390,23 @@ PYBIND11_MODULE(_core, m) {
              py::list costs;
              for (auto& [g, c] : sel.group_size_m_costs) costs.append(py::make_tuple(g, c));
              d["group_size_m_costs"] = costs;
+             // The cached Selection keeps the head of the ranking; rank() recomputes all of it.
+             const size_t total = s.candidate_count(to_dtype(dtype));
+             const size_t want = top ? std::min<size_t>(std::max(*top, 0), total) : total;
+             std::vector<Ranked> full;
+             const std::vector<Ranked>* ranked = &sel.ranking;
+             if (want > sel.ranking.size() || sel.ranking.size() < total) {
+               full = s.rank(make_problem(M, N, K, dtype));
+               ranked = &full;
+             }
              py::list ranking;
-             const size_t n = top ? std::min<size_t>(std::max(*top, 0), sel.ranking.size()) : sel.ranking.size();
-             for (size_t i = 0; i < n; ++i)
-               ranking.append(py::make_tuple(sel.ranking[i].config, breakdown_dict(sel.ranking[i].breakdown)));
+             for (size_t i = 0; i < want; ++i)
+               ranking.append(py::make_tuple((*ranked)[i].config, breakdown_dict((*ranked)[i].breakdown)));
              d["ranking"] = ranking;
-             d["ranking_size"] = sel.ranking.size();
+             d["ranking_size"] = total;
              // best of each family (explain names why the pick's family won)
              py::dict best_by_family;
-             for (const auto& r : sel.ranking) {
+             for (const auto& r : *ranked) {
                const char* f = family_name(r.config.family);
                if (!best_by_family.contains(f))
                  best_by_family[f] = py::make_tuple(r.config, r.breakdown.total_cycles);

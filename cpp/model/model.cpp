@@ -9,6 +9,35 @@
 
 namespace origami {
 
+ModelHardware::ModelHardware(const HardwareParams& hw)
+    : dram_bw_c0(hw.get("dram_bw_c0")),
+      dram_bw_c1(hw.get("dram_bw_c1")),
+      dram_bw_c2(hw.get("dram_bw_c2")),
+      dram_bw_coeff(hw.get("dram_bw_coeff")),
+      dram_perf_ratio(hw.get("dram_perf_ratio")),
+      hbm_latency_penalty(hw.get("hbm_latency_penalty")),
+      l2_bytes(hw.get("l2_bytes")),
+      l2_latency_cycles(hw.get("l2_latency_cycles")),
+      l2_perf_ratio(hw.get("l2_perf_ratio")),
+      max_blocks_per_sm(hw.get("max_blocks_per_sm")),
+      max_registers_per_thread(hw.get("max_registers_per_thread")),
+      max_threads_per_sm(hw.get("max_threads_per_sm")),
+      mma_k(hw.get("mma_k")),
+      mma_latency(hw.get("mma_latency")),
+      mma_m(hw.get("mma_m")),
+      mma_n(hw.get("mma_n")),
+      mma_sync_flops_per_cycle(hw.get("mma_sync_flops_per_cycle")),
+      n_sm(hw.get("n_sm")),
+      register_allocation_unit(hw.get("register_allocation_unit")),
+      regs_per_sm(hw.get("regs_per_sm")),
+      smem_allocation_unit_bytes(hw.get("smem_allocation_unit_bytes")),
+      smem_per_block_bytes(hw.get("smem_per_block_bytes")),
+      smem_per_sm_bytes(hw.get("smem_per_sm_bytes")),
+      smem_reserved_per_block_bytes(hw.get("smem_reserved_per_block_bytes")),
+      tensor_cores_per_sm(hw.get("tensor_cores_per_sm")),
+      warp_allocation_granularity(hw.get("warp_allocation_granularity")),
+      wgmma_flops_per_cycle(hw.get("wgmma_flops_per_cycle")) {}
+
 const char* mode_name(ModelMode m) { return m == ModelMode::Seed ? "seed" : "nv"; }
 
 namespace {
@@ -18,22 +47,22 @@ inline double ceil_to(double v, double unit) { return std::ceil(v / unit) * unit
 
 // DRAM bandwidth fraction reached with `active` SMs: the seed's linear model or the source's
 // quadratic (SourceFlags::quadratic_dram_bandwidth).
-double dram_bw_fraction(const HardwareParams& hw, const ModelOptions& o, double active) {
+double dram_bw_fraction(const ModelHardware& hw, const ModelOptions& o, double active) {
   if (o.source.quadratic_dram_bandwidth) {
-    const double c0 = hw.get("dram_bw_c0"), c1 = hw.get("dram_bw_c1"), c2 = hw.get("dram_bw_c2");
+    const double c0 = hw.dram_bw_c0, c1 = hw.dram_bw_c1, c2 = hw.dram_bw_c2;
     // A concave fit (c0 < 0) is only meaningful up to its vertex (saturation): hold it there.
     if (c0 < 0) active = std::min(active, -c1 / (2.0 * c0));
     const double f = c0 * active * active + c1 * active + c2;
     return std::min(1.0, std::max(f, 1e-6));
   }
-  return std::min(1.0, hw.get("dram_bw_coeff") * active);
+  return std::min(1.0, hw.dram_bw_coeff * active);
 }
 
 // Tensor throughput per SM for a kernel family (flop per SM-cycle), with the fraction reached in
 // the K-loop (NvModelConstants).
-double family_flops_per_cycle(const HardwareParams& hw, const NvModelConstants& nv, Family f) {
-  if (f == Family::Wgmma) return hw.get("wgmma_flops_per_cycle") * nv.wgmma_issue_efficiency;
-  return hw.get("mma_sync_flops_per_cycle") * nv.mma_sync_issue_efficiency;
+double family_flops_per_cycle(const ModelHardware& hw, const NvModelConstants& nv, Family f) {
+  if (f == Family::Wgmma) return hw.wgmma_flops_per_cycle * nv.wgmma_issue_efficiency;
+  return hw.mma_sync_flops_per_cycle * nv.mma_sync_issue_efficiency;
 }
 
 }  // namespace
@@ -63,24 +92,24 @@ std::vector<int> space_group_size_m() { return kGroupSizeM; }
 //  - shared memory per block = the kernel's bytes + the 1 KB the system reserves per block
 //    (cc 8.x/9.0), rounded up to the 128 B allocation unit;
 //  - warps: max_threads_per_sm / 32 per SM; and the max_blocks_per_sm limit.
-BlocksPerSm blocks_per_sm(const KernelResources& kr, const HardwareParams& hw) {
+BlocksPerSm blocks_per_sm(const KernelResources& kr, const ModelHardware& hw) {
   BlocksPerSm r;
   const int threads = std::max(kr.threads, 1);
   const int warps = static_cast<int>(ceil_div(threads, 32));
-  const int block_limit = hw.get_int("max_blocks_per_sm");
+  const int block_limit = static_cast<int>(hw.max_blocks_per_sm);
   r.by_block_limit = block_limit;
-  r.by_threads = hw.get_int("max_threads_per_sm") / (warps * 32);
+  r.by_threads = static_cast<int>(hw.max_threads_per_sm) / (warps * 32);
 
-  const int regs_per_sm = hw.get_int("regs_per_sm");
-  const int sub_partitions = hw.get_int("warp_allocation_granularity");  // 4: registers live per sub-partition
-  const int unit = hw.get_int("register_allocation_unit");
+  const int regs_per_sm = static_cast<int>(hw.regs_per_sm);
+  const int sub_partitions = static_cast<int>(hw.warp_allocation_granularity);  // 4: registers live per sub-partition
+  const int unit = static_cast<int>(hw.register_allocation_unit);
   if (kr.registers_per_thread <= 0) {
     r.by_registers = block_limit;  // unknown: no register limit applied
   } else {
     const int regs_per_warp = static_cast<int>(ceil_to(kr.registers_per_thread * 32.0, unit));
     const int regs_assumed_per_block = regs_per_warp * static_cast<int>(ceil_to(warps, sub_partitions));
     r.registers_per_block = regs_per_warp * warps;
-    if (kr.registers_per_thread > hw.get_int("max_registers_per_thread") || regs_assumed_per_block > regs_per_sm ||
+    if (kr.registers_per_thread > static_cast<int>(hw.max_registers_per_thread) || regs_assumed_per_block > regs_per_sm ||
         r.registers_per_block > regs_per_sm) {
       r.by_registers = 0;
     } else {
@@ -89,13 +118,13 @@ BlocksPerSm blocks_per_sm(const KernelResources& kr, const HardwareParams& hw) {
     }
   }
 
-  const int smem_unit = hw.get_int("smem_allocation_unit_bytes");
-  const int reserved = hw.get_int("smem_reserved_per_block_bytes");
+  const int smem_unit = static_cast<int>(hw.smem_allocation_unit_bytes);
+  const int reserved = static_cast<int>(hw.smem_reserved_per_block_bytes);
   r.shared_memory_per_block = static_cast<int>(ceil_to(double(std::max(kr.smem_bytes, 0) + reserved), smem_unit));
-  if (kr.smem_bytes > hw.get_int("smem_per_block_bytes")) {
+  if (kr.smem_bytes > static_cast<int>(hw.smem_per_block_bytes)) {
     r.by_shared_memory = 0;
   } else {
-    r.by_shared_memory = hw.get_int("smem_per_sm_bytes") / r.shared_memory_per_block;
+    r.by_shared_memory = static_cast<int>(hw.smem_per_sm_bytes) / r.shared_memory_per_block;
   }
 
   r.blocks = block_limit;
@@ -110,7 +139,7 @@ BlocksPerSm blocks_per_sm(const KernelResources& kr, const HardwareParams& hw) {
   return r;
 }
 
-std::string kernel_exclusion_reason(const KernelResources& kr, const HardwareParams& hw) {
+std::string kernel_exclusion_reason(const KernelResources& kr, const ModelHardware& hw) {
   std::ostringstream os;
   if (kr.spill_store_bytes > 0 || kr.spill_load_bytes > 0) {
     os << "spills registers: " << kr.spill_store_bytes << " B spill stores, " << kr.spill_load_bytes
@@ -125,18 +154,18 @@ std::string kernel_exclusion_reason(const KernelResources& kr, const HardwarePar
     os << kr.threads << " threads per block (limit 1024)";
     return os.str();
   }
-  if (kr.registers_per_thread > hw.get_int("max_registers_per_thread")) {
-    os << kr.registers_per_thread << " registers per thread > " << hw.get_int("max_registers_per_thread");
+  if (kr.registers_per_thread > static_cast<int>(hw.max_registers_per_thread)) {
+    os << kr.registers_per_thread << " registers per thread > " << static_cast<int>(hw.max_registers_per_thread);
     return os.str();
   }
-  if (kr.smem_bytes > hw.get_int("smem_per_block_bytes")) {
-    os << "shared memory " << kr.smem_bytes << " B > " << hw.get_int("smem_per_block_bytes") << " B per block";
+  if (kr.smem_bytes > static_cast<int>(hw.smem_per_block_bytes)) {
+    os << "shared memory " << kr.smem_bytes << " B > " << static_cast<int>(hw.smem_per_block_bytes) << " B per block";
     return os.str();
   }
   const BlocksPerSm b = blocks_per_sm(kr, hw);
   if (b.by_registers == 0) {
     os << "registers: " << kr.registers_per_thread << "/thread x " << kr.threads << " threads = "
-       << b.registers_per_block << " allocated > " << hw.get_int("regs_per_sm") << " per SM";
+       << b.registers_per_block << " allocated > " << static_cast<int>(hw.regs_per_sm) << " per SM";
     return os.str();
   }
   if (b.blocks == 0) {
@@ -147,14 +176,14 @@ std::string kernel_exclusion_reason(const KernelResources& kr, const HardwarePar
 }
 
 // ---- [Algorithm 3] compute latency per K-iteration ----------------------------------------------
-void compute_latency(const Problem& p, const TileConfig& c, const HardwareParams& hw, const ModelOptions& o,
+void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                      LatencyBreakdown& b) {
   (void)p;
-  b.n_mma = double(ceil_div(c.block_m, hw.get_int("mma_m"))) * double(ceil_div(c.block_n, hw.get_int("mma_n"))) *
-            double(ceil_div(c.block_k, hw.get_int("mma_k")));
+  b.n_mma = double(ceil_div(c.block_m, static_cast<int>(hw.mma_m))) * double(ceil_div(c.block_n, static_cast<int>(hw.mma_n))) *
+            double(ceil_div(c.block_k, static_cast<int>(hw.mma_k)));
   b.flops_per_k_iter = 2.0 * c.block_m * c.block_n * c.block_k;
   if (o.mode == ModelMode::Seed) {
-    const double lat = hw.get("mma_latency"), tc = hw.get("tensor_cores_per_sm");
+    const double lat = hw.mma_latency, tc = hw.tensor_cores_per_sm;
     b.mma_issue_cycles = o.source.integer_mma_latency ? std::floor(lat / tc) : lat / tc;
     b.compute_cycles = b.mma_issue_cycles * b.n_mma;
     return;
@@ -173,9 +202,9 @@ void compute_latency(const Problem& p, const TileConfig& c, const HardwareParams
 }
 
 // ---- [Algorithm 4] occupancy and waves ----------------------------------------------------------
-void occupancy_and_waves(const Problem& p, const TileConfig& c, const HardwareParams& hw, const ModelOptions& o,
+void occupancy_and_waves(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                          const KernelResources* kr, LatencyBreakdown& b) {
-  const int n_sm = hw.get_int("n_sm");
+  const int n_sm = static_cast<int>(hw.n_sm);
   b.grid_m = ceil_div(p.M, c.block_m);
   b.grid_n = ceil_div(p.N, c.block_n);
   b.total_tiles = b.grid_m * b.grid_n;
@@ -262,10 +291,10 @@ double group_size_m_cost(const Problem& p, const TileConfig& c, std::int64_t con
 }
 
 // ---- [Algorithm 5] L2 hit rate -----------------------------------------------------------------
-void l2_hit_rate(const Problem& p, const TileConfig& c, const HardwareParams& hw, const ModelOptions& o,
+void l2_hit_rate(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                  LatencyBreakdown& b) {
   const double bytes = dtype_bytes(p.dtype);
-  const double l2 = hw.get("l2_bytes");
+  const double l2 = hw.l2_bytes;
   const std::int64_t WGM = std::max(c.group_size_m, 1);
   b.group_size_m = static_cast<int>(WGM);
   b.working_set_bytes = double(p.M + p.N) * c.block_k * bytes;
@@ -339,10 +368,10 @@ void l2_hit_rate(const Problem& p, const TileConfig& c, const HardwareParams& hw
 }
 
 // ---- [Algorithm 7] memory latency per K-iteration ----------------------------------------------
-void memory_latency(const Problem& p, const TileConfig& c, const HardwareParams& hw, const ModelOptions& o,
+void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                     LatencyBreakdown& b) {
   const double bytes = dtype_bytes(p.dtype);
-  const double n_sm = hw.get("n_sm");
+  const double n_sm = hw.n_sm;
   const double line = o.seed.cache_line_bytes;
 
   if (o.mode == ModelMode::Nv) {
@@ -370,7 +399,7 @@ void memory_latency(const Problem& p, const TileConfig& c, const HardwareParams&
 
   // L2 path: every byte.
   b.l2_bw_fraction = b.active_sms / n_sm;
-  b.limited_l2_bw = hw.get("l2_perf_ratio") * b.l2_bw_fraction;
+  b.limited_l2_bw = hw.l2_perf_ratio * b.l2_bw_fraction;
   b.l2_cycles = b.total_load_bytes / b.limited_l2_bw;
 
   // DRAM path: the misses.
@@ -380,10 +409,10 @@ void memory_latency(const Problem& p, const TileConfig& c, const HardwareParams&
     const double unique = (double(b.l2_tile_m) * c.block_m + double(b.l2_tile_n) * c.block_n) * c.block_k * bytes;
     b.dram_load_bytes = std::max(b.dram_load_bytes, unique);
   }
-  b.limited_dram_bw = hw.get("dram_perf_ratio") * b.dram_bw_fraction;
+  b.limited_dram_bw = hw.dram_perf_ratio * b.dram_bw_fraction;
   b.dram_cycles = b.dram_load_bytes / b.limited_dram_bw;
   if (o.mode == ModelMode::Seed) {
-    if (b.dram_load_bytes > 0 || o.source.dram_floor_supergroup_unique_bytes) b.dram_cycles += hw.get("hbm_latency_penalty");
+    if (b.dram_load_bytes > 0 || o.source.dram_floor_supergroup_unique_bytes) b.dram_cycles += hw.hbm_latency_penalty;
     b.memory_cycles = std::max(b.l2_cycles, b.dram_cycles);
     b.memory_bound = b.l2_cycles >= b.dram_cycles ? "L2 bandwidth" : "DRAM bandwidth";
     return;
@@ -391,7 +420,7 @@ void memory_latency(const Problem& p, const TileConfig& c, const HardwareParams&
   // nv: bandwidth terms as above (no latency added: the pipeline hides it), plus a latency term:
   // a load issued stages-1 iterations ahead must return within stages-1 iterations, so one
   // iteration cannot be shorter than latency / (stages - 1).
-  const double latency = b.l2_hit_rate * hw.get("l2_latency_cycles") + (1.0 - b.l2_hit_rate) * hw.get("hbm_latency_penalty");
+  const double latency = b.l2_hit_rate * hw.l2_latency_cycles + (1.0 - b.l2_hit_rate) * hw.hbm_latency_penalty;
   b.latency_bound_cycles = latency / std::max(1, c.stages - 1);
   b.memory_cycles = b.l2_cycles;
   b.memory_bound = "L2 bandwidth";
@@ -409,7 +438,7 @@ void work_utilization(const Problem& p, const TileConfig& c, LatencyBreakdown& b
 }
 
 // ---- [Algorithm 8] tile latency ----------------------------------------------------------------
-void tile_latency(const Problem& p, const TileConfig& c, const HardwareParams& hw, const ModelOptions& o,
+void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                   LatencyBreakdown& b) {
   const double bytes = dtype_bytes(p.dtype);
   const std::int64_t k_iters = ceil_div(p.K, c.block_k);
@@ -419,7 +448,7 @@ void tile_latency(const Problem& p, const TileConfig& c, const HardwareParams& h
     const SeedConstants& s = o.seed;
     const double discount = std::pow(s.occupancy_discount, b.occupancy);
     b.prologue_cycles = s.prologue_memory_factor * b.memory_cycles * b.penalty * discount;
-    b.epilogue_bw = hw.get("dram_perf_ratio") * dram_bw_fraction(hw, o, b.active_sms);
+    b.epilogue_bw = hw.dram_perf_ratio * dram_bw_fraction(hw, o, b.active_sms);
     b.output_bytes = double(b.active_sms) * c.block_m * c.block_n * bytes;
     b.epilogue_cycles = (b.output_bytes / b.epilogue_bw + b.compute_cycles * b.penalty) * discount;
     b.num_iter = std::max<std::int64_t>(k_iters - 1, 1);
@@ -443,7 +472,7 @@ void tile_latency(const Problem& p, const TileConfig& c, const HardwareParams& h
   // memory overlapped by the pipeline; the epilogue writes C (all tiles in flight store at once,
   // at the DRAM bandwidth of the active SMs) and waits one DRAM latency for the stores to drain.
   const NvModelConstants& nv = o.nv;
-  const double latency = b.l2_hit_rate * hw.get("l2_latency_cycles") + (1.0 - b.l2_hit_rate) * hw.get("hbm_latency_penalty");
+  const double latency = b.l2_hit_rate * hw.l2_latency_cycles + (1.0 - b.l2_hit_rate) * hw.hbm_latency_penalty;
   b.prologue_cycles = nv.prologue_latency_factor * latency;
   b.num_iter = k_iters;
   const double hi = std::max(b.compute_cycles, b.memory_cycles), lo = std::min(b.compute_cycles, b.memory_cycles);
@@ -452,9 +481,9 @@ void tile_latency(const Problem& p, const TileConfig& c, const HardwareParams& h
   const double per_iter_overhead =
       c.family == Family::Wgmma ? nv.wgmma_k_iter_overhead_cycles : nv.mma_sync_k_iter_overhead_cycles;
   b.loop_overhead_cycles = per_iter_overhead * double(k_iters);
-  b.epilogue_bw = hw.get("dram_perf_ratio") * dram_bw_fraction(hw, o, b.active_sms);
+  b.epilogue_bw = hw.dram_perf_ratio * dram_bw_fraction(hw, o, b.active_sms);
   b.output_bytes = double(b.concurrent_tiles) * c.block_m * c.block_n * bytes;
-  b.epilogue_cycles = b.output_bytes / b.epilogue_bw + nv.epilogue_latency_factor * hw.get("hbm_latency_penalty");
+  b.epilogue_cycles = b.output_bytes / b.epilogue_bw + nv.epilogue_latency_factor * hw.hbm_latency_penalty;
   b.k_pad_penalty_cycles = 0.0;  // the padded K-iteration is already one of the k_iters
   b.setup_cycles = nv.tile_setup_cycles;
   b.tile_cycles = b.prologue_cycles + b.steady_cycles * double(k_iters) + b.loop_overhead_cycles +
@@ -464,7 +493,7 @@ void tile_latency(const Problem& p, const TileConfig& c, const HardwareParams& h
 // ---- [Algorithm 9] total latency ---------------------------------------------------------------
 void total_latency(LatencyBreakdown& b) { b.total_cycles = b.tile_cycles * double(b.num_waves); }
 
-LatencyBreakdown predict(const Problem& p, const TileConfig& c, const HardwareParams& hw, const ModelOptions& o,
+LatencyBreakdown predict(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                          const KernelResources* kr) {
   LatencyBreakdown b;
   b.mode = o.mode;

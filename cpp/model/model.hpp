@@ -110,6 +110,10 @@ struct ModelOptions {
   // seed mode counts one stage (the seed's formula), in nv mode `abstract_stages` stages.
   int abstract_stages = 2;
   int abstract_warps = 8;
+  // How many phase-1 entries a cached Selection keeps (0 = all). A full ranking is ~0.5 KB per
+  // candidate; a process that sees thousands of shapes should not keep them all. Selector::rank
+  // recomputes the full list on demand (explain does).
+  int cached_ranking_size = 16;
 };
 
 // Every term of the model for one (problem, config). Seed-mode fields are the seed's symbols;
@@ -165,23 +169,58 @@ struct LatencyBreakdown {
   double arithmetic_intensity = 0;
 };
 
+// The hardware values the model reads, flattened once from HardwareParams (a map lookup per
+// value per candidate would dominate the ranking time). Implicitly constructible from
+// HardwareParams, so every function below also accepts the resolved parameters directly.
+struct ModelHardware {
+  double dram_bw_c0 = 0;
+  double dram_bw_c1 = 0;
+  double dram_bw_c2 = 0;
+  double dram_bw_coeff = 0;
+  double dram_perf_ratio = 0;
+  double hbm_latency_penalty = 0;
+  double l2_bytes = 0;
+  double l2_latency_cycles = 0;
+  double l2_perf_ratio = 0;
+  double max_blocks_per_sm = 0;
+  double max_registers_per_thread = 0;
+  double max_threads_per_sm = 0;
+  double mma_k = 0;
+  double mma_latency = 0;
+  double mma_m = 0;
+  double mma_n = 0;
+  double mma_sync_flops_per_cycle = 0;
+  double n_sm = 0;
+  double register_allocation_unit = 0;
+  double regs_per_sm = 0;
+  double smem_allocation_unit_bytes = 0;
+  double smem_per_block_bytes = 0;
+  double smem_per_sm_bytes = 0;
+  double smem_reserved_per_block_bytes = 0;
+  double tensor_cores_per_sm = 0;
+  double warp_allocation_granularity = 0;
+  double wgmma_flops_per_cycle = 0;
+  ModelHardware() = default;
+  ModelHardware(const HardwareParams& hw);  // NOLINT(google-explicit-constructor): by design
+};
+
 // ---- Algorithms as named functions (each fills its part of `b`) --------------------------------
 // `kr` is the kernel's real resources (nv mode) or nullptr (seed mode / abstract space).
-void compute_latency(const Problem& p, const TileConfig& c, const HardwareParams& hw,
+void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw,
                      const ModelOptions& o, LatencyBreakdown& b);                      // Alg 3
-void occupancy_and_waves(const Problem& p, const TileConfig& c, const HardwareParams& hw,
+void occupancy_and_waves(const Problem& p, const TileConfig& c, const ModelHardware& hw,
                          const ModelOptions& o, const KernelResources* kr, LatencyBreakdown& b);  // Alg 4
-void l2_hit_rate(const Problem& p, const TileConfig& c, const HardwareParams& hw,
+void l2_hit_rate(const Problem& p, const TileConfig& c, const ModelHardware& hw,
                  const ModelOptions& o, LatencyBreakdown& b);                          // Alg 5
-void memory_latency(const Problem& p, const TileConfig& c, const HardwareParams& hw,
+void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw,
                     const ModelOptions& o, LatencyBreakdown& b);                       // Alg 7
 void work_utilization(const Problem& p, const TileConfig& c, LatencyBreakdown& b);     // 3.5
-void tile_latency(const Problem& p, const TileConfig& c, const HardwareParams& hw,
+void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw,
                   const ModelOptions& o, LatencyBreakdown& b);                         // Alg 8
 void total_latency(LatencyBreakdown& b);                                               // Alg 9
 
 // All of the above in order. c.group_size_m is the WGM the L2 model uses.
-LatencyBreakdown predict(const Problem& p, const TileConfig& c, const HardwareParams& hw,
+LatencyBreakdown predict(const Problem& p, const TileConfig& c, const ModelHardware& hw,
                          const ModelOptions& o, const KernelResources* kr = nullptr);
 
 // ---- Occupancy (CUDA occupancy calculator rules) ------------------------------------------------
@@ -192,11 +231,11 @@ struct BlocksPerSm {
   int registers_per_block = 0;     // allocated (granularity applied)
   int shared_memory_per_block = 0; // allocated (granularity + reserve applied)
 };
-BlocksPerSm blocks_per_sm(const KernelResources& kr, const HardwareParams& hw);
+BlocksPerSm blocks_per_sm(const KernelResources& kr, const ModelHardware& hw);
 
 // Why a kernel cannot be chosen (register spill, cannot keep one block resident, smem too big);
 // empty string = admissible.
-std::string kernel_exclusion_reason(const KernelResources& kr, const HardwareParams& hw);
+std::string kernel_exclusion_reason(const KernelResources& kr, const ModelHardware& hw);
 
 // ---- Phase 2 -------------------------------------------------------------------------------------
 // Unique A tile-rows and B tile-columns touched by tiles [first, last) of the Triton raster.

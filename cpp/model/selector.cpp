@@ -30,10 +30,10 @@ struct PerDtype {
 using CacheKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, int>;
 
 // Seed's shared-memory filter: one stage, (BM*BK + BK*BN) * bytes <= smem per block.
-PerDtype seed_space(DType dt, const HardwareParams& hw, const ModelOptions& o) {
+PerDtype seed_space(DType dt, const ModelHardware& hw, const ModelOptions& o) {
   PerDtype out;
   const double bytes = dtype_bytes(dt);
-  const double smem = hw.get("smem_per_block_bytes");
+  const double smem = hw.smem_per_block_bytes;
   for (int bm : space_block_m())
     for (int bn : space_block_n())
       for (int bk : space_block_k()) {
@@ -53,7 +53,7 @@ PerDtype seed_space(DType dt, const HardwareParams& hw, const ModelOptions& o) {
 
 // nv mode without compiled kernels: the abstract space with estimated resources, filtered like
 // real kernels (stages counted in shared memory; registers estimated from the accumulators).
-PerDtype abstract_nv_space(DType dt, const HardwareParams& hw, const ModelOptions& o) {
+PerDtype abstract_nv_space(DType dt, const ModelHardware& hw, const ModelOptions& o) {
   PerDtype out;
   const int bytes = dtype_bytes(dt);
   for (int bm : space_block_m())
@@ -65,7 +65,7 @@ PerDtype abstract_nv_space(DType dt, const HardwareParams& hw, const ModelOption
         kr.dtype = dt;
         kr.threads = 32 * o.abstract_warps;
         const double est = double(bm) * bn / kr.threads + o.nv.estimated_register_overhead;  // fp32 accumulators
-        const int max_regs = hw.get_int("max_registers_per_thread");
+        const int max_regs = static_cast<int>(hw.max_registers_per_thread);
         kr.registers_per_thread = static_cast<int>(std::min<double>(std::ceil(est), max_regs));
         if (est > max_regs) kr.spill_store_bytes = kr.spill_load_bytes = static_cast<int>(std::ceil(est - max_regs)) * 4;
         kr.smem_bytes = o.abstract_stages * (bm * bk + bk * bn) * bytes;
@@ -88,7 +88,7 @@ PerDtype abstract_nv_space(DType dt, const HardwareParams& hw, const ModelOption
   return out;
 }
 
-PerDtype kernel_space(DType dt, const HardwareParams& hw, const std::vector<KernelResources>& kernels) {
+PerDtype kernel_space(DType dt, const ModelHardware& hw, const std::vector<KernelResources>& kernels) {
   PerDtype out;
   for (const KernelResources& kr : kernels) {
     if (kr.dtype != dt) continue;
@@ -105,6 +105,7 @@ PerDtype kernel_space(DType dt, const HardwareParams& hw, const std::vector<Kern
 
 struct Selector::Impl {
   HardwareParams hw;
+  ModelHardware mhw;  // flattened once
   ModelOptions options;
   bool abstract = true;
   PerDtype per_dtype[2];
@@ -116,16 +117,17 @@ struct Selector::Impl {
 Selector::Selector(HardwareParams hw, std::vector<KernelResources> kernels, ModelOptions options)
     : impl_(std::make_unique<Impl>()) {
   impl_->hw = std::move(hw);
+  impl_->mhw = ModelHardware(impl_->hw);
   impl_->options = options;
   impl_->abstract = kernels.empty();
-  const int n_sm = impl_->hw.get_int("n_sm");
+  const int n_sm = static_cast<int>(impl_->mhw.n_sm);
   impl_->phase1_g = options.phase1_group_size_m > 0 ? options.phase1_group_size_m
                                                     : static_cast<int>(std::ceil(std::sqrt(double(n_sm))));
   for (DType dt : {DType::Float16, DType::BFloat16}) {
     PerDtype& pd = impl_->per_dtype[static_cast<int>(dt)];
-    if (options.mode == ModelMode::Seed) pd = seed_space(dt, impl_->hw, options);
-    else if (kernels.empty()) pd = abstract_nv_space(dt, impl_->hw, options);
-    else pd = kernel_space(dt, impl_->hw, kernels);
+    if (options.mode == ModelMode::Seed) pd = seed_space(dt, impl_->mhw, options);
+    else if (kernels.empty()) pd = abstract_nv_space(dt, impl_->mhw, options);
+    else pd = kernel_space(dt, impl_->mhw, kernels);
   }
 }
 
@@ -154,22 +156,28 @@ std::vector<Ranked> Selector::rank(const Problem& p) const {
   if (pd.candidates.empty())
     throw std::invalid_argument(std::string("no admissible tile configuration for ") + dtype_name(p.dtype) + " on " +
                                 impl_->hw.name + " (" + std::to_string(pd.excluded.size()) + " excluded)");
-  std::vector<Ranked> out;
-  out.reserve(pd.candidates.size());
+  std::vector<Ranked> scored;
+  scored.reserve(pd.candidates.size());
   for (const Candidate& cand : pd.candidates) {
     TileConfig c = cand.config;
     c.group_size_m = impl_->phase1_g;
-    out.push_back({c, predict(p, c, impl_->hw, impl_->options, cand.resources ? &*cand.resources : nullptr)});
+    scored.push_back({c, predict(p, c, impl_->mhw, impl_->options, cand.resources ? &*cand.resources : nullptr)});
   }
   // Lowest predicted cycles; ties (within 1e-9 relative) go to the higher arithmetic intensity,
   // then to the larger BLOCK_K (fewer K-iterations), then to the config order (stable sort).
-  std::stable_sort(out.begin(), out.end(), [](const Ranked& a, const Ranked& b) {
-    const double ta = a.breakdown.total_cycles, tb = b.breakdown.total_cycles;
-    if (std::abs(ta - tb) > 1e-9 * std::max(ta, tb)) return ta < tb;
-    if (a.breakdown.arithmetic_intensity != b.breakdown.arithmetic_intensity)
-      return a.breakdown.arithmetic_intensity > b.breakdown.arithmetic_intensity;
-    return a.config.block_k > b.config.block_k;
+  // Sort small keys, not the ~0.5 KB Ranked records.
+  struct Key { double cycles, intensity; int block_k; std::uint32_t index; };
+  std::vector<Key> keys(scored.size());
+  for (std::uint32_t i = 0; i < scored.size(); ++i)
+    keys[i] = {scored[i].breakdown.total_cycles, scored[i].breakdown.arithmetic_intensity, scored[i].config.block_k, i};
+  std::stable_sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (std::abs(a.cycles - b.cycles) > 1e-9 * std::max(a.cycles, b.cycles)) return a.cycles < b.cycles;
+    if (a.intensity != b.intensity) return a.intensity > b.intensity;
+    return a.block_k > b.block_k;
   });
+  std::vector<Ranked> out;
+  out.reserve(scored.size());
+  for (const Key& k : keys) out.push_back(scored[k.index]);
   return out;
 }
 
@@ -186,7 +194,7 @@ const Selection& Selector::select(const Problem& p) const {
   sel->excluded = excluded(p.dtype);
   sel->phase1_group_size_m = impl_->phase1_g;
   sel->abstract_space = abstract_space();
-  const Ranked& best = sel->ranking.front();
+  const Ranked best = sel->ranking.front();
   sel->breakdown = best.breakdown;
 
   // Phase 2: GROUP_SIZE_M minimising the L2 footprint of the tiles in flight at once.
@@ -209,11 +217,13 @@ const Selection& Selector::select(const Problem& p) const {
   }
   sel->config = best.config;
   sel->config.group_size_m = best_g;
+  if (o.cached_ranking_size > 0 && sel->ranking.size() > static_cast<size_t>(o.cached_ranking_size))
+    sel->ranking.resize(static_cast<size_t>(o.cached_ranking_size));
   const PerDtype& pd = impl_->per_dtype[static_cast<int>(p.dtype)];
   const KernelResources* kr = nullptr;
   for (const Candidate& c : pd.candidates)
     if (c.config.same_kernel(best.config) && c.resources) { kr = &*c.resources; break; }
-  sel->final_breakdown = predict(p, sel->config, impl_->hw, o, kr);
+  sel->final_breakdown = predict(p, sel->config, impl_->mhw, o, kr);
 
   std::unique_lock<std::shared_mutex> lock(impl_->mu);
   auto [it, inserted] = impl_->cache.emplace(key, std::move(sel));

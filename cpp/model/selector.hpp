@@ -26,7 +26,8 @@ struct Ranked {
 struct Selection {
   TileConfig config;            // the pick, with phase-2 group_size_m
   LatencyBreakdown breakdown;   // for the pick
-  std::vector<Ranked> ranking;  // phase-1 order, best first (all admissible configs)
+  std::vector<Ranked> ranking;  // phase-1 order, best first: the first ModelOptions::cached_ranking_size
+                                // admissible configs (all when 0); Selector::rank gives every one
   std::vector<Exclusion> excluded;
   std::vector<std::pair<int, double>> group_size_m_costs;  // phase 2: (GROUP_SIZE_M, footprint cost)
   // Extensions (MODEL helper):
