@@ -134,7 +134,8 @@ def test_crashed_attempt_is_recorded_and_skipped(tmp_path):
 def test_truncated_line_is_ignored(tmp_path):
     h, s = make()
     run_suite(Suite("t", "", SUITE.sizes[:1]), tmp_path, h, [s], RunOptions())
-    with open(tmp_path / "shard-0-of-1.jsonl", "a") as f:
+    (path,) = tmp_path.glob("shard-0-of-1-*.jsonl")
+    with open(path, "a") as f:
         f.write('{"kind": "config", "size": "x", "sta')       # killed mid-write
     assert len(results(tmp_path)) == 7
 
@@ -144,7 +145,7 @@ def test_shards_write_separate_files(tmp_path):
         h, s = make()
         assert run_suite(SUITE, tmp_path, h, [s], RunOptions(shard=(i, 2))).complete
     files = sorted(p.name for p in tmp_path.glob("*.jsonl"))
-    assert files == ["shard-0-of-2.jsonl", "shard-1-of-2.jsonl"]
+    assert len(files) == 2 and files[0].startswith("shard-0-of-2-") and files[1].startswith("shard-1-of-2-")
     sizes = {r["size"] for r in results(tmp_path)}
     assert sizes == {z.key for z in SUITE.sizes}
     # a later run with another shard count finds everything done
@@ -204,3 +205,16 @@ def test_watchdog_records_a_hang_and_exits(tmp_path):
     crashed = [r for r in recs if r.get("status") == "crashed"]
     assert len(crashed) == 1 and crashed[0]["item"] == "pick" and "watchdog" in crashed[0]["error"]
     assert any(r["kind"] == "stopped" for r in recs)
+
+
+def test_resume_from_another_folder(tmp_path):
+    # results carried from an earlier machine (resume_dirs) count as done; new records go elsewhere
+    h, s = make()
+    run_suite(SUITE, tmp_path / "old", h, [s], RunOptions(shard=(0, 2)))
+    h2, s2 = make()
+    out = run_suite(SUITE, tmp_path / "new", h2, [s2], RunOptions(resume_dirs=[tmp_path / "old"]))
+    assert out.complete
+    old_sizes = {k for k, _, _ in h.timed}
+    assert old_sizes and not old_sizes & {k for k, _, _ in h2.timed}
+    merged = {r["size"] for r in load_records(tmp_path / "old", tmp_path / "new") if r["kind"] == "baseline"}
+    assert merged == {z.key for z in SUITE.sizes}

@@ -6,7 +6,8 @@ write the report.
   select  selection time per size (Python API cold/cached, C++ select/rank); no GPU needed
   list    the suites and their sizes
 
-Layout under --out:  <gpu>/raw/<suite>/<mode>/shard-<i>-of-<n>.jsonl   (raw, appended, resumable)
+Layout under --out:  <gpu>/raw/<suite>/<mode>/shard-<i>-of-<n>-<run>.jsonl (raw, appended, resumable;
+                     one file per run, so folders from several machines can be copied together)
                      <gpu>/<suite>[-<mode>].md / .csv / .json / *.png (regenerated)
 Exit status of run: 0 complete, 3 stopped by the time budget (re-run to resume), 4 device error
 (the config that broke the context is recorded and skipped on the re-run), 2 bad arguments,
@@ -45,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="measure a suite (or one shard of it), then write the report")
     _add_common(r)
     r.add_argument("--shard", default=None, help="i/n: run shard i (0-based) of n")
+    r.add_argument("--resume-from", action="append", default=[], metavar="DIR",
+                   help="another --out folder (e.g. reports/ carried from earlier GPU jobs): its results count "
+                        "as done and are merged into this run's report (repeatable)")
     r.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
                    help="stop cleanly before this many seconds (resumable); the report is written after")
     r.add_argument("--cutoff", type=float, default=4.0,
@@ -91,9 +95,10 @@ def _raw_dir(out: Path, gpu: str, suite: str, mode: str) -> Path:
     return out / gpu / "raw" / suite / mode
 
 
-def _write_report(out: Path, gpu: str, suite_name: str, mode: str, plots: bool) -> dict:
+def _write_report(out: Path, gpu: str, suite_name: str, mode: str, plots: bool, extra=()) -> dict:
     suite = SUITES.get(suite_name)
-    an = R.write_report(_raw_dir(out, gpu, suite_name, mode), out / gpu, suite, suite_name, mode, plots=plots)
+    an = R.write_report(_raw_dir(out, gpu, suite_name, mode), out / gpu, suite, suite_name, mode, plots=plots,
+                        extra_raw_dirs=extra)
     print(f"[bench] report: {out / gpu / (an['stem'] + '.md')}", file=sys.stderr)
     return an
 
@@ -153,26 +158,27 @@ def cmd_run(args) -> int:
             print(f"[bench] seed system skipped: {e}", file=sys.stderr)
     out = Path(args.out)
     raw = _raw_dir(out, gpu, suite.name, args.timing)
+    resume = [_raw_dir(Path(d), gpu, suite.name, args.timing) for d in (args.resume_from or [])]
     n_sizes = len(shard_sizes(suite.sizes, shard))
     print(f"[bench] suite {suite.name}, shard {shard[0]}/{shard[1]} ({n_sizes} sizes), mode {args.timing}, "
           f"systems {[s.name for s in systems] + ([] if args.no_cublas else ['cublas'])}, raw {raw}", file=sys.stderr)
     def on_hang():
         if not args.no_report:
-            an = _write_report(out, gpu, suite.name, args.timing, not args.no_plots)
+            an = _write_report(out, gpu, suite.name, args.timing, not args.no_plots, resume)
             print(R.summary_table(an), flush=True)
 
     outcome = run_suite(suite, raw, harness, systems,
                         RunOptions(shard=shard, time_budget_s=args.time_budget, cutoff_factor=args.cutoff,
                                    bf_limit=args.bf_limit, cublas=not args.no_cublas, argv=list(sys.argv),
                                    item_timeout_s=args.item_timeout if args.item_timeout > 0 else None,
-                                   on_hang=on_hang))
+                                   on_hang=on_hang, resume_dirs=resume))
     if "origami_nv.bench.seed_triton" in sys.modules:
         sys.modules["origami_nv.bench.seed_triton"].shutdown_pool()
     status = "complete" if outcome.complete else f"INCOMPLETE ({outcome.reason}): re-run the same command to resume"
     print(f"[bench] shard {shard[0]}/{shard[1]}: {outcome.sizes_done if not outcome.complete else outcome.sizes_total}"
           f"/{outcome.sizes_total} sizes done, {outcome.items_measured} items measured this run; {status}")
     if not args.no_report:
-        an = _write_report(out, gpu, suite.name, args.timing, not args.no_plots)
+        an = _write_report(out, gpu, suite.name, args.timing, not args.no_plots, resume)
         print(R.summary_table(an))
     if outcome.device_error:
         return EXIT_DEVICE

@@ -481,9 +481,9 @@ def _plots(an: dict, out_dir: Path, stem: str) -> list[str]:
 
 
 def write_report(raw_dir: Path, out_dir: Path, suite: Suite | None, suite_name: str, mode: str,
-                 plots: bool = True) -> dict:
-    """Merge every shard in raw_dir and write <stem>.md/.csv/.json(+ .png) into out_dir."""
-    records = load_records(raw_dir)
+                 plots: bool = True, extra_raw_dirs=()) -> dict:
+    """Merge every shard in raw_dir (and extra_raw_dirs) and write <stem>.md/.csv/.json(+ .png) into out_dir."""
+    records = load_records(*extra_raw_dirs, raw_dir)
     an = analyze(records, suite)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -46,6 +46,7 @@ class RunOptions:
     bf_limit: int | None = None       # time only the pick's kernel + this many best-predicted configs
     cublas: bool = True
     argv: list = field(default_factory=list)
+    resume_dirs: list = field(default_factory=list)   # more raw folders whose results count as done
     # Watchdog: an item (one config) running longer than this, or the run running this long past
     # its time budget, is taken to hang (a kernel deadlock): it is recorded as crashed, on_hang runs
     # (the CLI writes the report) and the process exits with EXIT_DEVICE. None = no watchdog.
@@ -106,7 +107,7 @@ class Runner:
         self.opt = options
         self.log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
         self.store = RawStore(self.raw_dir, options.shard)
-        self.index = ResumeIndex(load_records(self.raw_dir))
+        self.index = ResumeIndex(load_records(*options.resume_dirs, self.raw_dir))
         self.budget = Budget(options.time_budget_s)
         self.measured = 0
         self._current = None          # (attempt record, start time) of the item in flight

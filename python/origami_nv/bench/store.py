@@ -36,16 +36,23 @@ def _clean(v):
     return v
 
 
-def shard_file(raw_dir: Path, shard: tuple[int, int]) -> Path:
+def run_id() -> str:
+    """UTC time + pid: file names of successive runs sort in the order they ran."""
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + f"-{os.getpid()}"
+
+
+def shard_file(raw_dir: Path, shard: tuple[int, int], run: str | None = None) -> Path:
+    """One file per (shard, run): raw folders from several machines can be copied together
+    without overwriting each other."""
     i, n = shard
-    return Path(raw_dir) / f"shard-{i}-of-{n}.jsonl"
+    return Path(raw_dir) / f"shard-{i}-of-{n}-{run or run_id()}.jsonl"
 
 
 class RawStore:
-    def __init__(self, raw_dir: Path, shard: tuple[int, int]):
+    def __init__(self, raw_dir: Path, shard: tuple[int, int], run: str | None = None):
         self.raw_dir = Path(raw_dir)
         self.raw_dir.mkdir(parents=True, exist_ok=True)
-        self.path = shard_file(self.raw_dir, shard)
+        self.path = shard_file(self.raw_dir, shard, run)
 
     def append(self, record: dict) -> dict:
         rec = dict(record)
@@ -58,14 +65,19 @@ class RawStore:
         return rec
 
 
-def load_records(raw_dir: Path) -> list[dict]:
-    """All records of every shard file in raw_dir, file by file in name order. A line that does
-    not parse (a write cut short by a kill) is skipped."""
+def load_records(*raw_dirs: Path) -> list[dict]:
+    """All records of every shard file in the raw folders, file by file in name order (= run
+    order), so a later result of the same item wins. A line that does not parse (a write cut short
+    by a kill) is skipped; a file name seen in an earlier folder is read once."""
     out = []
-    raw_dir = Path(raw_dir)
-    if not raw_dir.is_dir():
-        return out
-    for p in sorted(raw_dir.glob("shard-*.jsonl")):
+    files: dict[str, Path] = {}
+    for d in raw_dirs:
+        d = Path(d)
+        if d.is_dir():
+            for p in d.glob("shard-*.jsonl"):
+                files.setdefault(p.name, p)
+    for name in sorted(files):
+        p = files[name]
         with open(p, encoding="utf-8") as f:
             for line in f:
                 line = line.strip()
