@@ -163,17 +163,18 @@ std::vector<Ranked> Selector::rank(const Problem& p) const {
     c.group_size_m = impl_->phase1_g;
     scored.push_back({c, predict(p, c, impl_->mhw, impl_->options, cand.resources ? &*cand.resources : nullptr)});
   }
-  // Lowest predicted cycles; ties (within 1e-9 relative) go to the higher arithmetic intensity,
-  // then to the larger BLOCK_K (fewer K-iterations), then to the config order (stable sort).
-  // Sort small keys, not the ~0.5 KB Ranked records.
-  struct Key { double cycles, intensity; int block_k; std::uint32_t index; };
+  // Lowest predicted cycles; ties (within 1e-9 relative) go to the higher arithmetic intensity
+  // (seed 000, 2.2), then to the candidate order (stable sort): the config space's enumeration
+  // order BLOCK_M, BLOCK_N, BLOCK_K ascending (what the seed's first-minimum does; 9 of the 23
+  // sizes of its table 7.2 are exact ties decided this way, see SEED_NOTES.md), or the order of
+  // the compiled kernel list. Sort small keys, not the ~0.5 KB Ranked records.
+  struct Key { double cycles, intensity; std::uint32_t index; };
   std::vector<Key> keys(scored.size());
   for (std::uint32_t i = 0; i < scored.size(); ++i)
-    keys[i] = {scored[i].breakdown.total_cycles, scored[i].breakdown.arithmetic_intensity, scored[i].config.block_k, i};
+    keys[i] = {scored[i].breakdown.total_cycles, scored[i].breakdown.arithmetic_intensity, i};
   std::stable_sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
     if (std::abs(a.cycles - b.cycles) > 1e-9 * std::max(a.cycles, b.cycles)) return a.cycles < b.cycles;
-    if (a.intensity != b.intensity) return a.intensity > b.intensity;
-    return a.block_k > b.block_k;
+    return a.intensity > b.intensity;
   });
   std::vector<Ranked> out;
   out.reserve(scored.size());
