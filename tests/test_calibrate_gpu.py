@@ -17,6 +17,7 @@ def runs():
 
 def test_every_key_is_measured_and_valid(runs):
     r = runs[0]
+    assert not r.meta["errors"]
     expected = set(cal.PARAM_KEYS)
     if r.meta["compute_capability"] != "9.0":
         expected.discard("wgmma_flops_per_cycle")

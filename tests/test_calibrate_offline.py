@@ -44,7 +44,7 @@ def test_quadratic_fit_recovers_coefficients():
 
 def test_quadratic_fit_beats_linear_on_a_curved_ramp():
     n = np.arange(1, 133)
-    f = np.minimum(1.0, 1 - (1 - n / 40.0) ** 2)  # concave ramp to saturation at 40 SMs
+    f = 1 - (1 - np.minimum(n, 40) / 40.0) ** 2  # concave ramp, flat from 40 SMs on
     _, rms_lin = cal.fit_linear_fraction(n, f)
     (c0, c1, c2), rms_quad = cal.fit_quadratic_fraction(n, f)
     assert rms_quad < 1e-9 < rms_lin
@@ -139,8 +139,10 @@ def test_written_json_is_accepted_as_hw_params_override(tmp_path, monkeypatch):
     r.write_json(p)
     monkeypatch.setenv("ORIGAMI_NV_HW_PARAMS", str(p))
     hw = hardware(gpu="H100_SXM")
-    text = json.dumps(hw, default=str) if not isinstance(hw, str) else hw
-    assert "3111" in text and "31.5" in text and "override" in text
+    for k in cal.PARAM_KEYS:  # every key the tool writes is read back from the override tier
+        assert hw[k].value == pytest.approx(r.params[k]), k
+        assert hw[k].tier == "override", k
+    assert hw["dram_bw_c0"].value == -0.0004
 
 
 # ---- gpus.json row update ----------------------------------------------------------------------
@@ -245,3 +247,105 @@ def test_extension_raises_clearly_without_a_gpu():
     with pytest.raises(RuntimeError, match="no CUDA device"):
         cal.calibrate(quick=True, progress=None)
     assert cal.main(["--quick", "--quiet"]) == 2
+
+
+# ---- the whole pipeline on a synthetic device ------------------------------------------------------
+class FakeExt:
+    """Stands in for origami_nv._calibrate: returns samples in the extension's exact format for a
+    made-up 100-SM device whose DRAM fraction is min(1, n/25)."""
+    N_SM, L2 = 100, 40 << 20
+
+    def __init__(self, fail_wgmma=False):
+        self.fail_wgmma = fail_wgmma
+        self.calls = []
+
+    @staticmethod
+    def _r(samples, **info):
+        return {"samples": samples, "info": info, "notes": {"method": "fake"}}
+
+    def device_info(self):
+        return {"samples": {}, "notes": {"name": "NVIDIA Fake F100"},
+                "info": {"sm_count": self.N_SM, "l2_bytes": self.L2, "cc_major": 9, "cc_minor": 0,
+                         "sm_clock_max_mhz": 2000.0, "mem_clock_mhz": 2500.0, "mem_bus_width_bits": 4096,
+                         "dram_peak_bytes_per_s": 2.56e12, "driver_version": 13000, "runtime_version": 13000}}
+
+    def wgmma_compiled(self):
+        return True
+
+    def sustained_clock(self, target_ms, repeats, load):
+        self.calls.append(("clock", load))
+        return self._r({"clock_mhz": [1800.0, 1810.0, 1790.0][:repeats] if load == "mma" else [1990.0] * repeats})
+
+    def read_bandwidth(self, nbytes, passes, repeats):
+        bw = 6e12 if nbytes < self.L2 else 2.4e12
+        return self._r({"bytes_per_s": [bw * (1 + 0.01 * i) for i in range(repeats)],
+                        "clock_mhz": [1950.0] * repeats, "time_s": [1e-3] * repeats})
+
+    def dram_bandwidth_vs_sms(self, nbytes, ks, repeats):
+        s = {f"bytes_per_s@{k}": [2.4e12 * min(1.0, k / 25.0)] * repeats for k in ks}
+        return self._r(s)
+
+    def pointer_chase(self, stride, nodes, hops, flush, repeats):
+        return self._r({"cycles_per_load": [700.0 if flush else 260.0] * repeats})
+
+    def shared_memory(self, strides, repeats):
+        s = {}
+        for st in strides:
+            s[f"latency_cycles@{st}"] = [23.0 + 2 * max(st, 1)] * repeats
+            s[f"bytes_per_cycle_per_sm@{st}"] = [128.0 / max(st, 1)] * repeats
+        return self._r(s)
+
+    def mma_sync(self, dtype, warps, chains, repeats):
+        return self._r({"latency_cycles": [25.0] * repeats, "flops_per_cycle_per_sm": [2500.0] * repeats,
+                        "clock_mhz": [1800.0] * repeats})
+
+    def wgmma(self, dtype, n, repeats):
+        if self.fail_wgmma:
+            raise RuntimeError("wgmma accumulators differ from 16*count")
+        return self._r({f"latency_cycles@n{n}": [100.0] * repeats, f"flops_per_cycle_per_sm@n{n}": [4000.0] * repeats,
+                        f"clock_mhz@n{n}": [1800.0] * repeats})
+
+    def fp32_throughput(self, lanes, fma, repeats):
+        return self._r({"flops_per_cycle_per_sm": [128 * lanes / 32 * (1 + fma / 8)] * repeats,
+                        "clock_mhz": [1990.0] * repeats})
+
+
+@pytest.mark.parametrize("quick", [True, False])
+def test_calibrate_pipeline_on_a_synthetic_device(monkeypatch, quick):
+    fake = FakeExt()
+    monkeypatch.setattr(cal, "_ext", lambda: fake)
+    lines = []
+    r = cal.calibrate(quick=quick, progress=lines.append)
+    assert not r.meta["errors"]
+    assert set(r.params) == set(cal.PARAM_KEYS)
+    p = r.params
+    assert p["sustained_clock_mhz"] == pytest.approx(1800.0)       # the tensor-load clock
+    assert ("clock", "mma") in fake.calls
+    reps = 3 if quick else 5
+    assert r.meta["repeats"] == reps
+    mean_bw = 2.4e12 * (1 + 0.01 * (reps - 1) / 2)
+    assert p["dram_perf_ratio"] == pytest.approx(mean_bw / 1.8e9)  # mean bandwidth / sustained clock
+    assert p["dram_bw_coeff"] == pytest.approx(1 / 25, rel=1e-3)
+    assert r.meta["dram_bw_fit"]["linear"]["rms"] < 1e-3
+    assert p["hbm_latency_penalty"] == 700.0 and p["l2_latency_cycles"] == 260.0
+    assert p["dram_bytes_in_flight_per_sm"] == pytest.approx(700.0 * p["dram_perf_ratio"] / 100)
+    assert p["l2_bytes_in_flight_per_sm"] == pytest.approx(260.0 * p["l2_perf_ratio"] / 100)
+    assert p["fp32_flops_per_cycle"] == 256.0 and p["wgmma_flops_per_cycle"] == 4000.0
+    assert r.figure("C_fp32 = Phi / (theta (1 + m_FMA)), all mixes").value == pytest.approx(128.0)
+    assert "sustained_clock_mhz" in r.meta["flagged"] or r.figure("sustained SM clock (mma.sync load)").cov < 0.05
+    assert any("finished" in x for x in lines)
+    cal.validate_params(r.to_dict())
+    text = r.table()
+    assert "NVIDIA Fake F100" in text and "l2_perf_ratio" in text
+
+
+def test_a_failing_benchmark_is_reported_not_fatal(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(cal, "_ext", lambda: FakeExt(fail_wgmma=True))
+    r = cal.calibrate(quick=True, progress=None)
+    assert "wgmma_flops_per_cycle" not in r.params
+    assert r.meta["errors"] == {"wgmma m64n256k16 float16": "RuntimeError: wgmma accumulators differ from 16*count"}
+    assert "mma_sync_flops_per_cycle" in r.params
+    out = tmp_path / "p.json"
+    assert cal.main(["--quick", "--quiet", "--out", str(out)]) == 1  # written, but the exit status says it failed
+    assert "FAILED wgmma m64n256k16 float16" in capsys.readouterr().out
+    assert "wgmma_flops_per_cycle" not in json.loads(out.read_text())

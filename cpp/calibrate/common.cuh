@@ -16,9 +16,11 @@ namespace origami::calib {
 #define CALIB_CHECK(expr)                                                                    \
   do {                                                                                       \
     cudaError_t err_ = (expr);                                                               \
-    if (err_ != cudaSuccess)                                                                 \
+    if (err_ != cudaSuccess) {                                                               \
+      cudaGetLastError(); /* clear a non-sticky error so the next benchmark starts clean */  \
       throw std::runtime_error(std::string("CUDA error ") + cudaGetErrorName(err_) + " (" + \
                                cudaGetErrorString(err_) + ") in " #expr);                    \
+    }                                                                                        \
   } while (0)
 
 // Checks a launch and waits for it, so that a kernel fault is reported by the benchmark that caused it.

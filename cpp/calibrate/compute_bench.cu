@@ -12,6 +12,7 @@ namespace {
 
 constexpr unsigned kHalfOnePair = 0x3C003C00u;  // two fp16 1.0
 constexpr unsigned kBf16OnePair = 0x3F803F80u;  // two bf16 1.0
+constexpr unsigned kHalfQuarterPair = 0x34003400u;  // two fp16 0.25: 16 products of 1/16 add exactly 1 per mma
 constexpr double kMmaFlops = 2.0 * 16 * 8 * 16;  // one m16n8k16
 
 template <bool BF16>
@@ -31,10 +32,11 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], unsigned a, unsigned b)
   (void)b;
 }
 
-// CHAINS independent accumulators per warp, each a dependent chain of `iters` mma.sync with
-// A = B = 1: every accumulator element ends at exactly 16 * iters (checked).
+// CHAINS independent accumulators per warp, each a dependent chain of `iters` mma.sync with every
+// A and B element equal to `ab_pair`'s value: each accumulator element ends at exactly
+// per_mma * iters (checked), per_mma = 16 * a * b.
 template <bool BF16, int CHAINS>
-__global__ void mma_kernel(unsigned one_pair, int iters, int* errors, BlockTiming* timing) {
+__global__ void mma_kernel(unsigned one_pair, float per_mma, int iters, int* errors, BlockTiming* timing) {
   __shared__ long long clk0_s;
   __shared__ unsigned long long ns0_s;
   float d[CHAINS][4];
@@ -51,7 +53,7 @@ __global__ void mma_kernel(unsigned one_pair, int iters, int* errors, BlockTimin
   }
   __syncthreads();
   if (threadIdx.x == 0) timing[blockIdx.x] = {clk0_s, clock64(), ns0_s, global_timer_ns(), sm_id(), 0};
-  const float want = 16.f * iters;
+  const float want = per_mma * iters;
 #pragma unroll
   for (int c = 0; c < CHAINS; ++c)
     for (int e = 0; e < 4; ++e)
@@ -118,19 +120,20 @@ int one_block_per_sm_smem(const Device& dev) {
 }
 
 template <bool BF16, int CHAINS>
-void launch_mma(int blocks, int threads, int dyn_smem, unsigned one, int iters, int* errors, BlockTiming* timing) {
+void launch_mma(int blocks, int threads, int dyn_smem, unsigned one, float per_mma, int iters, int* errors,
+                BlockTiming* timing) {
   CALIB_CHECK(cudaFuncSetAttribute(mma_kernel<BF16, CHAINS>, cudaFuncAttributeMaxDynamicSharedMemorySize, dyn_smem));
-  mma_kernel<BF16, CHAINS><<<blocks, threads, dyn_smem>>>(one, iters, errors, timing);
+  mma_kernel<BF16, CHAINS><<<blocks, threads, dyn_smem>>>(one, per_mma, iters, errors, timing);
 }
 
 template <bool BF16>
 void launch_mma_chains(int chains, int blocks, int threads, int dyn_smem, unsigned one, int iters, int* errors,
-                       BlockTiming* timing) {
+                       BlockTiming* timing, float per_mma = 16.f) {
   switch (chains) {
-    case 1: return launch_mma<BF16, 1>(blocks, threads, dyn_smem, one, iters, errors, timing);
-    case 2: return launch_mma<BF16, 2>(blocks, threads, dyn_smem, one, iters, errors, timing);
-    case 4: return launch_mma<BF16, 4>(blocks, threads, dyn_smem, one, iters, errors, timing);
-    case 8: return launch_mma<BF16, 8>(blocks, threads, dyn_smem, one, iters, errors, timing);
+    case 1: return launch_mma<BF16, 1>(blocks, threads, dyn_smem, one, per_mma, iters, errors, timing);
+    case 2: return launch_mma<BF16, 2>(blocks, threads, dyn_smem, one, per_mma, iters, errors, timing);
+    case 4: return launch_mma<BF16, 4>(blocks, threads, dyn_smem, one, per_mma, iters, errors, timing);
+    case 8: return launch_mma<BF16, 8>(blocks, threads, dyn_smem, one, per_mma, iters, errors, timing);
     default: throw std::invalid_argument("chains must be one of 1, 2, 4, 8");
   }
 }
@@ -246,22 +249,30 @@ BenchResult fp32_throughput(int active_lanes, int fma_per_8, int repeats) {
   return res;
 }
 
-BenchResult sustained_clock(double target_ms, int repeats) {
+BenchResult sustained_clock(double target_ms, int repeats, const std::string& load) {
   Device dev = require_device();
   require_positive("repeats", repeats);
   if (!(target_ms > 0)) throw std::invalid_argument("target_ms must be positive");
+  if (load != "mma" && load != "ffma") throw std::invalid_argument("load must be 'mma' or 'ffma', got '" + load + "'");
+  if (load == "mma" && dev.prop.major < 8) throw std::runtime_error("the mma.sync load needs sm_80 or newer");
   const int n_sm = dev.prop.multiProcessorCount;
   const int dyn_smem = one_block_per_sm_smem(dev);
   DeviceBuffer<int> errors(1);
   DeviceBuffer<BlockTiming> timing(n_sm);
   auto run = [&](int iters) {
     errors.zero();
-    float ms = time_ms([&] { launch_fp32_dispatch(8, n_sm, dyn_smem, 32, iters, errors.get(), timing.get()); });
+    float ms = time_ms([&] {
+      if (load == "mma")  // 16 warps x 8 chains per SM: the mma_sync throughput configuration
+        launch_mma_chains<false>(8, n_sm, 16 * 32, dyn_smem, kHalfQuarterPair, iters, errors.get(), timing.get(), 1.f);
+      else
+        launch_fp32_dispatch(8, n_sm, dyn_smem, 32, iters, errors.get(), timing.get());
+    });
     CALIB_CHECK_LAUNCH();
-    if (errors.to_host()[0] != 0) throw std::runtime_error("clock kernel's FP32 chains did not end at iters");
+    if (errors.to_host()[0] != 0) throw std::runtime_error("clock kernel's chains did not end at iters");
     return ms;
   };
-  // Size the kernel from a short probe; chains must stay below 2^24 to remain exact in fp32.
+  // Size the kernel from a short probe; the chains count 1 per step and must stay below 2^24
+  // to remain exact in fp32.
   const int probe = 16384;
   float probe_ms = run(probe);
   long long iters = (long long)(probe * (target_ms / std::max(probe_ms, 1e-3f)));
@@ -275,9 +286,9 @@ BenchResult sustained_clock(double target_ms, int repeats) {
   }
   res.info["sm_clock_max_mhz"] = dev.clock_khz / 1e3;
   res.info["iters"] = double(iters);
-  res.notes["method"] =
-      "FFMA on every SM (one block of 1024 threads per SM) for ~target_ms; per block (clock64 delta)/(%globaltimer "
-      "delta), median over blocks";
+  res.notes["method"] = std::string(load == "mma" ? "mma.sync m16n8k16 fp16 (16 warps x 8 chains per SM)"
+                                                  : "FFMA (1024 threads x 8 chains per SM)") +
+                        " on every SM for ~target_ms; per block (clock64 delta)/(%globaltimer delta), median over blocks";
   return res;
 }
 

@@ -168,7 +168,7 @@ BenchResult dram_bandwidth_vs_sms(long long bytes, const std::vector<int>& sm_co
       throw std::invalid_argument("SM count " + std::to_string(k) + " outside 1.." + std::to_string(n_sm));
   // A block that asks for more than half of an SM's shared memory cannot share an SM with
   // another: k blocks occupy exactly k SMs. The %smid record checks it.
-  const int dyn_smem = dev.smem_optin;
+  const int dyn_smem = dev.smem_optin - 1024;  // the opt-in maximum less room for the kernel's static shared memory
   if (2 * dyn_smem <= dev.smem_per_sm)
     throw std::runtime_error("cannot force one block per SM: opt-in shared memory per block is not above half an SM's");
   CALIB_CHECK(cudaFuncSetAttribute(read_bw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dyn_smem));

@@ -62,8 +62,9 @@ bool wgmma_compiled();
 //    samples: flops_per_cycle_per_sm.
 BenchResult fp32_throughput(int active_lanes, int fma_per_8, int repeats);
 
-// 6. Sustained SM clock under load: an FFMA kernel on every SM for about `target_ms`,
-//    clock64 against %globaltimer in each block. samples: clock_mhz.
-BenchResult sustained_clock(double target_ms, int repeats);
+// 6. Sustained SM clock under load: a kernel on every SM for about `target_ms`, clock64 against
+//    %globaltimer in each block. load "mma": mma.sync (a tensor-core load, like a GEMM; power
+//    limits may pull the clock below its maximum), "ffma": FP32 FMAs. samples: clock_mhz.
+BenchResult sustained_clock(double target_ms, int repeats, const std::string& load);
 
 }  // namespace origami::calib

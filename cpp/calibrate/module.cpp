@@ -62,8 +62,8 @@ PYBIND11_MODULE(_calibrate, m) {
           return call([&] { return c::fp32_throughput(active_lanes, fma_per_8, repeats); });
         }, py::arg("active_lanes"), py::arg("fma_per_8"), py::arg("repeats"),
         "FP32 CUDA-core FLOP/cycle per SM with theta = active_lanes/32, m_FMA = fma_per_8/8");
-  m.def("sustained_clock", [](double target_ms, int repeats) {
-          return call([&] { return c::sustained_clock(target_ms, repeats); });
-        }, py::arg("target_ms"), py::arg("repeats"),
-        "SM clock (MHz) under a long FFMA load: clock64 against %globaltimer");
+  m.def("sustained_clock", [](double target_ms, int repeats, std::string load) {
+          return call([&] { return c::sustained_clock(target_ms, repeats, load); });
+        }, py::arg("target_ms"), py::arg("repeats"), py::arg("load") = "mma",
+        "SM clock (MHz) under a long load ('mma': tensor cores, 'ffma': FP32): clock64 against %globaltimer");
 }

@@ -88,9 +88,14 @@ def capped_linear(coeff: float, n: np.ndarray) -> np.ndarray:
 
 
 def capped_quadratic(c: Sequence[float], n: np.ndarray) -> np.ndarray:
-    """The source's quadratic fraction c0 n^2 + c1 n + c2, capped at 1."""
+    """The source's quadratic fraction c0 n^2 + c1 n + c2 capped at 1, evaluated exactly as the
+    model does (cpp/model/model.cpp dram_bw_fraction): a concave fit is held at its vertex, and
+    the fraction is floored at 1e-6."""
     n = np.asarray(n, dtype=float)
-    return np.minimum(1.0, c[0] * n * n + c[1] * n + c[2])
+    c0, c1, c2 = (float(x) for x in c)
+    if c0 < 0:
+        n = np.minimum(n, -c1 / (2.0 * c0))
+    return np.minimum(1.0, np.maximum(c0 * n * n + c1 * n + c2, 1e-6))
 
 
 def _rms(a: np.ndarray, b: np.ndarray) -> float:
@@ -412,7 +417,10 @@ def sm_counts_for(n_sm: int, quick: bool) -> List[int]:
 def calibrate(quick: bool = False, progress: Optional[Callable[[str], None]] = print) -> CalibrationResult:
     """Runs every microbenchmark on the current CUDA device and returns the figures and the model's
     parameters. quick=True: 3 repeats and shorter runs (GPU tests); otherwise 5 repeats.
-    Raises RuntimeError("no CUDA device: ...") without a GPU."""
+
+    Raises RuntimeError("no CUDA device: ...") without a GPU. A benchmark that fails on a device
+    (an unsupported instruction, a failed result check) does not stop the others: its error is
+    kept in meta["errors"] and the keys that depend on it are left out of params."""
     ext = _ext()
     say = progress or (lambda s: None)
     t_start = time.perf_counter()
@@ -424,149 +432,189 @@ def calibrate(quick: bool = False, progress: Optional[Callable[[str], None]] = p
     cc = (int(info["cc_major"]), int(info["cc_minor"]))
     reps = 3 if quick else 5
     figs: List[Figure] = []
-    raw: Dict[str, dict] = {}
+    methods: Dict[str, str] = {}
+    errors: Dict[str, str] = {}
+    ctx: dict = {}  # results later sections depend on
 
-    def step(label: str, fn, *args):
+    def run(label: str, fn, *args):
         t0 = time.perf_counter()
         say(f"[calibrate] {label} ...")
         out = fn(*args)
-        raw[label] = out
-        say(f"[calibrate] {label}: done in {time.perf_counter() - t0:.1f}s")
+        methods[label] = out.get("notes", {}).get("method", "")
+        say(f"[calibrate] {label}: {time.perf_counter() - t0:.1f}s")
         return out
+
+    def section(label: str, body: Callable[[], None]) -> None:
+        try:
+            body()
+        except Exception as e:  # noqa: BLE001 - recorded, reported, and the other sections still run
+            errors[label] = f"{type(e).__name__}: {e}"
+            say(f"[calibrate] {label}: FAILED: {errors[label]}")
 
     def add(name_, samples, unit, key=None, reference="", note=""):
         m, c = mean_cov(samples)
-        f = Figure(name_, m, unit, c, [float(s) for s in samples], key, reference, note)
+        f = Figure(name_, m, unit, c, [float(x) for x in samples], key, reference, note)
         figs.append(f)
         return f
 
     say(f"[calibrate] {name}: cc {cc[0]}.{cc[1]}, {n_sm} SMs, L2 {l2 / 2**20:.0f} MiB, "
         f"max SM clock {info['sm_clock_max_mhz']:.0f} MHz, {'quick' if quick else 'full'} mode, {reps} repeats")
-
-    # 6. sustained clock under load
-    clk = step("sustained SM clock", ext.sustained_clock, 100.0 if quick else 300.0, reps)
-    f_clk = add("sustained SM clock (FFMA load)", clk["samples"]["clock_mhz"], "MHz", "sustained_clock_mhz",
-                f"max {info['sm_clock_max_mhz']:.0f} MHz (cudaDevAttrClockRate)")
-
-    # 1. L2 and DRAM bandwidth, per SM-cycle at the clock each sample ran at
-    l2_ws = (l2 // 4) // 16 * 16
-    l2_passes = max(8, int((2e9 if quick else 4e9) // l2_ws))
-    bw_l2 = step("L2 bandwidth", ext.read_bandwidth, l2_ws, l2_passes, reps)
-    dram_ws = max(8 * l2, 256 << 20) // 16 * 16
-    bw_dram = step("DRAM bandwidth", ext.read_bandwidth, dram_ws, 2, reps)
+    max_mhz = float(info["sm_clock_max_mhz"])
     peak = float(info["dram_peak_bytes_per_s"])
-    max_hz = info["sm_clock_max_mhz"] * 1e6
-    for label, r, key, ref in (
-            ("L2", bw_l2, "l2_perf_ratio", "no datasheet figure"),
-            ("DRAM", bw_dram, "dram_perf_ratio", f"datasheet {peak / 1e12:.2f} TB/s (2 x mem clock x bus width)")):
+
+    # 6. sustained clock: under a tensor-core load (what a GEMM runs at: the model turns cycles into
+    #    seconds with it) and, for reference, under an FP32 load
+    def clocks():
+        r = run("sustained SM clock, mma.sync load", ext.sustained_clock, 100.0 if quick else 300.0, reps, "mma")
+        ctx["clock"] = add("sustained SM clock (mma.sync load)", r["samples"]["clock_mhz"], "MHz",
+                           "sustained_clock_mhz", f"max {max_mhz:.0f} MHz (cudaDevAttrClockRate)")
+        r = run("sustained SM clock, FFMA load", ext.sustained_clock, 50.0 if quick else 150.0, reps, "ffma")
+        add("sustained SM clock (FFMA load)", r["samples"]["clock_mhz"], "MHz", None, f"max {max_mhz:.0f} MHz")
+    section("sustained clock", clocks)
+    # cycles of the sustained clock: perf ratios are bytes per cycle of the clock the model converts with
+    clock_mhz = ctx["clock"].value if "clock" in ctx else max_mhz
+    clock_ref = "sustained clock" if "clock" in ctx else "maximum clock (sustained clock not measured)"
+
+    # 1. L2 and DRAM bandwidth
+    dram_ws = max(8 * l2, 256 << 20) // 16 * 16
+
+    def bandwidth(label, ws, passes, key, ref, ref_cycle):
+        r = run(f"{label} bandwidth", ext.read_bandwidth, ws, passes, reps)
         bps = r["samples"]["bytes_per_s"]
-        add(f"{label} read bandwidth ({r['info']['working_set_bytes'] / 2**20:.0f} MiB working set)",
-            [b / 1e12 for b in bps], "TB/s", None, ref)
-        per_cycle = [b / (mhz * 1e6) for b, mhz in zip(bps, r["samples"]["clock_mhz"])]
-        ref_c = "" if label == "L2" else f"datasheet {peak / max_hz:.0f} at max clock"
-        add(f"{label} bytes per SM-cycle (aggregate)", per_cycle, "B/cycle", key, ref_c)
+        add(f"{label} read bandwidth ({ws / 2**20:.0f} MiB working set)", [b / 1e12 for b in bps], "TB/s", None, ref)
+        add(f"{label} SM clock during the bandwidth kernel", r["samples"]["clock_mhz"], "MHz")
+        ctx[key] = add(f"{label} bytes per SM-cycle (aggregate, {clock_ref})", [b / (clock_mhz * 1e6) for b in bps],
+                       "B/cycle", key, ref_cycle)
+    l2_ws = (l2 // 4) // 16 * 16
+    section("L2 bandwidth", lambda: bandwidth("L2", l2_ws, max(8, int((2e9 if quick else 4e9) // l2_ws)),
+                                              "l2_perf_ratio", "no datasheet figure", ""))
+    section("DRAM bandwidth", lambda: bandwidth(
+        "DRAM", dram_ws, 2, "dram_perf_ratio", f"datasheet {peak / 1e12:.2f} TB/s (2 x mem clock x bus width)",
+        f"datasheet {peak / (clock_mhz * 1e6):.0f}"))
 
     # 2. DRAM bandwidth against active SMs
     ks = sm_counts_for(n_sm, quick)
-    sweep = step(f"DRAM bandwidth vs active SMs ({len(ks)} counts)", ext.dram_bandwidth_vs_sms, dram_ws, ks, reps)
-    bw_k = np.array([sweep["samples"][f"bytes_per_s@{k}"] for k in ks])  # [k, repeat]
-    ref_bw = bw_k[-1].mean()  # the same kernel with every SM active (ks ends at n_sm)
-    frac_mean = bw_k.mean(axis=1) / ref_bw
-    coeff, rms_lin = fit_linear_fraction(ks, frac_mean)
-    quad, rms_quad = fit_quadratic_fraction(ks, frac_mean)
-    per_rep_lin, per_rep_quad = [], []
-    for r in range(bw_k.shape[1]):
-        fr = bw_k[:, r] / bw_k[-1, r]
-        per_rep_lin.append(fit_linear_fraction(ks, fr)[0])
-        per_rep_quad.append(fit_quadratic_fraction(ks, fr)[0])
-    f_coeff = add("DRAM BW fraction: linear min(1, coeff*n)", per_rep_lin, "1/SM", "dram_bw_coeff",
-                  f"fit RMS {rms_lin:.3f}; saturates at n = {1 / coeff:.1f} SMs")
-    f_coeff.value = coeff  # the fit to the mean curve; the CoV comes from the per-repeat fits
-    for i, k in enumerate(("dram_bw_c0", "dram_bw_c1", "dram_bw_c2")):
-        f = add(f"DRAM BW fraction: quadratic c{i}", [q[i] for q in per_rep_quad], ("1/SM^2", "1/SM", "1")[i],
-                k, f"fit RMS {rms_quad:.3f}" if i == 0 else "")
-        f.value = quad[i]
-    add("DRAM bandwidth of one SM", [b / 1e9 for b in bw_k[0]], "GB/s", None, "k = 1 block, one SM")
-    sweep_table = {int(k): {"fraction": float(fr), "bytes_per_s": float(b)}
-                   for k, fr, b in zip(ks, frac_mean, bw_k.mean(axis=1))}
+
+    def sweep():
+        r = run(f"DRAM bandwidth vs active SMs ({len(ks)} counts)", ext.dram_bandwidth_vs_sms, dram_ws, ks, reps)
+        bw_k = np.array([r["samples"][f"bytes_per_s@{k}"] for k in ks])  # [k, repeat]
+        frac_mean = bw_k.mean(axis=1) / bw_k[-1].mean()  # relative to the same kernel on every SM (ks ends at n_sm)
+        coeff, rms_lin = fit_linear_fraction(ks, frac_mean)
+        quad, rms_quad = fit_quadratic_fraction(ks, frac_mean)
+        per_lin, per_quad = [], []
+        for i in range(bw_k.shape[1]):  # per-repeat fits give the coefficients' CoV
+            fr = bw_k[:, i] / bw_k[-1, i]
+            per_lin.append(fit_linear_fraction(ks, fr)[0])
+            per_quad.append(fit_quadratic_fraction(ks, fr)[0])
+        f = add("DRAM BW fraction: linear min(1, coeff*n)", per_lin, "1/SM", "dram_bw_coeff",
+                f"fit RMS {rms_lin:.4f}; saturates at {1 / coeff:.1f} SMs", "value: fit to the mean curve")
+        f.value = coeff
+        for i, k in enumerate(("dram_bw_c0", "dram_bw_c1", "dram_bw_c2")):
+            f = add(f"DRAM BW fraction: quadratic c{i}", [q[i] for q in per_quad], ("1/SM^2", "1/SM", "1")[i], k,
+                    f"fit RMS {rms_quad:.4f}" if i == 0 else "", "value: fit to the mean curve")
+            f.value = quad[i]
+        ctx["one_sm"] = add("DRAM bandwidth of one SM alone", [b / 1e9 for b in bw_k[0]], "GB/s", None,
+                            "k = 1 block of 1024 threads")
+        ctx["sweep"] = {"linear": {"coeff": coeff, "rms": rms_lin},
+                        "quadratic": {"c0": quad[0], "c1": quad[1], "c2": quad[2], "rms": rms_quad},
+                        "sweep": {int(k): {"fraction": float(fr), "bytes_per_s": float(b)}
+                                  for k, fr, b in zip(ks, frac_mean, bw_k.mean(axis=1))}}
+    section("DRAM bandwidth vs active SMs", sweep)
 
     # 3. latency (pointer chase), SM cycles
-    l2_stride = 512
-    l2_nodes = max(64, (l2 // 4) // l2_stride)
-    lat_l2 = step("L2 latency (pointer chase)", ext.pointer_chase, l2_stride, l2_nodes, min(l2_nodes, 8192), False, reps)
-    dram_stride = 64 << 10  # beyond the 4 KiB and 64 KiB page sizes: every hop is a new page, in random order
-    dram_nodes = -(-max(8 * l2, 256 << 20) // dram_stride)
-    lat_dram = step("DRAM latency (pointer chase)", ext.pointer_chase, dram_stride, dram_nodes,
-                    min(dram_nodes, 2048 if quick else 4096), True, reps)
-    f_l2lat = add("L2 hit latency (ld.global.cg chase)", lat_l2["samples"]["cycles_per_load"], "cycles", "l2_latency_cycles",
-                  f"{lat_l2['info']['working_set_bytes'] / 2**20:.0f} MiB working set, 512 B stride")
-    f_dlat = add("DRAM latency (ld.global.cg chase, L2 flushed)", lat_dram["samples"]["cycles_per_load"], "cycles",
-                 "hbm_latency_penalty", f"{lat_dram['info']['working_set_bytes'] / 2**20:.0f} MiB working set, 64 KiB stride")
+    def latency_l2():
+        stride = 512
+        nodes = max(64, (l2 // 4) // stride)
+        r = run("L2 latency (pointer chase)", ext.pointer_chase, stride, nodes, min(nodes, 8192), False, reps)
+        ctx["l2_latency_cycles"] = add("L2 hit latency (ld.global.cg chase)", r["samples"]["cycles_per_load"], "cycles",
+                                       "l2_latency_cycles", f"{nodes * stride / 2**20:.0f} MiB working set, 512 B stride")
+    section("L2 latency", latency_l2)
+
+    def latency_dram():
+        stride = 64 << 10  # beyond the 4 KiB and 64 KiB page sizes: every hop a new page, in random order
+        nodes = -(-max(8 * l2, 256 << 20) // stride)
+        r = run("DRAM latency (pointer chase)", ext.pointer_chase, stride, nodes, min(nodes, 2048 if quick else 4096),
+                True, reps)
+        ctx["hbm_latency_penalty"] = add("DRAM latency (ld.global.cg chase, L2 flushed)", r["samples"]["cycles_per_load"],
+                                         "cycles", "hbm_latency_penalty",
+                                         f"{nodes * stride / 2**20:.0f} MiB working set, 64 KiB stride")
+    section("DRAM latency", latency_dram)
 
     # 4. shared memory
-    strides = [0, 1, 2, 4, 8, 16, 32] if not quick else [1, 2, 32]
-    sm = step("shared memory", ext.shared_memory, strides, reps)
-    for s in strides:
-        what = "broadcast" if s == 0 else ("no conflict" if s == 1 else f"{s}-way conflict")
-        add(f"smem ld.shared.u32 latency, {what}", sm["samples"][f"latency_cycles@{s}"], "cycles")
-        ideal = SMEM_BANK_BYTES_PER_CYCLE / max(s, 1)
-        add(f"smem ld.shared.u32 throughput, {what}", sm["samples"][f"bytes_per_cycle_per_sm@{s}"], "B/cycle/SM",
-            None, f"ideal {ideal:g} (32 banks x 4 B / {max(s, 1)})")
+    def shared():
+        strides = [0, 1, 2, 4, 8, 16, 32] if not quick else [1, 2, 32]
+        r = run("shared memory", ext.shared_memory, strides, reps)
+        for st in strides:
+            what = "broadcast" if st == 0 else ("no conflict" if st == 1 else f"{st}-way conflict")
+            add(f"smem ld.shared.u32 latency, {what}", r["samples"][f"latency_cycles@{st}"], "cycles")
+            add(f"smem ld.shared.u32 throughput, {what}", r["samples"][f"bytes_per_cycle_per_sm@{st}"], "B/cycle/SM",
+                None, f"ideal {SMEM_BANK_BYTES_PER_CYCLE / max(st, 1):g} (32 banks x 4 B / {max(st, 1)})")
+    section("shared memory", shared)
 
     # 5. tensor cores and FP32
     tensor_ref = DATASHEET_TENSOR_FLOPS_PER_CYCLE.get(cc)
     tref = f"datasheet peak {tensor_ref:.0f}" if tensor_ref else ""
-    for dt in ("float16", "bfloat16"):
-        r = step(f"mma.sync m16n8k16 {dt}", ext.mma_sync, dt, 16, 8, reps)
+
+    def mma(dt):
+        r = run(f"mma.sync m16n8k16 {dt}", ext.mma_sync, dt, 16, 8, reps)
         add(f"mma.sync {dt} latency (dependent chain)", r["samples"]["latency_cycles"], "cycles",
             "mma_latency" if dt == "float16" else None)
         add(f"mma.sync {dt} throughput", r["samples"]["flops_per_cycle_per_sm"], "flop/cycle/SM",
             "mma_sync_flops_per_cycle" if dt == "float16" else None, tref)
-    wgmma_ok = cc == (9, 0) and ext.wgmma_compiled()
-    if wgmma_ok:
-        shapes = [("float16", 256)] if quick else [("float16", 64), ("float16", 128), ("float16", 256), ("bfloat16", 256)]
-        for dt, n in shapes:
-            r = step(f"wgmma m64n{n}k16 {dt}", ext.wgmma, dt, n, reps)
+        add(f"mma.sync {dt} SM clock", r["samples"]["clock_mhz"], "MHz")
+    for dt in ("float16", "bfloat16"):
+        section(f"mma.sync {dt}", lambda dt=dt: mma(dt))
+
+    if cc == (9, 0) and ext.wgmma_compiled():
+        def wg(dt, n):
+            r = run(f"wgmma m64n{n}k16 {dt}", ext.wgmma, dt, n, reps)
             add(f"wgmma m64n{n}k16 {dt} latency", r["samples"][f"latency_cycles@n{n}"], "cycles")
             add(f"wgmma m64n{n}k16 {dt} throughput", r["samples"][f"flops_per_cycle_per_sm@n{n}"], "flop/cycle/SM",
                 "wgmma_flops_per_cycle" if (dt, n) == ("float16", 256) else None, tref)
+        shapes = [("float16", 256)] if quick else [("float16", 64), ("float16", 128), ("float16", 256), ("bfloat16", 256)]
+        for dt, n in shapes:
+            section(f"wgmma m64n{n}k16 {dt}", lambda dt=dt, n=n: wg(dt, n))
     else:
         say(f"[calibrate] wgmma skipped: needs a cc 9.0 device and an sm_90a build (device cc {cc[0]}.{cc[1]}, "
             f"built: {ext.wgmma_compiled()})")
+
     fp32_ref = DATASHEET_FP32_FLOPS_PER_CYCLE.get(cc)
     combos = [(32, 8), (16, 8), (32, 0)] if quick else [(32, 8), (32, 4), (32, 0), (24, 8), (16, 8), (8, 8)]
-    c_fp32 = []
-    for lanes, fma in combos:
-        r = step(f"FP32 theta={lanes}/32 m_FMA={fma}/8", ext.fp32_throughput, lanes, fma, reps)
+    c_fp32: List[float] = []
+
+    def fp32(lanes, fma):
+        r = run(f"FP32 theta={lanes}/32 m_FMA={fma}/8", ext.fp32_throughput, lanes, fma, reps)
         phi = r["samples"]["flops_per_cycle_per_sm"]
         theta, m = lanes / 32, fma / 8
         expect = f"seed 002: theta*C*(1+m) = {theta * fp32_ref / 2 * (1 + m):.0f}" if fp32_ref else ""
         add(f"FP32 flops/cycle, theta={theta:.2f} m_FMA={m:.2f}", phi, "flop/cycle/SM",
             "fp32_flops_per_cycle" if (lanes, fma) == (32, 8) else None, expect)
-        c_fp32 += [p / (theta * (1 + m)) for p in phi]
-    add("C_fp32 = Phi / (theta (1 + m_FMA)), all mixes", c_fp32, "lanes/SM", None,
-        f"datasheet {fp32_ref / 2:.0f} lanes" if fp32_ref else "", "one value per (mix, repeat): the seed 002 model's fit")
+        c_fp32.extend(p / (theta * (1 + m)) for p in phi)
+    for lanes, fma in combos:
+        section(f"FP32 theta={lanes}/32 m_FMA={fma}/8", lambda lanes=lanes, fma=fma: fp32(lanes, fma))
+    if c_fp32:
+        add("C_fp32 = Phi / (theta (1 + m_FMA)), all mixes", c_fp32, "lanes/SM", None,
+            f"datasheet {fp32_ref / 2:.0f} lanes" if fp32_ref else "", "one value per (mix, repeat): seed 002's model")
 
-    # 7. Little's law
-    by_key = {f.key: f for f in figs if f.key}
-    params = {k: by_key[k].value for k in PARAM_KEYS if k in by_key}
-    ll = littles_law(params, n_sm)
-    # CoV of a product of independent figures ~ sqrt of the summed squared CoVs
-    cov_d = math.sqrt(by_key["hbm_latency_penalty"].cov ** 2 + by_key["dram_perf_ratio"].cov ** 2)
-    cov_l = math.sqrt(by_key["l2_latency_cycles"].cov ** 2 + by_key["l2_perf_ratio"].cov ** 2)
-    figs.append(Figure("Little's law: DRAM bytes in flight per SM", ll["dram_bytes_in_flight_per_sm"], "bytes", cov_d,
-                       [], "dram_bytes_in_flight_per_sm", "hbm_latency x dram_perf_ratio / n_sm"))
-    figs.append(Figure("Little's law: L2 bytes in flight per SM", ll["l2_bytes_in_flight_per_sm"], "bytes", cov_l,
-                       [], "l2_bytes_in_flight_per_sm", "l2_latency x l2_perf_ratio / n_sm"))
-    params.update(ll)
-    one_sm_bpc = float(bw_k[0].mean()) / (f_clk.value * 1e6)
-    figs.append(Figure("Little's law: DRAM bytes in flight, one SM alone at its peak", f_dlat.value * one_sm_bpc, "bytes",
-                       float("nan"), [], None, "hbm_latency x (one-SM bandwidth / sustained clock)"))
+    # 7. Little's law (seed 004): bytes each SM keeps in flight to saturate DRAM / L2 with all SMs busy
+    for level, lat_key, bw_key, out_key in (("DRAM", "hbm_latency_penalty", "dram_perf_ratio", "dram_bytes_in_flight_per_sm"),
+                                            ("L2", "l2_latency_cycles", "l2_perf_ratio", "l2_bytes_in_flight_per_sm")):
+        if lat_key in ctx and bw_key in ctx:
+            lat, bw = ctx[lat_key], ctx[bw_key]
+            v = bytes_in_flight_per_sm(lat.value, bw.value, n_sm)
+            # relative error of a product of independent figures: root of the summed squares
+            figs.append(Figure(f"Little's law: {level} bytes in flight per SM", v, "bytes",
+                               math.sqrt(lat.cov ** 2 + bw.cov ** 2), [], out_key,
+                               f"{lat_key} x {bw_key} / n_sm"))
+    if "hbm_latency_penalty" in ctx and "one_sm" in ctx:
+        figs.append(Figure("Little's law: DRAM bytes in flight, one SM alone at its peak",
+                           ctx["hbm_latency_penalty"].value * ctx["one_sm"].value * 1e9 / (clock_mhz * 1e6), "bytes",
+                           float("nan"), [], None, "hbm_latency x one-SM bandwidth"))
 
+    params = {f.key: f.value for f in figs if f.key}
     for k in PARAM_KEYS:
         if k not in params:
             say(f"[calibrate] {k}: not measured on this device")
-    covs = {f.key: (None if math.isnan(f.cov) else f.cov) for f in figs if f.key}
     meta = {
         "tool": "origami_nv.calibrate" + (" --quick" if quick else ""),
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -576,22 +624,22 @@ def calibrate(quick: bool = False, progress: Optional[Callable[[str], None]] = p
         "l2_bytes": l2,
         "driver_version": int(info["driver_version"]),
         "runtime_version": int(info["runtime_version"]),
-        "sm_clock_max_mhz": info["sm_clock_max_mhz"],
+        "sm_clock_max_mhz": max_mhz,
         "mem_clock_mhz": info["mem_clock_mhz"],
         "mem_bus_width_bits": int(info["mem_bus_width_bits"]),
         "dram_peak_bytes_per_s": peak,
         "quick": quick,
         "repeats": reps,
         "duration_s": round(time.perf_counter() - t_start, 2),
-        "cov": covs,
+        "cov": {f.key: (None if math.isnan(f.cov) else f.cov) for f in figs if f.key},
         "flagged": sorted(f.key or f.name for f in figs if f.flagged and len(f.samples) > 1),
-        "dram_bw_fit": {"linear": {"coeff": coeff, "rms": rms_lin},
-                        "quadratic": {"c0": quad[0], "c1": quad[1], "c2": quad[2], "rms": rms_quad},
-                        "sweep": sweep_table},
+        "errors": errors,
         "figures": {f.name: f.to_dict() for f in figs},
-        "methods": {label: r.get("notes", {}).get("method", "") for label, r in raw.items()},
+        "methods": methods,
     }
-    say(f"[calibrate] finished in {meta['duration_s']:.1f}s")
+    if "sweep" in ctx:
+        meta["dram_bw_fit"] = ctx["sweep"]
+    say(f"[calibrate] finished in {meta['duration_s']:.1f}s" + (f", {len(errors)} benchmark(s) FAILED" if errors else ""))
     return CalibrationResult(params=params, meta=meta, figures=figs)
 
 
@@ -621,6 +669,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"calibrate: {e}", file=sys.stderr)
         return 2
     print(result.table())
+    for label, err in result.meta.get("errors", {}).items():
+        print(f"FAILED {label}: {err}")
     if args.out:
         result.write_json(args.out)
         print(f"wrote {args.out}")
@@ -632,7 +682,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(f"calibrate: {e}", file=sys.stderr)
             return 2
         print(f"updated row {row} of {table}")
-    return 0
+    return 1 if result.meta.get("errors") else 0
 
 
 # `from .calibrate import calibrate` in the package makes `origami_nv.calibrate` this function;
