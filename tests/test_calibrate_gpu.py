@@ -34,7 +34,8 @@ def test_dram_bandwidth_between_half_and_full_datasheet_peak(runs):
 
 def test_l2_faster_and_nearer_than_dram(runs):
     p = runs[0].params
-    assert p["l2_perf_ratio"] > 1.5 * p["dram_perf_ratio"]
+    # Hopper's L2 is only modestly faster than its HBM for streaming reads (H200: ~5.2 vs ~4.5 TB/s)
+    assert p["l2_perf_ratio"] > 1.05 * p["dram_perf_ratio"]
     assert 100 < p["l2_latency_cycles"] < 1000
     assert 300 < p["hbm_latency_penalty"] < 3000
     assert p["hbm_latency_penalty"] > p["l2_latency_cycles"] + 50
