@@ -128,3 +128,10 @@ def test_config_value_type():
 
 def test_gpus_lists_rows():
     assert set(origami_nv.gpus()) >= {"H100_SXM", "H200", "RTX_3090"}
+
+
+def test_huge_dimensions_are_a_value_error():
+    with pytest.raises(ValueError, match="^N must be <= 2147483647"):
+        origami_nv.select(64, 2**31, 64)
+    with pytest.raises(ValueError, match="^K must be <= 2147483647"):
+        origami_nv.select(64, 64, 2**70)

@@ -189,3 +189,11 @@ def test_cache_is_thread_safe(h100):
         t.join()
     assert all(results[t] == results[0] for t in results)
     assert s.cache_size() == len(shapes)
+
+
+def test_wgmma_excluded_below_sm90():
+    rtx = _core.resolve_hardware(None, "RTX_3090", "")
+    assert rtx.get("compute_capability") == 86
+    wg = kr(128, 128, 64, stages=4, warps=12, regs=168, smem=65536, family="wgmma")
+    assert "wgmma needs sm_90a" in _core.kernel_exclusion_reason(wg, rtx)
+    assert _core.kernel_exclusion_reason(wg, _core.resolve_hardware(None, "H200", "")) == ""

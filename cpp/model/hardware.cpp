@@ -56,7 +56,8 @@ const std::vector<HardwareKeyInfo>& hardware_key_info() {
       {"sustained_clock_mhz", "MHz", "SM clock under a sustained GEMM load (cycles -> seconds)", false, false},
       {"dram_bytes_in_flight_per_sm", "bytes", "DRAM bytes one SM can keep in flight", false, false},
       {"l2_bytes_in_flight_per_sm", "bytes", "L2 bytes one SM can keep in flight", false, false},
-      // ISA / occupancy-calculator constants (MODEL helper additions; defaults below)
+      // MODEL helper additions: the architecture, and ISA / occupancy-calculator constants
+      {"compute_capability", "major*10+minor", "CUDA compute capability (90 = sm_90); wgmma needs >= 90", true, false},
       {"max_registers_per_thread", "registers", "architectural register limit per thread", true, false},
       {"register_allocation_unit", "registers", "registers are allocated per warp in units of this", true, false},
       {"warp_allocation_granularity", "warps", "warps per register-allocation granule", true, false},
@@ -203,6 +204,7 @@ void apply_defaults(HardwareParams& hw) {
   set(hw, "hbm_latency_penalty", 500, Tier::Default, "seed 000 Appendix A");
   set(hw, "l2_latency_cycles", 260, Tier::Default, "estimate: L2 hit latency of Ampere/Hopper, ~200-260 cycles (Luo et al., arXiv 2402.13499)");
   set(hw, "fp32_flops_per_cycle", 256, Tier::Default, "128 FP32 lanes per SM x 2 (sm_80 A100 has 64: calibrate)");
+  set(hw, "compute_capability", 90, Tier::Default, "the Hopper GPUs origami_nv targets (sm_90)");
   set(hw, "max_registers_per_thread", 255, Tier::Default, "CUDA C programming guide: 255 registers per thread (cc >= 3.5)");
   set(hw, "register_allocation_unit", 256, Tier::Default, "CUDA occupancy calculator, cc 8.x/9.0: register allocation unit 256 per warp");
   set(hw, "warp_allocation_granularity", 4, Tier::Default, "CUDA occupancy calculator, cc 8.x/9.0: warp allocation granularity 4");
@@ -249,6 +251,7 @@ void apply_derived(HardwareParams& hw, const DeviceProperties& d) {
   }
   // Tensor throughput per SM by compute capability (NVIDIA whitepapers, dense fp16, fp32 accumulate).
   const int cc = d.cc_major * 10 + d.cc_minor;
+  if (cc > 0) set(hw, "compute_capability", cc, Tier::Derived, src);
   double mma = 0, wgmma = 0, fp32 = 0;
   std::string why;
   if (cc == 80) { mma = 2048; wgmma = 2048; fp32 = 128; why = "A100 whitepaper: 312 TFLOP/s = 108 x 2048 x 1410 MHz"; }

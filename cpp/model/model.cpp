@@ -10,7 +10,8 @@
 namespace origami {
 
 ModelHardware::ModelHardware(const HardwareParams& hw)
-    : dram_bw_c0(hw.get("dram_bw_c0")),
+    : compute_capability(hw.get("compute_capability")),
+      dram_bw_c0(hw.get("dram_bw_c0")),
       dram_bw_c1(hw.get("dram_bw_c1")),
       dram_bw_c2(hw.get("dram_bw_c2")),
       dram_bw_coeff(hw.get("dram_bw_coeff")),
@@ -141,6 +142,10 @@ BlocksPerSm blocks_per_sm(const KernelResources& kr, const ModelHardware& hw) {
 
 std::string kernel_exclusion_reason(const KernelResources& kr, const ModelHardware& hw) {
   std::ostringstream os;
+  if (kr.config.family == Family::Wgmma && hw.compute_capability < 90) {
+    os << "wgmma needs sm_90a; this GPU is compute capability " << static_cast<int>(hw.compute_capability);
+    return os.str();
+  }
   if (kr.spill_store_bytes > 0 || kr.spill_load_bytes > 0) {
     os << "spills registers: " << kr.spill_store_bytes << " B spill stores, " << kr.spill_load_bytes
        << " B spill loads (" << (kr.source.empty() ? "ptxas" : kr.source) << ")";

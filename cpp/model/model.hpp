@@ -173,6 +173,7 @@ struct LatencyBreakdown {
 // value per candidate would dominate the ranking time). Implicitly constructible from
 // HardwareParams, so every function below also accepts the resolved parameters directly.
 struct ModelHardware {
+  double compute_capability = 0;
   double dram_bw_c0 = 0;
   double dram_bw_c1 = 0;
   double dram_bw_c2 = 0;

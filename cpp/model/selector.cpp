@@ -148,6 +148,16 @@ static void check_problem(const Problem& p) {
   if (p.M <= 0) bad("M", p.M);
   if (p.N <= 0) bad("N", p.N);
   if (p.K <= 0) bad("K", p.K);
+  // Products of tile counts stay far inside int64 below 2^31 per dimension.
+  constexpr std::int64_t kMax = 2147483647;
+  auto big = [](const char* name, std::int64_t v) {
+    std::ostringstream os;
+    os << name << " must be <= 2147483647, got " << v;
+    throw std::invalid_argument(os.str());
+  };
+  if (p.M > kMax) big("M", p.M);
+  if (p.N > kMax) big("N", p.N);
+  if (p.K > kMax) big("K", p.K);
 }
 
 std::vector<Ranked> Selector::rank(const Problem& p) const {

@@ -43,6 +43,7 @@ MODES: Tuple[str, ...] = ("nv", "seed")
 DEFAULT_MODE = "nv"
 _ENV_OVERRIDE = "ORIGAMI_NV_HW_PARAMS"
 _KERNEL_ARCH = "sm_90"
+_MAX_DIM = 2**31 - 1
 
 # (M, N, K, dtype, gpu, mode, override path) -> Config. Only exact ints/strs are stored, so a
 # hit needs no validation.
@@ -80,6 +81,8 @@ def _check_dim(name: str, v: Any) -> int:
         raise ValueError(f"{name} must be a positive integer, got {v!r} ({type(v).__name__})") from None
     if i <= 0:
         raise ValueError(f"{name} must be a positive integer, got {i}")
+    if i > _MAX_DIM:
+        raise ValueError(f"{name} must be <= {_MAX_DIM}, got {i}")
     return i
 
 
@@ -176,12 +179,14 @@ def _kernel_resources() -> Tuple[List[Any], str]:
     if fn is None:
         return [], "origami_nv._kernels has no compiled_kernel_resources()"
     out: List[Any] = []
+    counts = []
     for dtype in ("float16", "bfloat16"):
-        for r in fn(dtype, arch=_KERNEL_ARCH) or []:
-            out.append(_resources_from_dict(r))
+        rows = fn(dtype, arch=_KERNEL_ARCH) or []
+        counts.append(f"{len(rows)} {dtype}")
+        out.extend(_resources_from_dict(r) for r in rows)
     if not out:
         return [], f"origami_nv._kernels.compiled_kernel_resources(arch={_KERNEL_ARCH!r}) returned no kernels"
-    return out, f"{len(out)} compiled kernels ({_KERNEL_ARCH}) with their real resources"
+    return out, f"compiled kernels ({', '.join(counts)}; {_KERNEL_ARCH}) with their real resources"
 
 
 def _resources_from_dict(r: Dict[str, Any]) -> Any:
