@@ -218,3 +218,15 @@ def test_resume_from_another_folder(tmp_path):
     assert old_sizes and not old_sizes & {k for k, _, _ in h2.timed}
     merged = {r["size"] for r in load_records(tmp_path / "old", tmp_path / "new") if r["kind"] == "baseline"}
     assert merged == {z.key for z in SUITE.sizes}
+
+
+def test_probe_names_the_step_a_crash_happened_in(monkeypatch):
+    from origami_nv.bench import systems
+    monkeypatch.setattr(systems, "_PROBE", "import os, signal, sys\n"
+                                           "print('step:import', file=sys.stderr, flush=True)\n"
+                                           "print('step:load_op', file=sys.stderr, flush=True)\n"
+                                           "os.kill(os.getpid(), signal.SIGSEGV)\n")
+    ok, why = systems.probe_origami(timeout_s=60)
+    assert not ok and "SIGSEGV" in why and "'load_op'" in why
+    monkeypatch.setattr(systems, "_PROBE", "import sys\nprint('step:done', file=sys.stderr)\nprint('ok: fine')\n")
+    assert systems.probe_origami(timeout_s=60) == (True, "ok: fine")

@@ -73,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--item-timeout", type=float, default=120.0, metavar="SECONDS",
                    help="a config running longer is taken to hang: recorded as crashed, report written, "
                         "exit 4 (default 120; 0 = off)")
+    r.add_argument("--no-probe", action="store_true",
+                   help="skip the child-process check of the op (a crash in the op then ends the run)")
     r.add_argument("--no-report", action="store_true", help="only measure; write the report later")
     r.add_argument("--no-plots", action="store_true")
     for name in ("report", "merge"):
@@ -141,13 +143,20 @@ def cmd_run(args) -> int:
         return EXIT_ENV
     gpu = args.gpu_name or gpu_slug(harness.props.name)
     systems = []
+    unavailable = {}
     if not args.no_origami:
-        from .systems import OrigamiSystem
-        try:
-            systems.append(OrigamiSystem(mode=args.model_mode, gpu=args.gpu, b_layout=b_layout))
-        except (RuntimeError, ImportError) as e:
-            print(f"error: origami_nv cannot be benchmarked here: {e} (--no-origami runs the rest)", file=sys.stderr)
-            return EXIT_ENV
+        from .systems import OrigamiSystem, probe_origami
+        ok, detail = (True, "not probed") if args.no_probe else probe_origami()
+        print(f"[bench] origami_nv probe: {detail}", file=sys.stderr, flush=True)
+        if ok:
+            try:
+                systems.append(OrigamiSystem(mode=args.model_mode, gpu=args.gpu, b_layout=b_layout))
+            except (RuntimeError, ImportError) as e:
+                ok, detail = False, f"{type(e).__name__}: {e}"
+        if not ok:
+            unavailable["origami"] = detail
+            print(f"error: origami_nv cannot be benchmarked here: {detail}; measuring the other columns",
+                  file=sys.stderr, flush=True)
     if not args.no_seed:
         from .systems import SeedSystem
         try:
@@ -155,6 +164,7 @@ def cmd_run(args) -> int:
                                       precompile_workers=args.seed_precompile_workers,
                                       log=lambda m: print(m, file=sys.stderr, flush=True)))
         except SystemUnavailable as e:
+            unavailable["seed"] = str(e)
             print(f"[bench] seed system skipped: {e}", file=sys.stderr)
     out = Path(args.out)
     raw = _raw_dir(out, gpu, suite.name, args.timing)
@@ -171,7 +181,7 @@ def cmd_run(args) -> int:
                         RunOptions(shard=shard, time_budget_s=args.time_budget, cutoff_factor=args.cutoff,
                                    bf_limit=args.bf_limit, cublas=not args.no_cublas, argv=list(sys.argv),
                                    item_timeout_s=args.item_timeout if args.item_timeout > 0 else None,
-                                   on_hang=on_hang, resume_dirs=resume))
+                                   on_hang=on_hang, resume_dirs=resume, unavailable=unavailable))
     if "origami_nv.bench.seed_triton" in sys.modules:
         sys.modules["origami_nv.bench.seed_triton"].shutdown_pool()
     status = "complete" if outcome.complete else f"INCOMPLETE ({outcome.reason}): re-run the same command to resume"
@@ -182,6 +192,8 @@ def cmd_run(args) -> int:
         print(R.summary_table(an))
     if outcome.device_error:
         return EXIT_DEVICE
+    if "origami" in unavailable:
+        return EXIT_ENV
     return EXIT_OK if outcome.complete else EXIT_INCOMPLETE
 
 

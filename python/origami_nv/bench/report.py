@@ -257,6 +257,10 @@ def _header(an: dict, suite_name: str, mode: str) -> list[str]:
     if any(b is not None for b in bf_limits):
         lines.append(f"| brute force | **partial**: the pick's kernel + the {', '.join(str(b) for b in bf_limits if b is not None)} "
                      "best-predicted configs only |")
+    for name, why in (m.get("unavailable") or {}).items():
+        lines.append(f"| system `{name}` | **not measured in the latest run**: {str(why).replace('|', '/')[:300]} |")
+    for name, why in (m.get("unavailable") or {}).items():
+        lines.append(f"| system `{name}` | **not measured in the latest run**: {str(why).replace('|', '/')[:300]} |")
     for name, d in (m.get("systems") or {}).items():
         lines.append(f"| system `{name}` | {d.get('label', name)}; model mode {d.get('mode')}, "
                      f"gpu row {d.get('gpu') or 'auto'}, clock for predicted time "

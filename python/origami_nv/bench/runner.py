@@ -47,6 +47,7 @@ class RunOptions:
     cublas: bool = True
     argv: list = field(default_factory=list)
     resume_dirs: list = field(default_factory=list)   # more raw folders whose results count as done
+    unavailable: dict = field(default_factory=dict)   # system -> why it could not run (shown in the report)
     # Watchdog: an item (one config) running longer than this, or the run running this long past
     # its time budget, is taken to hang (a kernel deadlock): it is recorded as crashed, on_hang runs
     # (the CLI writes the report) and the process exits with EXIT_DEVICE. None = no watchdog.
@@ -228,7 +229,8 @@ class Runner:
         self._rec("meta", device=self.h.device_info(), timing=self.h.timing_description(),
                   systems={s.name: s.describe() for s in self.systems}, shard=list(self.opt.shard),
                   sizes=[s.key for s in sizes], argv=self.opt.argv, cutoff_factor=self.opt.cutoff_factor,
-                  bf_limit=self.opt.bf_limit, time_budget_s=self.opt.time_budget_s)
+                  bf_limit=self.opt.bf_limit, time_budget_s=self.opt.time_budget_s,
+                  unavailable=self.opt.unavailable)
         done = 0
         for n_size, size in enumerate(sizes):
             names = [s.name for s in self.systems] + (["cublas"] if self.opt.cublas else [])

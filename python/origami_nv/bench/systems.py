@@ -93,6 +93,63 @@ def _normalize_ranked(entries) -> list[tuple[dict, float | None]]:
     return out
 
 
+# Run in a child process before the benchmark touches the op: a crash inside the compiled op
+# (a segfault in load_library, the selector or a kernel) then costs the origami column only, with
+# the step it died in, instead of killing the whole run (seed and cuBLAS columns included).
+_PROBE = r"""
+import sys
+def step(name):
+    print("step:" + name, file=sys.stderr, flush=True)
+step("import")
+import torch, origami_nv as on
+from origami_nv.ops import load_op
+step("load_op")
+ops = load_op()
+step("kernels")
+n = len(on.kernels())
+if n == 0:
+    print("error: origami_nv.kernels() is empty: the build compiled no CUDA kernels", file=sys.stderr)
+    sys.exit(3)
+step("select")
+on.select(256, 256, 256, dtype="float16")
+step("select_config")
+cfg = list(ops.select_config(256, 256, 256, "float16"))
+step("matmul")
+a = torch.randn(256, 256, device="cuda", dtype=torch.float16)
+b = torch.randn(256, 256, device="cuda", dtype=torch.float16)
+c = on.matmul(a, b)
+torch.cuda.synchronize()
+err = float((c.float() - a.float() @ b.float()).norm() / (a.float() @ b.float()).norm())
+step("done")
+print(f"ok: {n} kernels, pick {cfg}, rel. error {err:.2e}", flush=True)
+"""
+
+
+def probe_origami(timeout_s: float = 180.0) -> tuple[bool, str]:
+    """(usable, detail): run the op end to end once in a child process."""
+    import signal
+    import subprocess
+    import sys
+    try:
+        p = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        return False, f"probe timed out after {timeout_s:.0f} s"
+    steps = [ln[5:] for ln in p.stderr.splitlines() if ln.startswith("step:")]
+    last = steps[-1] if steps else "start"
+    if p.returncode == 0 and last == "done":
+        return True, p.stdout.strip()
+    if p.returncode < 0:
+        try:
+            sig = signal.Signals(-p.returncode).name
+        except ValueError:
+            sig = f"signal {-p.returncode}"
+        why = f"the probe process died with {sig} in step '{last}'"
+    else:
+        why = f"the probe failed (exit {p.returncode}) in step '{last}'"
+    tail = " | ".join(ln for ln in p.stderr.strip().splitlines()[-6:] if not ln.startswith("step:"))
+    return False, why + (f": {tail[-600:]}" if tail else "")
+
+
 class OrigamiSystem:
     """origami_nv: the model's pick through the op (origami_nv.matmul(a, b)) and every compiled
     kernel of the dtype through origami_nv.matmul(a, b, config=...)."""
