@@ -18,7 +18,9 @@ Interface for cpp/kernels/generate.py: FAMILY, MIN_CC, NVCC_FLAGS, specializatio
 (specs, excluded) with one kernel per translation unit, tu_text(spec).
 Usable standalone too (the dev harness cpp/kernels/wgmma/dev/bench_wgmma.cu):
     python3 cpp/kernels/families/wgmma.py --list
-    python3 cpp/kernels/families/wgmma.py --emit-dev OUTDIR [--filter REGEX]
+    python3 cpp/kernels/families/wgmma.py --emit-dev OUTDIR [--filter REGEX] [--variants]
+--variants adds the study kernels of cpp/kernels/wgmma/NOTES.md (full-tile C staging "_eN", 2-CTA
+clusters "_c2"); they are never part of the generated build.
 """
 from __future__ import annotations
 

@@ -3,8 +3,10 @@
 // wgmma m64nNk16 (fp32 accumulators), a persistent grid walking output tiles in the Triton
 // GROUP_SIZE_M raster, and an epilogue through shared memory with predicated, coalesced stores.
 //
-// One specialisation = (BLOCK_M, BLOCK_N, stages, consumer warpgroups, element type, A layout,
-// B layout); BLOCK_K is 64 (one 128-byte swizzle row of a 16-bit type). The generator
+// One specialisation = (BLOCK_M, BLOCK_N, stages, consumer warpgroups, epilogue slice width,
+// element type, A layout, B layout[, cluster]); BLOCK_K is 64 (one 128-byte swizzle row of a 16-bit
+// type). kCluster = 2 (two CTAs multicasting a shared B tile) is implemented and verified correct
+// but measured slower (NOTES.md, v3), so the generated list uses kCluster = 1. The generator
 // (cpp/kernels/families/wgmma.py) instantiates each in its own translation unit and chooses
 // the stage count; this header only checks that the choice fits.
 //
