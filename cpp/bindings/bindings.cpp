@@ -285,7 +285,7 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, overlap_efficiency) RW(NvModelConstants, estimated_register_overhead);
   py::class_<ModelOptions>(m, "ModelOptions", "Model mode, source flags and constants.")
       .def(py::init([](const std::string& mode) { ModelOptions o; o.mode = to_mode(mode); return o; }),
-           py::arg("mode") = "seed")
+           py::arg("mode") = "nv")
       .def_property("mode", [](const ModelOptions& o) { return std::string(mode_name(o.mode)); },
                     [](ModelOptions& o, const std::string& s) { o.mode = to_mode(s); })
       RW(ModelOptions, source) RW(ModelOptions, seed) RW(ModelOptions, nv)

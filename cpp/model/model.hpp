@@ -99,7 +99,9 @@ struct NvModelConstants {
 };
 
 struct ModelOptions {
-  ModelMode mode = ModelMode::Seed;
+  // Nv by default: a Selector built with compiled kernels (the op) models them. Seed mode always
+  // ranks the seed's abstract config space (the kernels given to the Selector are not used).
+  ModelMode mode = ModelMode::Nv;
   SourceFlags source;
   SeedConstants seed;
   NvModelConstants nv;

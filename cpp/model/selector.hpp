@@ -38,8 +38,11 @@ struct Selection {
 
 class Selector {
  public:
-  // kernels: the compiled kernels with their real resources. Empty = seed mode's abstract
-  // config space (config_space.def, stages=2, warps=8, the seed's shared-memory filter).
+  // kernels: the compiled kernels with their real resources (filtered: spills, local memory,
+  // shared memory, residency). options.mode == Seed: the seed's abstract config space
+  // (config_space.def, stages=2, warps=8, the seed's one-stage shared-memory filter), kernels unused.
+  // Nv (the default) with no kernels: the abstract space with options.abstract_stages counted in
+  // shared memory and estimated registers.
   Selector(HardwareParams hw, std::vector<KernelResources> kernels, ModelOptions options = {});
   ~Selector();
 
