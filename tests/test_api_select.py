@@ -135,3 +135,12 @@ def test_huge_dimensions_are_a_value_error():
         origami_nv.select(64, 2**31, 64)
     with pytest.raises(ValueError, match="^K must be <= 2147483647"):
         origami_nv.select(64, 64, 2**70)
+
+
+def test_unhashable_arguments_are_value_errors():
+    with pytest.raises(ValueError, match="unknown dtype"):
+        origami_nv.select(64, 64, 64, dtype=["float16"])
+    with pytest.raises(ValueError, match="^M must be"):
+        origami_nv.select([64], 64, 64)
+    with pytest.raises(ValueError, match="gpu must be"):
+        origami_nv.select(64, 64, 64, gpu={"H200": 1})

@@ -110,8 +110,9 @@ def test_nv_family_throughput(h100):
     dm = _core.predict(8192, 8192, 8192, "float16", ms.config, h100, o, ms)
     dw = _core.predict(8192, 8192, 8192, "float16", wg.config, h100, o, wg)
     flops = 2 * 128 * 256 * 64
-    assert dm["compute_cycles"] == pytest.approx(flops / (2730 * o.nv.mma_sync_issue_efficiency))
-    assert dw["compute_cycles"] == pytest.approx(flops / (4096 * o.nv.wgmma_issue_efficiency))
+    ms_rate, wg_rate = h100.get("mma_sync_flops_per_cycle"), h100.get("wgmma_flops_per_cycle")
+    assert dm["compute_cycles"] == pytest.approx(flops / (ms_rate * o.nv.mma_sync_issue_efficiency))
+    assert dw["compute_cycles"] == pytest.approx(flops / (wg_rate * o.nv.wgmma_issue_efficiency))
     s = _nv_selector(h100, [ms, wg])
     sel = s.selection(8192, 8192, 8192, "float16", None)
     assert set(sel["best_by_family"]) == {"mma_sync", "wgmma"}
@@ -126,7 +127,7 @@ def test_stages_overlap_and_latency_bound(h100):
     # one stage: no overlap (compute + memory); latency cannot be spread over later iterations
     assert d1["steady_cycles"] == pytest.approx(d1["compute_cycles"] + d1["memory_cycles"])
     for d, stages in ((d1, 1), (d3, 3)):
-        latency = d["l2_hit_rate"] * 260 + (1 - d["l2_hit_rate"]) * 500
+        latency = d["l2_hit_rate"] * h100.get("l2_latency_cycles") + (1 - d["l2_hit_rate"]) * h100.get("hbm_latency_penalty")
         assert d["latency_bound_cycles"] == pytest.approx(latency / max(1, stages - 1))
 
 

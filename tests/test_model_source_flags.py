@@ -62,8 +62,10 @@ def test_flag3_dram_floor_at_supergroup_unique_bytes(hw):
     assert tiny["per_sm_load_bytes"] == 1024
 
 
-def test_flag4_quadratic_dram_bandwidth():
-    h100 = _core.resolve_hardware(None, "H100_SXM", "")
+def test_flag4_quadratic_dram_bandwidth(tmp_path):
+    f = tmp_path / "q.json"  # fixed coefficients, whatever the calibrated table says
+    f.write_text('{"dram_bw_coeff": 0.025, "dram_bw_c0": -0.000625, "dram_bw_c1": 0.05, "dram_bw_c2": 0}')
+    h100 = _core.resolve_hardware(None, "H100_SXM", str(f))
     c = _core.TileConfig(256, 256, 64, 12)
     shape = (1024, 1280, 4096, "float16")  # 4 x 5 = 20 tiles -> 20 active SMs
     lin = _core.predict(*shape, c, h100, opts())

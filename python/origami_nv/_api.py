@@ -256,7 +256,10 @@ def select(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = 
         (M, N, K, dtype, gpu, mode, ORIGAMI_NV_HW_PARAMS).
     """
     key = (M, N, K, dtype, gpu, mode, _environ.get(_ENV_OVERRIDE))
-    hit = _picks.get(key)
+    try:
+        hit = _picks.get(key)
+    except TypeError:  # an unhashable argument: the checks below say what is wrong with it
+        hit = None
     if hit is not None and type(M) is int and type(N) is int and type(K) is int:
         return hit
     M, N, K = _check_dim("M", M), _check_dim("N", N), _check_dim("K", K)
