@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "hardware.hpp"
+#include "json.hpp"
 #include "model.hpp"
 #include "selector.hpp"
 #include "types.hpp"
@@ -132,6 +133,26 @@ std::string config_repr(const TileConfig& c) {
 
 void check_positive(const char* name, int v) {
   if (v <= 0) throw std::invalid_argument(std::string(name) + " must be a positive integer, got " + std::to_string(v));
+}
+
+py::object json_to_py(const json::Value& v) {
+  switch (v.kind()) {
+    case json::Value::Kind::Null: return py::none();
+    case json::Value::Kind::Bool: return py::bool_(v.as_bool());
+    case json::Value::Kind::Number: return py::float_(v.as_number());
+    case json::Value::Kind::String: return py::str(v.as_string());
+    case json::Value::Kind::Array: {
+      py::list l;
+      for (const auto& e : v.as_array()) l.append(json_to_py(e));
+      return std::move(l);
+    }
+    case json::Value::Kind::Object: {
+      py::dict d;
+      for (const auto& [k, e] : v.as_object()) d[py::str(k)] = json_to_py(e);
+      return std::move(d);
+    }
+  }
+  return py::none();
 }
 
 }  // namespace
@@ -319,6 +340,15 @@ PYBIND11_MODULE(_core, m) {
     }
     return out;
   });
+  m.def("parse_json",
+        [](const std::string& text) {
+          try {
+            return json_to_py(json::parse(text));
+          } catch (const json::JsonError& e) {
+            throw std::invalid_argument(e.what());
+          }
+        },
+        "The C++ JSON reader the hardware tiers use (numbers come back as float); ValueError with line/column.");
   m.def("table_gpu_names", &table_gpu_names);
   m.def("default_gpu_name", &default_gpu_name);
   m.def("embedded_gpu_table_json", &embedded_gpu_table_json);

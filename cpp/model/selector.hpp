@@ -46,7 +46,8 @@ class Selector {
   Selector(HardwareParams hw, std::vector<KernelResources> kernels, ModelOptions options = {});
   ~Selector();
 
-  // Thread-safe; cached per (M, N, K, dtype).
+  // Thread-safe; cached per (M, N, K, dtype). The reference stays valid until clear_cache().
+  // Throws std::invalid_argument for M, N, K outside [1, 2^31-1].
   const Selection& select(const Problem& p) const;
 
   const HardwareParams& hardware() const;
@@ -61,7 +62,7 @@ class Selector {
   std::size_t candidate_count(DType dtype) const;
   bool abstract_space() const;   // true when no compiled kernels were given
   std::size_t cache_size() const;
-  void clear_cache() const;
+  void clear_cache() const;  // invalidates the references select() returned
 
  private:
   struct Impl;
