@@ -171,3 +171,13 @@ def test_cli_selection_time_table(tmp_path, capsys):
         assert int(cells[3]) > 100                      # the seed space after its filter (~120-140 configs)
         assert cold > 0 and cached > 0 and cpp_select > 0 and cpp_rank > 0
         assert cached < cold                            # a cached pick is a dict lookup
+
+
+def test_unavailable_system_is_named_in_the_header(tmp_path):
+    h = FakeHarness(times())
+    _, seed = systems()
+    run_suite(SUITE, tmp_path, h, [seed], RunOptions(unavailable={"origami": "the probe process died with SIGSEGV in step 'select_config'"}))
+    an = R.analyze(load_records(tmp_path), SUITE)
+    assert an["systems"] == ["seed"]
+    md = R.render_markdown(an, "tiny", "rotate", [])
+    assert "system `origami` | **not measured in the latest run**: the probe process died with SIGSEGV" in md

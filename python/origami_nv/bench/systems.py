@@ -180,11 +180,13 @@ class OrigamiSystem:
         # a shape's "cold" time is its first query, not the first query of the process.
         on.select(17, 19, 23, dtype="float16", **self._kw)
         self.ops.select_config(17, 19, 23, "float16")
-        self._clock_hz, self._clock_key = _clock_hz_from_hardware(on.hardware(**({"gpu": gpu} if gpu else {})))
+        hw = on.hardware(**({"gpu": gpu} if gpu else {}))
+        self._clock_hz, self._clock_key = _clock_hz_from_hardware(hw)
+        self._hw_name = getattr(hw, "name", None)
 
     def describe(self) -> dict:
         return {"label": "origami_nv (model pick through torch.ops.origami_nv)", "mode": self.mode or "default",
-                "gpu": self.gpu, "clock_hz": self._clock_hz, "clock_key": self._clock_key, "arch": self.arch,
+                "gpu": self.gpu or self._hw_name, "clock_hz": self._clock_hz, "clock_key": self._clock_key, "arch": self.arch,
                 "b_layout": self.b_layout, "kernels": len(self.on.kernels()),
                 "version": getattr(self.on, "__version__", "")}
 
@@ -281,12 +283,14 @@ class SeedSystem:
         if gpu is not None:
             self._kw["gpu"] = gpu
         on.select(17, 19, 23, dtype="float16", **self._kw)
-        self._clock_hz, self._clock_key = _clock_hz_from_hardware(on.hardware(**({"gpu": gpu} if gpu else {})))
+        hw = on.hardware(**({"gpu": gpu} if gpu else {}))
+        self._clock_hz, self._clock_key = _clock_hz_from_hardware(hw)
+        self._hw_name = getattr(hw, "name", None)
         self._space = seed_triton.seed_tile_space()
 
     def describe(self) -> dict:
         import triton
-        return {"label": "seed (Triton, seed-mode model)", "mode": "seed", "gpu": self.gpu,
+        return {"label": "seed (Triton, seed-mode model)", "mode": "seed", "gpu": self.gpu or self._hw_name,
                 "clock_hz": self._clock_hz, "clock_key": self._clock_key, "triton": triton.__version__,
                 "num_stages": self.kernel.NUM_STAGES, "num_warps": self.kernel.NUM_WARPS,
                 "tiles": len(self._space)}
