@@ -144,3 +144,19 @@ def test_unhashable_arguments_are_value_errors():
         origami_nv.select([64], 64, 64)
     with pytest.raises(ValueError, match="gpu must be"):
         origami_nv.select(64, 64, 64, gpu={"H200": 1})
+
+
+def test_visible_gpu_feeds_the_derived_tier_and_matches_its_row(monkeypatch):
+    d = _api._core.DeviceProperties()
+    d.name, d.cc_major, d.cc_minor, d.sm_count = "NVIDIA H200", 9, 0, 132
+    d.l2_bytes, d.smem_per_block_optin_bytes, d.smem_per_sm_bytes = 62914560, 232448, 233472
+    d.regs_per_sm, d.max_threads_per_sm, d.max_blocks_per_sm = 65536, 2048, 32
+    d.sm_clock_khz, d.mem_clock_khz, d.mem_bus_width_bits = 1980000, 3201000, 6016
+    monkeypatch.setattr(_api, "_live_device", lambda: d)
+    _api.clear_caches()
+    hw = origami_nv.hardware()
+    assert hw.name == "H200" and hw.live_device == "NVIDIA H200"
+    e = origami_nv.explain(1024, 1024, 1024, mode="seed")
+    assert "gpu H200" in str(e) and "visible device: NVIDIA H200" in str(e)
+    # an explicit gpu= ignores the visible device
+    assert origami_nv.hardware("RTX_3090").live_device is None
