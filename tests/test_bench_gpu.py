@@ -1,7 +1,6 @@
 """The benchmark harness on a GPU: the timer, the correctness gate, the seed's Triton kernel and the
 tiny suite end to end (short; marked gpu)."""
 import json
-import math
 
 import pytest
 

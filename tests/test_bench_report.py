@@ -1,7 +1,6 @@
 """Report maths and rendering from synthetic timings, and the merge of shards (no GPU)."""
 import csv
 import json
-import math
 
 import pytest
 

@@ -335,9 +335,7 @@ class CudaHarness:
         probe = e[0].elapsed_time(e[1]) * 1e-3 / launches
         last_out = last if g is None else outs[-1]
         if cutoff_s is not None and probe > cutoff_s:
-            t = self._finish(ctx, [probe], launches, method, True, last_out, note)
-            del g
-            return t
+            return self._finish(ctx, [probe], launches, method, True, last_out, note)
         t_end = time.perf_counter() + o.warmup_s
         replay()
         while time.perf_counter() < t_end:
@@ -350,9 +348,7 @@ class CudaHarness:
         e[-1].synchronize()
         per = [e[2 * i + 2].elapsed_time(e[2 * i + 3]) * 1e-3 / launches for i in range(o.repeats)]
         last_out = last if g is None else outs[-1]
-        t = self._finish(ctx, per, launches, method, False, last_out, note)
-        del g
-        return t
+        return self._finish(ctx, per, launches, method, False, last_out, note)
 
     def _capture_ring(self, fn, calls, ring):
         torch = _torch()
