@@ -100,3 +100,29 @@ def test_predict_matches_selector_and_group_size_changes_l2(seed_3090):
     assert (d10["l2_tile_m"], d10["l2_tile_n"]) == (9, 10)
     assert d1["l2_hit_rate"] == pytest.approx(1 - (32 + 3) / (2 * 32 * 3))
     assert d1["dram_load_bytes"] > d10["dram_load_bytes"]
+
+
+# /work/shared/ANCHORS.md section 2: the seed's model run on an H200 with parameters derived from
+# the device (l2 2717, dram 2125 bytes/cycle, dram_bw_coeff 1/40, latency 500): its "seed pick"
+# column. A second, independent check of seed mode (other SM count, L2 and shared memory).
+ANCHORS_H200_SEED_PICKS = [
+    ((64, 64, 64), (16, 16, 32)), ((128, 128, 128), (16, 16, 64)), ((256, 256, 256), (16, 32, 128)),
+    ((512, 512, 512), (32, 64, 128)), ((1024, 1024, 1024), (64, 128, 128)), ((2048, 2048, 2048), (128, 256, 64)),
+    ((128, 4096, 4096), (64, 64, 256)), ((128, 4096, 14336), (64, 64, 512)), ((128, 14336, 4096), (128, 128, 128)),
+    ((64, 16384, 4096), (64, 128, 256)), ((128, 8192, 4096), (64, 128, 256)), ((8192, 128, 4096), (64, 128, 256)),
+    ((16384, 64, 4096), (128, 64, 256)), ((128, 8192, 8192), (64, 128, 256)), ((128, 8192, 28672), (64, 128, 512)),
+    ((128, 28672, 8192), (64, 64, 256)), ((4096, 4096, 4096), (256, 256, 64)), ((4096, 4096, 14336), (256, 256, 128)),
+    ((4096, 14336, 4096), (256, 256, 64)), ((8192, 8192, 8192), (256, 256, 128)), ((8192, 14336, 4096), (256, 256, 64)),
+    ((8192, 28672, 8192), (128, 256, 128)), ((8192, 53248, 16384), (256, 256, 128)),
+]
+
+
+def test_anchors_h200_seed_picks(tmp_path):
+    f = tmp_path / "h200_seed_derived.json"
+    f.write_text('{"l2_perf_ratio": 2717, "dram_perf_ratio": 2125, "dram_bw_coeff": 0.025, '
+                 '"hbm_latency_penalty": 500, "mma_latency": 33, "meta": {"from": "ANCHORS.md section 2"}}')
+    hw = _core.resolve_hardware(None, "H200", str(f))
+    s = _core.Selector(hw, [], _core.ModelOptions("seed"))
+    got = [((M, N, K), tuple(getattr(s.select_config(M, N, K, "float16"), a) for a in ("block_m", "block_n", "block_k")))
+           for (M, N, K), _ in ANCHORS_H200_SEED_PICKS]
+    assert got == ANCHORS_H200_SEED_PICKS
