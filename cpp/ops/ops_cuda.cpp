@@ -7,7 +7,7 @@
 // operand is first copied into a fresh row-major buffer whose leading dimension is padded up to the
 // alignment: one extra read+write of that operand, documented in python/origami_nv/ops.py.
 // A dimension of size 1 has no meaningful stride, so it never forces a copy.
-#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAStream.h>  // c10::cuda::getCurrentCUDAStream (= at::cuda::getCurrentCUDAStream)
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime.h>
 
@@ -18,9 +18,9 @@
 
 #include "matmul_shapes.hpp"
 #include "ops_cuda.hpp"
+#include "model/hardware.hpp"
 #include "registry.hpp"
 #ifdef ORIGAMI_NV_HAVE_MODEL
-#include "model/hardware.hpp"
 #include "model/selector.hpp"
 #endif
 
@@ -125,7 +125,7 @@ Operand prepare(const at::Tensor& t, bool is_a, bool want_k_contig, bool force_l
 }
 
 // ---- model / selector ------------------------------------------------------------------------------
-origami::DeviceProperties device_properties(int dev) {
+[[maybe_unused]] origami::DeviceProperties device_properties(int dev) {
   cudaDeviceProp p{};
   check_cuda(cudaGetDeviceProperties(&p, dev), "cudaGetDeviceProperties");
   auto attr = [dev](cudaDeviceAttr a) {
@@ -156,7 +156,7 @@ origami::DeviceProperties device_properties(int dev) {
 // (largest) value over the operand-layout variants, so any layout of a selected config is admissible.
 // The driver reports local memory per thread (stack + spills) but not spills separately; it is recorded
 // as spill bytes too, since these kernels have no stack frame unless they spill (see the ptxas table).
-std::vector<origami::KernelResources> device_resources(int dev, DType dtype) {
+[[maybe_unused]] std::vector<origami::KernelResources> device_resources(int dev, DType dtype) {
   c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(dev));
   const int cc = device_cc(dev);
   const int optin = smem_optin_bytes(dev);
@@ -273,26 +273,28 @@ at::Tensor run(const at::Tensor& a, const at::Tensor& b, const TileConfig* expli
 
   const at::Tensor a3 = a_as_3d(a, s);
   const at::Tensor b3 = b_as_3d(b, s);
-  // Pick the variant that reads both operands in place; else the one needing the fewest copies.
+  // Pick the variant that reads both operands in place; else the one that copies the fewest elements
+  // (e.g. A and B both column-major: the M-contiguous-A x K-contiguous-B variant is not compiled, so the
+  // smaller of the two operands is copied to the layout of a compiled variant).
   const KernelEntry* chosen = nullptr;
   Operand A, B;
-  int best_copies = 3;
+  int64_t best_copy_elems = -1;
   for (const KernelEntry* e : variants) {
     bool ok_a = false, ok_b = false;
     Operand ta = prepare(a3, true, e->a_k_contiguous, false, e->alignment_elems, ok_a);
     Operand tb = prepare(b3, false, e->b_k_contiguous, false, e->alignment_elems, ok_b);
-    const int copies = (ok_a ? 0 : 1) + (ok_b ? 0 : 1);
-    if (copies < best_copies) {
-      best_copies = copies;
+    const int64_t copy_elems = (ok_a ? 0 : a3.numel()) + (ok_b ? 0 : b3.numel());
+    if (best_copy_elems < 0 || copy_elems < best_copy_elems) {
+      best_copy_elems = copy_elems;
       chosen = e;
-      if (copies == 0) {
+      if (ok_a && ok_b) {
         A = ta;
         B = tb;
         break;
       }
     }
   }
-  if (best_copies > 0) {
+  if (!(A.ptr && B.ptr && best_copy_elems == 0)) {
     bool ok = false;
     A = prepare(a3, true, chosen->a_k_contiguous, true, chosen->alignment_elems, ok);
     B = prepare(b3, false, chosen->b_k_contiguous, true, chosen->alignment_elems, ok);
@@ -312,7 +314,7 @@ at::Tensor run(const at::Tensor& a, const at::Tensor& b, const TileConfig* expli
   g.c_stride_m = s.N;
   g.c_stride_batch = s.M * s.N;
   g.group_size_m = cfg.group_size_m;
-  g.stream = at::cuda::getCurrentCUDAStream(dev).stream();
+  g.stream = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(dev)).stream();
   const cudaError_t err = chosen->launch(g);
   TORCH_CHECK(err == cudaSuccess, op, ": launching ", origami::describe_kernel(*chosen), " failed: ",
               cudaGetErrorString(err));

@@ -9,12 +9,14 @@ plus NVCC_FLAGS (extra flags for its TUs) and MIN_CC.
 What is compiled per tile (BLOCK_M, BLOCK_N, BLOCK_K from cpp/model/config_space.def):
 
 * dtypes: float16 and bfloat16.
-* operand layouts: all four (A K- or M-contiguous) x (B K- or N-contiguous), so row-major and
-  column-major (transposed-view) operands run without a copy: x @ w (KN), x @ w.t() (KK, nn.Linear),
-  x.t() @ g (MN, the weight gradient), x.t() @ w.t() (MK). The layout only changes the global->shared
-  copy addressing and whether ldmatrix transposes, and one TU holds all 8 (dtype x layout) kernels of a
-  tile, so the per-TU front-end cost is paid once: ~6 s per TU on this 2-core machine (measured with
-  nvcc 13.0, sm_90 SASS + compute_80 PTX), see cpp/kernels/README.md for the whole-build figure.
+* operand layouts: three of the four (A K- or M-contiguous) x (B K- or N-contiguous), the ones a
+  forward and backward pass of torch code produce: x @ w (KN, both row-major), x @ w.t() (KK, nn.Linear
+  forward and dX = dY @ W), x.t() @ g (MN, the weight gradient dW = X^T dY). The fourth, A and B both
+  column-major (MK, x.t() @ w.t(), rare), is served by copying the smaller operand into the layout of
+  a compiled variant (the op picks the variant that copies the fewest elements). Dropping it saves a
+  quarter of the compile time (cpp/kernels/README.md: the CI budget). The layout only changes the
+  global->shared copy addressing and whether ldmatrix transposes; one TU holds the 6 (dtype x layout)
+  kernels of a tile, so the per-TU front-end cost is paid once.
 
 * warps (the stated rule): warps = clamp(BLOCK_M * BLOCK_N / 1024, 1, 8), i.e. every warp owns at least
   1024 outputs (32 fp32 accumulator registers per thread) until 8 warps. 8 warps x 32 threads at one CTA
@@ -47,6 +49,7 @@ NVCC_FLAGS: list[str] = []  # the top-level CMAKE_CUDA_ARCHITECTURES (sm_90 SASS
 
 # Opt-in shared memory per block on H100/H200 (cudaDevAttrMaxSharedMemoryPerBlockOptin, ANCHORS section 1).
 SMEM_OPTIN_BYTES = 232448
+SMEM_PER_SM_BYTES = 233472  # per SM (ANCHORS section 1); the runtime reserves 1 KB per CTA
 IN_FLIGHT_BYTES = 800 * 24
 MIN_STAGES, MAX_STAGES = 3, 6
 MAX_WARPS = 8
@@ -55,7 +58,7 @@ ALIGNMENT_ELEMS = 8  # 16-byte cp.async chunks of 2-byte elements
 DTYPES = [("float16", "fp16", "__half", "origami::DType::Float16"),
           ("bfloat16", "bf16", "__nv_bfloat16", "origami::DType::BFloat16")]
 # (A K-contiguous, B K-contiguous, suffix): suffix letters name the contiguous dimension of A and B.
-LAYOUTS = [(True, False, "kn"), (True, True, "kk"), (False, False, "mn"), (False, True, "mk")]
+LAYOUTS = [(True, False, "kn"), (True, True, "kk"), (False, False, "mn")]  # "mk": a copy, see above
 
 
 def elem_bytes(dtype: str) -> int:
@@ -108,6 +111,19 @@ def choose_stages(bm: int, bn: int, bk: int):
     return stages if stages >= 2 else None
 
 
+def min_blocks_per_sm(bm: int, bn: int, warps: int, smem: int) -> int:
+    """__launch_bounds__ minimum CTAs per SM: 2 when two CTAs fit (shared memory, threads) and the warp
+    tile needs <= 64 fp32 accumulators per thread, so ptxas can meet the 65536 / (2 * threads) register
+    cap (<= 128 at 8 warps) without spilling; else 1. Measured on H200 (first GPU run, 4096^3 fp16):
+    128x128x16 at 118 registers (2 CTAs/SM) ran 331 TFLOP/s while 128x128x32 at 149 registers (1 CTA/SM)
+    was slower, although it moves fewer bytes per flop: with one 8-warp CTA per SM the pipeline's
+    __syncthreads bubbles are not covered. ptxas then rematerialises the per-iteration copy addresses
+    instead of keeping them all live (128x128x32: 149 -> 126 registers, no spills)."""
+    acc_per_thread = bm * bn // (32 * warps)
+    two_fit = 2 * (smem + 1024) <= SMEM_PER_SM_BYTES and 2 * 32 * warps <= 2048
+    return 2 if two_fit and acc_per_thread <= 64 else 1
+
+
 def kernel_name(bm, bn, bk, stages, warps, dt_short, layout_suffix):
     return f"origami_mma_sync_{bm}x{bn}x{bk}_s{stages}_w{warps}_{dt_short}_{layout_suffix}"
 
@@ -129,6 +145,7 @@ def specializations(space: dict):
                                            f"{SMEM_OPTIN_BYTES} B opt-in"))
                     continue
                 smem = smem_bytes(bm, bn, bk, stages)
+                min_blocks = min_blocks_per_sm(bm, bn, warps, smem)
                 kernels = []
                 for dt_name, dt_short, ctype, dt_enum in DTYPES:
                     for a_k, b_k, suffix in LAYOUTS:
@@ -139,6 +156,7 @@ def specializations(space: dict):
                             warps_m=wm, warps_n=wn, dtype=dt_name, dtype_enum=dt_enum, ctype=ctype,
                             a_k_contiguous=a_k, b_k_contiguous=b_k, threads=32 * warps,
                             smem_bytes=smem, alignment_elems=ALIGNMENT_ELEMS, min_cc=MIN_CC,
+                            min_blocks_per_sm=min_blocks,
                             launcher=f"launch_{name}"))
                 specs.append(dict(name=f"mma_sync_{bm}x{bn}x{bk}", family=FAMILY, kernels=kernels,
                                   nvcc_flags=NVCC_FLAGS))
@@ -156,7 +174,7 @@ def tu_text(spec: dict) -> str:
             f"using {alias} = {kt};",
             f"static_assert({alias}::kSmemBytes == {k['smem_bytes']}, \"generator and kernel disagree on shared memory\");",
             f"static_assert({alias}::kThreads == {k['threads']}, \"generator and kernel disagree on threads\");",
-            f"extern \"C\" __global__ void __launch_bounds__({k['threads']}, 1) {k['name']}(origami::mma_sync::Params p) {{",
+            f"extern \"C\" __global__ void __launch_bounds__({k['threads']}, {k['min_blocks_per_sm']}) {k['name']}(origami::mma_sync::Params p) {{",
             f"  {alias}::run(p);",
             "}",
             f"static cudaError_t {k['launcher']}(const origami::GemmArgs& g) {{",

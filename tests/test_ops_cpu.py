@@ -1,0 +1,138 @@
+"""The origami_nv op without a GPU: registration, schema, fake tensors, the CPU implementation in every
+shape form, errors, opcheck, autograd and torch.compile."""
+import pytest
+
+torch = pytest.importorskip("torch")
+import origami_nv  # noqa: E402
+from origami_nv import ops  # noqa: E402
+
+try:
+    ops.load_op()
+    _why = None
+except ImportError as e:  # the op was not built (torch missing at build time)
+    _why = str(e)
+pytestmark = pytest.mark.skipif(_why is not None, reason=f"torch op not built: {_why}")
+
+
+def _ref(a, b):
+    return torch.matmul(a.float(), b.float()).to(a.dtype)
+
+
+def test_schema_registered():
+    ns = torch.ops.origami_nv
+    assert "Tensor a, Tensor b" in str(ns.matmul.default._schema)
+    s = str(ns.matmul_config.default._schema)
+    for arg in ("int block_m", "int block_n", "int block_k", "int group_size_m", "int stages", "int warps",
+                "int family"):
+        assert arg in s
+    assert "int[]" in str(ns.select_config.default._schema)
+    assert "-> str" in str(ns.device_kernel_resources.default._schema)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("form", ["2d", "2d-transposed", "batched", "batched-transposed", "4d@2d", "linear"])
+def test_cpu_matches_fp32_reference(dtype, form):
+    g = torch.Generator().manual_seed(0)
+    r = lambda *s: torch.randn(*s, generator=g).to(dtype)  # noqa: E731
+    a, b = {
+        "2d": (r(13, 7), r(7, 9)),
+        "2d-transposed": (r(7, 13).t(), r(9, 7).t()),
+        "batched": (r(3, 5, 8), r(3, 8, 6)),
+        "batched-transposed": (r(3, 8, 5).transpose(1, 2), r(3, 6, 8).transpose(1, 2)),
+        "4d@2d": (r(2, 3, 4, 8), r(8, 5)),
+        "linear": (r(2, 6, 8), r(5, 8).t()),
+    }[form]
+    out = origami_nv.matmul(a, b)
+    want = _ref(a, b)
+    assert out.shape == want.shape and out.dtype == dtype
+    torch.testing.assert_close(out, want, rtol=0, atol=0)  # same fp32 accumulation, one rounding
+
+
+def test_cpu_explicit_config_and_zero_sizes():
+    a, b = torch.randn(5, 4).half(), torch.randn(4, 3).half()
+    cfg = dict(block_m=64, block_n=64, block_k=32, group_size_m=4, stages=3, warps=4, family="mma_sync")
+    torch.testing.assert_close(origami_nv.matmul(a, b, config=cfg), _ref(a, b))
+    assert origami_nv.matmul(torch.empty(0, 4).half(), b).shape == (0, 3)
+    z = origami_nv.matmul(torch.empty(5, 0).half(), torch.empty(0, 3).half())
+    assert z.shape == (5, 3) and bool((z == 0).all())
+
+
+def test_errors_are_clear():
+    a = torch.randn(4, 4).half()
+    with pytest.raises(TypeError, match="dtype mismatch"):
+        origami_nv.matmul(a, a.bfloat16())
+    with pytest.raises(TypeError, match="unsupported dtype.*supported: torch.float16, torch.bfloat16"):
+        origami_nv.matmul(a.float(), a.float())
+    with pytest.raises(RuntimeError, match="inner dimensions do not match"):
+        origami_nv.matmul(a, torch.randn(3, 4).half())
+    with pytest.raises(RuntimeError, match="batch sizes differ"):
+        origami_nv.matmul(torch.randn(2, 4, 4).half(), torch.randn(3, 4, 4).half())
+    with pytest.raises(RuntimeError, match="unsupported ranks"):
+        origami_nv.matmul(a[0], a)
+    with pytest.raises(RuntimeError, match="family must be 0"):
+        torch.ops.origami_nv.matmul_config(a, a, 64, 64, 32, 1, 3, 4, 7)
+    with pytest.raises(ValueError, match="unknown kernel family"):
+        origami_nv.matmul(a, a, config=dict(block_m=64, block_n=64, block_k=32, stages=3, warps=4, family="x"))
+    with pytest.raises(TypeError, match="config must be"):
+        origami_nv.matmul(a, a, config=object())
+
+
+def test_fake_tensor_shapes():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        a = torch.empty(2, 3, 10, 16, dtype=torch.float16)
+        b = torch.empty(16, 7, dtype=torch.float16)
+        assert torch.ops.origami_nv.matmul(a, b).shape == (2, 3, 10, 7)
+        c = torch.ops.origami_nv.matmul_config(torch.empty(4, 5, 6, dtype=torch.bfloat16),
+                                               torch.empty(4, 6, 3, dtype=torch.bfloat16), 64, 64, 32, 1, 3, 4, 0)
+        assert c.shape == (4, 5, 3) and c.dtype == torch.bfloat16
+        with pytest.raises(RuntimeError, match="inner dimensions"):
+            torch.ops.origami_nv.matmul(a, torch.empty(15, 7, dtype=torch.float16))
+
+
+def test_opcheck_cpu():
+    args = [(torch.randn(9, 16).half(), torch.randn(16, 5).half()),
+            (torch.randn(2, 9, 16).bfloat16(), torch.randn(2, 16, 5).bfloat16()),
+            (torch.randn(2, 3, 16).half(), torch.randn(5, 16).half().t())]
+    for a, b in args:
+        torch.library.opcheck(torch.ops.origami_nv.matmul.default, (a, b))
+        torch.library.opcheck(torch.ops.origami_nv.matmul_config.default, (a, b, 64, 64, 32, 2, 3, 4, 0))
+
+
+def test_autograd_cpu():
+    for sa, sb in [((6, 8), (8, 4)), ((2, 6, 8), (2, 8, 4)), ((2, 3, 8), (8, 4))]:
+        a = torch.randn(*sa, dtype=torch.float16, requires_grad=True)
+        b = torch.randn(*sb, dtype=torch.float16, requires_grad=True)
+        out = origami_nv.matmul(a, b)
+        g = torch.randn_like(out)
+        out.backward(g)
+        a32, b32 = a.detach().float().requires_grad_(), b.detach().float().requires_grad_()
+        torch.matmul(a32, b32).backward(g.float())
+        torch.testing.assert_close(a.grad.float(), a32.grad, rtol=2e-2, atol=2e-2)
+        torch.testing.assert_close(b.grad.float(), b32.grad, rtol=2e-2, atol=2e-2)
+
+
+def test_torch_compile_module():
+    class Linear(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.randn(12, 16).half())
+
+        def forward(self, x):
+            return origami_nv.matmul(x, self.w.t()) * 2
+
+    m = Linear()
+    x = torch.randn(3, 5, 16).half()
+    eager = m(x)
+    compiled = torch.compile(m, backend="aot_eager", fullgraph=True)
+    torch.testing.assert_close(compiled(x), eager)
+
+
+def test_import_without_loading_torch_op():
+    # `import origami_nv` must not need the op; ops.matmul loads it lazily.
+    import importlib
+    import sys
+    src = importlib.util.find_spec("origami_nv.ops").origin
+    text = open(src).read()
+    assert "import torch\n" not in text.split("def _torch")[0], "ops.py must not import torch at module import"
+    assert "origami_nv" in sys.modules

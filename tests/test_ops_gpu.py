@@ -1,0 +1,235 @@
+"""GPU tests of the origami_nv op and the mma.sync kernels (marked gpu: skipped without a CUDA GPU).
+
+Every compiled mma_sync config is run at two sizes (edges in M, N and K) against an fp32 reference on
+fresh random inputs, with the output memory poisoned with NaN first (the op allocates C; a NaN-filled
+block of the same size is freed just before, so the caching allocator hands it back) so an unwritten
+element fails. A rotating subset of configs runs at odd sizes from {1, 7, 129, 1000, 4097}.
+Tolerance: relative Frobenius error <= 2e-3 (fp16), <= 1e-2 (bf16).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import origami_nv  # noqa: E402
+from origami_nv import _kernels  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+TOL = {torch.float16: 2e-3, torch.bfloat16: 1e-2}
+DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16}
+ODD = [1, 7, 129, 1000, 4097]
+
+
+def _records():
+    return [r for r in _kernels.kernel_records() if r["family"] == "mma_sync" and r["arch"] == "sm_90"]
+
+
+def _configs(dtype):
+    seen = {}
+    for r in _records():
+        if r["dtype"] == dtype:
+            c = r["config"]
+            seen[(c["block_m"], c["block_n"], c["block_k"], c["stages"], c["warps"])] = r
+    return sorted(seen)
+
+
+def _poison(numel, dtype):
+    t = torch.full((numel,), float("nan"), dtype=dtype, device="cuda")
+    del t
+
+
+def _operand(rows, cols, dtype, layout, batch=None, gen=None):
+    """A (batch,) rows x cols operand, row-major ('r') or a transposed view of column-major storage ('c')."""
+    shape = (rows, cols) if layout == "r" else (cols, rows)
+    if batch is not None:
+        shape = (batch,) + shape
+    t = torch.randn(shape, device="cuda", dtype=torch.float32, generator=gen).to(dtype)
+    return t if layout == "r" else t.transpose(-1, -2)
+
+
+def _check(out, a, b, dtype, what):
+    ref = torch.matmul(a.float(), b.float())
+    assert out.shape == ref.shape, what
+    assert out.dtype == dtype, what
+    assert not torch.isnan(out).any(), f"{what}: NaN in the output (unwritten element)"
+    err = ((out.float() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+    assert err <= TOL[dtype], f"{what}: relative Frobenius error {err:.3e} > {TOL[dtype]}"
+
+
+def _run_config(cfg, a, b, dtype):
+    M, N = a.shape[-2], b.shape[-1]
+    numel = M * N * (a.shape[0] if a.dim() == 3 else 1)
+    _poison(numel, dtype)
+    c = dict(block_m=cfg[0], block_n=cfg[1], block_k=cfg[2], stages=cfg[3], warps=cfg[4], group_size_m=3,
+             family="mma_sync")
+    return origami_nv.matmul(a, b, config=c)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_every_config_two_sizes_all_layouts(dtype):
+    dt = DTYPES[dtype]
+    configs = _configs(dtype)
+    assert configs, "no mma_sync kernels compiled"
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    layouts = [("r", "r"), ("r", "c"), ("c", "r"), ("c", "c")]  # kn, kk, mn kernels; cc: copy + kk/mn
+    for i, cfg in enumerate(configs):
+        bm, bn, bk = cfg[:3]
+        # size 1: ragged edges in every dimension, > 1 tile each way, K > one pipeline's worth
+        # size 2: exact tile multiples
+        sizes = [(2 * bm + 3, 2 * bn + 5, 3 * bk + 8), (bm, bn, 2 * bk)]
+        for j, (M, N, K) in enumerate(sizes):
+            la, lb = layouts[(i + j) % 4]
+            a = _operand(M, K, dt, la, gen=gen)
+            b = _operand(K, N, dt, lb, gen=gen)
+            _check(_run_config(cfg, a, b, dt), a, b, dt, f"{cfg} {la}{lb} {M}x{N}x{K}")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_odd_sizes_rotating_subset(dtype):
+    dt = DTYPES[dtype]
+    configs = _configs(dtype)
+    gen = torch.Generator(device="cuda").manual_seed(1)
+    combos = [(m, n, k) for m in ODD for n in ODD for k in ODD if m * n * k <= 4097 * 1000 * 129]
+    step = max(1, len(configs) // 24)
+    for idx, cfg in enumerate(configs[::step]):
+        for t in range(3):
+            M, N, K = combos[(idx * 3 + t) * 7 % len(combos)]
+            la, lb = "rc"[(idx + t) % 2], "rc"[(idx // 2 + t) % 2]
+            a = _operand(M, K, dt, la, gen=gen)
+            b = _operand(K, N, dt, lb, gen=gen)
+            _check(_run_config(cfg, a, b, dt), a, b, dt, f"{cfg} {la}{lb} {M}x{N}x{K}")
+
+
+def test_selected_kernel_shape_forms_and_layouts():
+    dt = torch.float16
+    gen = torch.Generator(device="cuda").manual_seed(2)
+    r = lambda *s: torch.randn(*s, device="cuda", generator=gen).to(dt)  # noqa: E731
+    x, w = r(4, 33, 64), r(96, 64)
+    cases = {
+        "2d": (r(300, 200), r(200, 129)),
+        "2d A^T": (r(200, 300).t(), r(200, 129)),
+        "2d B^T": (r(300, 200), r(129, 200).t()),
+        "2d A^T B^T": (r(200, 300).t(), r(129, 200).t()),
+        "batched": (r(3, 65, 80), r(3, 80, 40)),
+        "batched transposed": (r(3, 80, 65).transpose(1, 2), r(3, 40, 80).transpose(1, 2)),
+        "linear x @ w.t()": (x, w.t()),
+        "4-D @ 2-D": (r(2, 3, 17, 64), r(64, 24)),
+        "odd K copy": (r(31, 7), r(7, 13)),
+        "strided (copy)": (r(64, 256)[:, ::2], r(128, 48)),
+        "misaligned slice (copy)": (r(64, 129)[:, 1:], r(128, 32)),
+        "expanded batch": (r(1, 16, 32).expand(4, 16, 32), r(4, 32, 16)),
+    }
+    for name, (a, b) in cases.items():
+        _poison(a.shape[-2] * b.shape[-1] * 16, dt)
+        _check(origami_nv.matmul(a, b), a, b, dt, name)
+
+
+def test_zero_sizes():
+    z = torch.empty(0, 8, device="cuda", dtype=torch.float16)
+    assert origami_nv.matmul(z, torch.randn(8, 4, device="cuda").half()).shape == (0, 4)
+    c = origami_nv.matmul(torch.randn(5, 0, device="cuda").half(), torch.randn(0, 3, device="cuda").half())
+    assert c.shape == (5, 3) and bool((c == 0).all())
+
+
+def test_errors():
+    a = torch.randn(8, 8, device="cuda", dtype=torch.float16)
+    with pytest.raises(TypeError, match="dtype mismatch"):
+        origami_nv.matmul(a, a.bfloat16())
+    with pytest.raises(TypeError, match="supported: torch.float16, torch.bfloat16"):
+        origami_nv.matmul(a.float(), a.float())
+    with pytest.raises(RuntimeError, match="same device"):
+        origami_nv.matmul(a, a.cpu())
+    with pytest.raises(RuntimeError, match="inner dimensions"):
+        origami_nv.matmul(a, torch.randn(7, 8, device="cuda", dtype=torch.float16))
+    with pytest.raises(RuntimeError, match="unsupported ranks"):
+        origami_nv.matmul(a[0], a)
+    bad = dict(block_m=96, block_n=128, block_k=32, stages=3, warps=8, group_size_m=1, family="mma_sync")
+    with pytest.raises(RuntimeError, match="not compiled.*Closest compiled configs: \\(block_m="):
+        origami_nv.matmul(a, a, config=bad)
+    if torch.cuda.device_count() > 1:
+        with pytest.raises(RuntimeError, match="same device"):
+            origami_nv.matmul(a, a.to("cuda:1"))
+
+
+def test_autograd_and_opcheck():
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    for shapes in [((37, 64), (64, 40)), ((3, 20, 32), (3, 32, 24)), ((2, 5, 32), (32, 16))]:
+        a = torch.randn(*shapes[0], device="cuda", generator=gen).half().requires_grad_()
+        b = torch.randn(*shapes[1], device="cuda", generator=gen).half().requires_grad_()
+        g = torch.randn(*torch.matmul(a, b).shape, device="cuda", generator=gen).half()
+        origami_nv.matmul(a, b).backward(g)
+        a32, b32 = a.detach().float().requires_grad_(), b.detach().float().requires_grad_()
+        torch.matmul(a32, b32).backward(g.float())
+        for got, want in ((a.grad, a32.grad), (b.grad, b32.grad)):
+            assert ((got.float() - want).norm() / want.norm()).item() < 5e-3
+    args = (torch.randn(33, 64, device="cuda").half(), torch.randn(64, 48, device="cuda").half())
+    torch.library.opcheck(torch.ops.origami_nv.matmul.default, args)
+    torch.library.opcheck(torch.ops.origami_nv.matmul_config.default, args + (64, 64, 64, 2, 3, 4, 0))
+
+
+def test_select_config_is_compiled():
+    for dtype in ("float16", "bfloat16"):
+        for M, N, K in [(1, 1, 1), (128, 4096, 4096), (4096, 4096, 4096), (1000, 7, 129)]:
+            cfg = torch.ops.origami_nv.select_config(M, N, K, dtype)
+            assert len(cfg) == 7
+            names = {(r["config"]["block_m"], r["config"]["block_n"], r["config"]["block_k"],
+                      r["config"]["stages"], r["config"]["warps"]) for r in _kernels.kernel_records()
+                     if r["dtype"] == dtype}
+            assert (cfg[0], cfg[1], cfg[2], cfg[4], cfg[5]) in names, cfg
+
+
+def test_driver_resources_match_ptxas_table():
+    dev = json.loads(torch.ops.origami_nv.device_kernel_resources())
+    major, minor = torch.cuda.get_device_capability()
+    by_name = {d["name"]: d for d in dev["kernels"]}
+    checked = 0
+    for r in _kernels.kernel_records():
+        if r["arch"] not in (f"sm_{major}{minor}", f"sm_{major}{minor}a"):
+            continue
+        d = by_name[r["name"]]
+        assert d["error"] is None, (r["name"], d["error"])
+        assert d["num_regs"] == r["registers_per_thread"], r["name"]
+        assert d["local_size_bytes"] == r["local_bytes"], r["name"]
+        assert d["max_threads_per_block"] >= r["threads"], r["name"]
+        assert d["max_active_blocks_per_sm"] >= 1, r["name"]
+        checked += 1
+    assert checked > 0
+
+
+SANITIZER_SCRIPT = textwrap.dedent("""
+    import torch, origami_nv
+    from origami_nv import _kernels
+    recs = [r for r in _kernels.kernel_records() if r["family"] == "mma_sync" and r["dtype"] == "float16"]
+    cfgs = sorted({(r["config"]["block_m"], r["config"]["block_n"], r["config"]["block_k"], r["config"]["stages"],
+                    r["config"]["warps"]) for r in recs})
+    torch.manual_seed(0)
+    sizes = [(1, 1, 1), (7, 129, 13), (129, 7, 1000), (33, 65, 17)]
+    for i, c in enumerate(cfgs[:: max(1, len(cfgs) // 12)]):
+        for M, N, K in sizes:
+            cfg = dict(block_m=c[0], block_n=c[1], block_k=c[2], stages=c[3], warps=c[4], group_size_m=2)
+            for ta in (False, True):
+                a = torch.randn(K, M, device="cuda").half().t() if ta else torch.randn(M, K, device="cuda").half()
+                b = torch.randn(K, N, device="cuda").half()
+                origami_nv.matmul(a, b, config=cfg)
+    torch.cuda.synchronize()
+    print("SANITIZER-SCRIPT-DONE")
+""")
+
+
+def test_compute_sanitizer_memcheck(tmp_path):
+    exe = shutil.which("compute-sanitizer")
+    if exe is None:
+        pytest.skip("compute-sanitizer is not on PATH")
+    script = tmp_path / "memcheck_run.py"
+    script.write_text(SANITIZER_SCRIPT)
+    proc = subprocess.run([exe, "--tool", "memcheck", "--error-exitcode", "9", sys.executable, str(script)],
+                          capture_output=True, text=True, timeout=600, env=dict(os.environ))
+    out = proc.stdout + proc.stderr
+    assert "SANITIZER-SCRIPT-DONE" in out, out[-3000:]
+    assert proc.returncode == 0 and "ERROR SUMMARY: 0 errors" in out, out[-3000:]
