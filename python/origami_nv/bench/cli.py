@@ -151,7 +151,7 @@ def cmd_run(args) -> int:
         if ok:
             try:
                 systems.append(OrigamiSystem(mode=args.model_mode, gpu=args.gpu, b_layout=b_layout))
-            except (RuntimeError, ImportError) as e:
+            except Exception as e:  # noqa: BLE001 - reported in the header; the other columns still run
                 ok, detail = False, f"{type(e).__name__}: {e}"
         if not ok:
             unavailable["origami"] = detail
@@ -163,7 +163,9 @@ def cmd_run(args) -> int:
             systems.append(SeedSystem(gpu=args.seed_gpu, b_layout=b_layout,
                                       precompile_workers=args.seed_precompile_workers,
                                       log=lambda m: print(m, file=sys.stderr, flush=True)))
-        except SystemUnavailable as e:
+        except Exception as e:  # noqa: BLE001 - SystemUnavailable (no triton) or a selector error
+            if not isinstance(e, SystemUnavailable):
+                e = f"{type(e).__name__}: {e}"
             unavailable["seed"] = str(e)
             print(f"[bench] seed system skipped: {e}", file=sys.stderr)
     out = Path(args.out)
