@@ -153,7 +153,8 @@ class Explanation:
         hv = self._hv
         rate_key = "wgmma_flops_per_cycle" if c.family == "wgmma" else "mma_sync_flops_per_cycle"
         L = []
-        L.append("[Algorithm 4] Occupancy (real resources; CUDA occupancy calculator rules)")
+        which = "estimated resources of the abstract space" if self.selection["abstract_space"] else "real resources"
+        L.append(f"[Algorithm 4] Occupancy ({which}; CUDA occupancy calculator rules)")
         L.append(f"  grid = ceil({M}/{c.block_m}) x ceil({N}/{c.block_n}) = {b['grid_m']} x {b['grid_n']}"
                  f" = {_n(b['total_tiles'])} tiles")
         L.append(f"  blocks_per_SM = {b['blocks_per_sm']} (limited by {b['occupancy_limiter']});"
