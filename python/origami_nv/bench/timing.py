@@ -281,8 +281,14 @@ class CudaHarness:
         the measurement (Timing.cut_off)."""
         try:
             if self.opt.mode == "flush":
-                return self._time_flush(ctx, fn, cutoff_s)
-            return self._time_rotate(ctx, fn, cutoff_s)
+                t = self._time_flush(ctx, fn, cutoff_s)
+            else:
+                t = self._time_rotate(ctx, fn, cutoff_s)
+            if ctx.set_bytes * ctx.rotations > (1 << 30):
+                # The graph (and its private pool of R outputs) is gone; hand large pools back now
+                # rather than when a later allocation fails.
+                _torch().cuda.empty_cache()
+            return t
         except (LaunchError, DeviceError):
             raise
         except Exception as e:  # noqa: BLE001
