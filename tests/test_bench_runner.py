@@ -230,3 +230,39 @@ def test_probe_names_the_step_a_crash_happened_in(monkeypatch):
     assert not ok and "SIGSEGV" in why and "'load_op'" in why
     monkeypatch.setattr(systems, "_PROBE", "import sys\nprint('step:done', file=sys.stderr)\nprint('ok: fine')\n")
     assert systems.probe_origami(timeout_s=60) == (True, "ok: fine")
+
+
+def test_sigterm_stops_cleanly_and_is_not_a_crash(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+    code = textwrap.dedent(f"""
+        import sys, time
+        from origami_nv.bench.fake import FakeHarness, FakeSystem
+        from origami_nv.bench.runner import RunOptions, interrupt_on_signals, run_suite
+        from origami_nv.bench.suites import Size, Suite
+        cfg = dict(block_m=64, block_n=64, block_k=32, group_size_m=8, stages=3, warps=4, family="mma_sync")
+        class Slow(FakeHarness):
+            def time(self, ctx, fn, cutoff_s=None):
+                if fn.item != "cublas":
+                    print("timing", flush=True)
+                    time.sleep(30)
+                return super().time(ctx, fn, cutoff_s)
+        interrupt_on_signals()
+        out = run_suite(Suite("t", "", (Size(64, 64, 64),)), r"{tmp_path}", Slow({{"cublas": 1e-6}}),
+                        [FakeSystem("origami", [(cfg, 100.0)], pick=cfg)], RunOptions())
+        print("outcome", out.complete, out.reason, flush=True)
+        """)
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "timing"
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=20)
+    assert p.returncode == 0, err
+    assert "outcome False interrupted" in out
+    recs = load_records(tmp_path)
+    assert any(r["kind"] == "cancelled" and r["item"] == "pick" for r in recs)
+    from origami_nv.bench.store import ResumeIndex
+    idx = ResumeIndex(recs)
+    assert idx.crashed() == [] and idx.has("64x64x64-float16", "cublas", "cublas")
+    assert not idx.has("64x64x64-float16", "origami", "pick")      # measured again next run

@@ -179,11 +179,14 @@ def cmd_run(args) -> int:
             an = _write_report(out, gpu, suite.name, args.timing, not args.no_plots, resume)
             print(R.summary_table(an), flush=True)
 
+    from .runner import interrupt_on_signals
+    restore_signals = interrupt_on_signals()
     outcome = run_suite(suite, raw, harness, systems,
                         RunOptions(shard=shard, time_budget_s=args.time_budget, cutoff_factor=args.cutoff,
                                    bf_limit=args.bf_limit, cublas=not args.no_cublas, argv=list(sys.argv),
                                    item_timeout_s=args.item_timeout if args.item_timeout > 0 else None,
                                    on_hang=on_hang, resume_dirs=resume, unavailable=unavailable))
+    restore_signals()
     if "origami_nv.bench.seed_triton" in sys.modules:
         sys.modules["origami_nv.bench.seed_triton"].shutdown_pool()
     status = "complete" if outcome.complete else f"INCOMPLETE ({outcome.reason}): re-run the same command to resume"

@@ -34,6 +34,26 @@ _now = time.monotonic  # the run's clock (tests replace it with a simulated one)
 EXIT_HUNG = 4           # = cli.EXIT_DEVICE
 
 
+class Interrupted(BaseException):
+    """SIGTERM/SIGINT arrived (an outer time limit): stop cleanly, keep what was measured."""
+
+
+def interrupt_on_signals():
+    """SIGTERM/SIGINT raise Interrupted in the main thread (the run then stops cleanly and the
+    report is still written). Returns a function that restores the previous handlers."""
+    import signal
+
+    def handler(signum, frame):
+        raise Interrupted(signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+    def restore():
+        for sig, h in previous.items():
+            signal.signal(sig, h)
+    return restore
+
+
 class SystemUnavailable(RuntimeError):
     """A system (e.g. the seed's Triton kernel without triton) cannot run on this machine."""
 
@@ -209,6 +229,10 @@ class Runner:
             self._rec(kind, size=size, system=system_name, item=item, status="error",
                       error=f"device error: {e}"[:500], **(extra or {}))
             raise
+        except Interrupted:
+            # not a crash of this item: the next run measures it again
+            self._rec("cancelled", size=size, system=system_name, item=item)
+            raise
         finally:
             with self._lock:
                 self._current = None
@@ -231,6 +255,14 @@ class Runner:
                   sizes=[s.key for s in sizes], argv=self.opt.argv, cutoff_factor=self.opt.cutoff_factor,
                   bf_limit=self.opt.bf_limit, time_budget_s=self.opt.time_budget_s,
                   unavailable=self.opt.unavailable)
+        try:
+            return self._run_sizes(sizes)
+        except Interrupted:
+            out = self._stop("interrupted (SIGTERM/SIGINT)")
+            out.sizes_total, out.items_measured = len(sizes), self.measured
+            return out
+
+    def _run_sizes(self, sizes) -> RunOutcome:
         done = 0
         for n_size, size in enumerate(sizes):
             names = [s.name for s in self.systems] + (["cublas"] if self.opt.cublas else [])

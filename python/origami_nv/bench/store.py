@@ -12,7 +12,8 @@ Record kinds (all carry suite, size (key), system, t):
   pick       the model's pick through the selection path: config, timing, selection times
   baseline   cuBLAS (torch.matmul)
   size_done  every item of (size, system) has a result
-  stopped    the run stopped early (time budget, device error); re-running resumes
+  cancelled  the item in flight when SIGTERM/SIGINT arrived (not a crash: measured again next run)
+  stopped    the run stopped early (time budget, device error, signal); re-running resumes
 """
 from __future__ import annotations
 
@@ -108,6 +109,8 @@ class ResumeIndex:
                 self.results[key] = r
             elif k == "attempt":
                 self.attempts[key] = r
+            elif k == "cancelled":
+                self.attempts.pop(key, None)
             elif k == "size_done":
                 self.size_done.add((r.get("size"), r.get("system")))
 
@@ -125,6 +128,8 @@ class ResumeIndex:
             self.results[key] = rec
         elif k == "attempt":
             self.attempts[key] = rec
+        elif k == "cancelled":
+            self.attempts.pop(key, None)
         elif k == "size_done":
             self.size_done.add((rec.get("size"), rec.get("system")))
 
