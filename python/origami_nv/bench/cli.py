@@ -16,6 +16,7 @@ Exit status of run: 0 complete, 3 stopped by the time budget (re-run to resume),
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from pathlib import Path
@@ -64,8 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-seed", action="store_true", help="skip the seed's Triton system")
     r.add_argument("--no-origami", action="store_true", help="skip origami_nv (e.g. to time the seed alone)")
     r.add_argument("--no-cublas", action="store_true", help="skip the cuBLAS baseline")
-    r.add_argument("--seed-precompile-workers", type=int, default=8,
-                   help="processes compiling the seed's Triton kernels ahead of timing (0 = off)")
+    r.add_argument("--seed-precompile-workers", type=int, default=min(8, max(0, (os.cpu_count() or 1) - 2)),
+                   help="processes compiling the seed's Triton kernels ahead of timing "
+                        "(default min(8, CPUs - 2); 0 = off)")
     r.add_argument("--model-mode", default=None, help="origami_nv model mode for the pick (default: the op's)")
     r.add_argument("--gpu", default=None, help="gpus.json row for origami_nv (default: match the device)")
     r.add_argument("--seed-gpu", default=None, help="gpus.json row for the seed-mode model (default: match)")
