@@ -160,16 +160,23 @@ def cmd_run(args) -> int:
             print(f"error: origami_nv cannot be benchmarked here: {detail}; measuring the other columns",
                   file=sys.stderr, flush=True)
     if not args.no_seed:
-        from .systems import SeedSystem
+        from .systems import SeedSystem, probe_seed
         try:
+            try:
+                import triton  # noqa: F401 - benchmark-only dependency
+            except Exception as e:  # noqa: BLE001
+                raise SystemUnavailable(f"triton is not importable ({type(e).__name__}: {e})") from e
+            ok, detail = (True, "not probed") if args.no_probe else probe_seed()
+            print(f"[bench] seed probe: {detail}", file=sys.stderr, flush=True)
+            if not ok:
+                raise SystemUnavailable(detail)
             systems.append(SeedSystem(gpu=args.seed_gpu, b_layout=b_layout,
                                       precompile_workers=args.seed_precompile_workers,
                                       log=lambda m: print(m, file=sys.stderr, flush=True)))
-        except Exception as e:  # noqa: BLE001 - SystemUnavailable (no triton) or a selector error
-            if not isinstance(e, SystemUnavailable):
-                e = f"{type(e).__name__}: {e}"
-            unavailable["seed"] = str(e)
-            print(f"[bench] seed system skipped: {e}", file=sys.stderr)
+        except Exception as e:  # noqa: BLE001 - SystemUnavailable (no triton, probe failed) or a selector error
+            why = str(e) if isinstance(e, SystemUnavailable) else f"{type(e).__name__}: {e}"
+            unavailable["seed"] = why
+            print(f"[bench] seed system skipped: {why}", file=sys.stderr, flush=True)
     out = Path(args.out)
     raw = _raw_dir(out, gpu, suite.name, args.timing)
     resume = [_raw_dir(Path(d), gpu, suite.name, args.timing) for d in (args.resume_from or [])]

@@ -125,13 +125,48 @@ print(f"ok: {n} kernels, pick {cfg}, rel. error {err:.2e}", flush=True)
 """
 
 
+_PROBE_SEED = r"""
+import sys
+def step(name):
+    print("step:" + name, file=sys.stderr, flush=True)
+step("import")
+import torch, triton, origami_nv as on
+from origami_nv.bench import seed_triton
+step("select_seed_mode")
+cfg = on.select(256, 256, 256, dtype="float16", mode="seed")
+step("rank_seed_mode")
+n = len(on.rank(256, 256, 256, dtype="float16", mode="seed", top=None))
+step("hardware")
+on.hardware()
+step("space")
+tiles = len(seed_triton.seed_tile_space())
+step("triton_matmul")
+a = torch.randn(256, 256, device="cuda", dtype=torch.float16)
+b = torch.randn(256, 256, device="cuda", dtype=torch.float16)
+c = seed_triton.matmul(a, b, seed_triton.as_seed_config({"block_m": 64, "block_n": 64, "block_k": 32, "group_size_m": 4}))
+torch.cuda.synchronize()
+err = float((c.float() - a.float() @ b.float()).norm() / (a.float() @ b.float()).norm())
+step("done")
+print(f"ok: seed pick {cfg}, {n} ranked, {tiles} tiles, Triton rel. error {err:.2e}", flush=True)
+"""
+
+
+def probe_seed(timeout_s: float = 180.0) -> tuple[bool, str]:
+    """(usable, detail): the seed-mode model on this device and one seed Triton GEMM, in a child process."""
+    return _run_probe(_PROBE_SEED, timeout_s)
+
+
 def probe_origami(timeout_s: float = 180.0) -> tuple[bool, str]:
     """(usable, detail): run the op end to end once in a child process."""
+    return _run_probe(_PROBE, timeout_s)
+
+
+def _run_probe(code: str, timeout_s: float) -> tuple[bool, str]:
     import signal
     import subprocess
     import sys
     try:
-        p = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=timeout_s)
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired:
         return False, f"probe timed out after {timeout_s:.0f} s"
     steps = [ln[5:] for ln in p.stderr.splitlines() if ln.startswith("step:")]
