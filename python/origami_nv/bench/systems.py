@@ -70,8 +70,8 @@ def _clock_hz_from_hardware(hw) -> tuple[float | None, str]:
     return None, "unknown"
 
 
-def _cpp_rank_us(mode: str, gpu: str | None, size, repeats: int = 20) -> float | None:
-    """Median microseconds of one uncached phase-1 ranking, timed inside C++ (no Python overhead)."""
+def _cpp_rank_s(mode: str, gpu: str | None, size, repeats: int = 20) -> float | None:
+    """Median seconds of one uncached phase-1 ranking, timed inside C++ (no Python overhead)."""
     try:
         from origami_nv import _api
         sel = _api.get_selector(gpu, mode).selector
@@ -233,7 +233,7 @@ class OrigamiSystem:
         api_cold, api_cached = _timed(lambda: self.on.select(M, N, K, dtype=dt, **self._kw))
         op_cold, op_cached = _timed(lambda: self.ops.select_config(M, N, K, dt))
         return {"api_cold_s": api_cold, "api_cached_s": api_cached, "op_cold_s": op_cold,
-                "op_cached_s": op_cached, "rank_cpp_s": _cpp_rank_us(self.mode or "nv", self.gpu, size)}
+                "op_cached_s": op_cached, "rank_cpp_s": _cpp_rank_s(self.mode or "nv", self.gpu, size)}
 
     def pick(self, size) -> Pick:
         if self.mode is None and self.gpu is None:
@@ -336,7 +336,7 @@ class SeedSystem:
     def selection_times(self, size) -> dict:
         M, N, K, dt = size.M, size.N, size.K, size.dtype
         cold, cached = _timed(lambda: self.on.select(M, N, K, dtype=dt, **self._kw))
-        return {"api_cold_s": cold, "api_cached_s": cached, "rank_cpp_s": _cpp_rank_us("seed", self.gpu, size)}
+        return {"api_cold_s": cold, "api_cached_s": cached, "rank_cpp_s": _cpp_rank_s("seed", self.gpu, size)}
 
     def pick(self, size) -> Pick:
         cfg = self.kernel.as_seed_config(C.normalize(self.on.select(size.M, size.N, size.K, dtype=size.dtype,
