@@ -188,6 +188,7 @@ def summarize(srows: list[SystemRow], rows: list[SizeRow]) -> dict:
     cold = [r.selection.get("api_cold_s") for r in srows if r.selection]
     cached = [r.selection.get("api_cached_s") for r in srows if r.selection]
     op_cached = [r.selection.get("op_cached_s") for r in srows if r.selection]
+    rank_cpp = [r.selection.get("rank_cpp_s") for r in srows if r.selection]
     return {
         "sizes": len(measured),
         "a_bf_median": stats.median(a_bf),
@@ -204,6 +205,7 @@ def summarize(srows: list[SystemRow], rows: list[SizeRow]) -> dict:
         "selection_cold_median_s": stats.median(cold),
         "selection_cached_median_s": stats.median(cached),
         "selection_op_cached_median_s": stats.median(op_cached),
+        "rank_cpp_median_s": stats.median(rank_cpp),
         "pick_pred_err_median_abs": stats.median(abs(r.pick_pred_err) for r in srows
                                                  if math.isfinite(r.pick_pred_err)),
     }
@@ -332,6 +334,7 @@ def render_markdown(an: dict, suite_name: str, mode: str, plots: list[str]) -> s
     srow("selection time, cold (first query of a shape; Python API)", "selection_cold_median_s", _us)
     srow("selection time, cached (Python API)", "selection_cached_median_s", _us)
     srow("selection time, cached (torch.ops select_config)", "selection_op_cached_median_s", _us)
+    srow("phase-1 ranking of every config, uncached (timed in C++)", "rank_cpp_median_s", _us)
     srow("pick: median abs. error of predicted time", "pick_pred_err_median_abs", _pct)
     L.append("")
     for n in systems:
