@@ -27,7 +27,12 @@ ODD = [1, 7, 129, 1000, 4097]
 
 
 def _records():
-    return [r for r in _kernels.kernel_records() if r["family"] == "mma_sync" and r["arch"] == "sm_90"]
+    # one record per kernel and SASS arch; the arch is whatever the build targeted (sm_90, sm_90a, ...)
+    seen = {}
+    for r in _kernels.kernel_records():
+        if r["family"] == "mma_sync":
+            seen.setdefault(r["name"], r)
+    return list(seen.values())
 
 
 def _configs(dtype):

@@ -8,6 +8,12 @@
 #include <torch/library.h>
 #include <ATen/ATen.h>
 
+#include <execinfo.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include "matmul_shapes.hpp"
 
 #ifdef ORIGAMI_NV_TORCH_CUDA
@@ -54,6 +60,30 @@ static std::string device_kernel_resources() {
   TORCH_CHECK(false, "origami_nv.device_kernel_resources: this build of origami_nv has no CUDA kernels");
 #endif
 }
+
+// Debug aid for crashes Python's faulthandler cannot see into: with ORIGAMI_NV_SEGV_BACKTRACE=1 in the
+// environment when _C.so is loaded, a SIGSEGV/SIGBUS/SIGABRT prints the native backtrace (symbols of
+// exported functions; `c++filt` demangles) to stderr, then the default action runs.
+namespace {
+void print_native_backtrace(int sig) {
+  void* frames[64];
+  const int n = backtrace(frames, 64);
+  const char head[] = "\norigami_nv: fatal signal, native backtrace:\n";
+  ssize_t ignored = write(STDERR_FILENO, head, sizeof(head) - 1);
+  (void)ignored;
+  backtrace_symbols_fd(frames, n, STDERR_FILENO);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+const bool kBacktraceInstalled = [] {
+  const char* v = std::getenv("ORIGAMI_NV_SEGV_BACKTRACE");
+  if (v == nullptr || v[0] == '\0' || v[0] == '0') return false;
+  void* warm[1];
+  backtrace(warm, 1);  // load libgcc's unwinder now, not inside the signal handler
+  for (int sig : {SIGSEGV, SIGBUS, SIGABRT}) signal(sig, print_native_backtrace);
+  return true;
+}();
+}  // namespace
 
 }  // namespace origami_ops
 
