@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
-#include <sstream>
 #include <tuple>
 
 #include "registry.hpp"
@@ -27,15 +26,18 @@ const KernelEntry* find_kernel(const TileConfig& c, DType dtype, bool a_k, bool 
 static const char* short_dtype(DType t) { return t == DType::Float16 ? "fp16" : "bf16"; }
 static const char* family_str(Family f) { return f == Family::MmaSync ? "mma_sync" : "wgmma"; }
 
+// Numbers are formatted with std::to_string, not ostreams (see cpp/ops/matmul_shapes.hpp: integer
+// formatting through an ostream crashed on the GPU image).
 std::string describe_kernel(const KernelEntry& e) {
-  std::ostringstream s;
-  s << family_str(e.config.family) << ' ' << e.config.block_m << 'x' << e.config.block_n << 'x'
-    << e.config.block_k << " s" << e.config.stages << " w" << e.config.warps << ' ' << short_dtype(e.dtype)
-    << " A:" << (e.a_k_contiguous ? 'K' : 'M') << " B:" << (e.b_k_contiguous ? 'K' : 'N');
-  return s.str();
+  using std::to_string;
+  return std::string(family_str(e.config.family)) + " " + to_string(e.config.block_m) + "x" +
+         to_string(e.config.block_n) + "x" + to_string(e.config.block_k) + " s" + to_string(e.config.stages) +
+         " w" + to_string(e.config.warps) + " " + short_dtype(e.dtype) + " A:" + (e.a_k_contiguous ? "K" : "M") +
+         " B:" + (e.b_k_contiguous ? "K" : "N");
 }
 
 std::vector<std::string> closest_compiled_configs(const TileConfig& w, DType dtype, int limit) {
+  using std::to_string;
   auto lg = [](int v) { return std::log2(static_cast<double>(std::max(v, 1))); };
   std::vector<std::tuple<double, std::string>> scored;
   for (const KernelEntry& e : compiled_kernels()) {
@@ -44,10 +46,9 @@ std::vector<std::string> closest_compiled_configs(const TileConfig& w, DType dty
     double d = std::fabs(lg(c.block_m) - lg(w.block_m)) + std::fabs(lg(c.block_n) - lg(w.block_n)) +
                std::fabs(lg(c.block_k) - lg(w.block_k)) + 0.1 * std::abs(c.stages - w.stages) +
                0.1 * std::fabs(lg(c.warps) - lg(w.warps)) + (c.family == w.family ? 0.0 : 0.5);
-    std::ostringstream s;
-    s << "(block_m=" << c.block_m << ", block_n=" << c.block_n << ", block_k=" << c.block_k
-      << ", stages=" << c.stages << ", warps=" << c.warps << ", family=" << family_str(c.family) << ")";
-    scored.emplace_back(d, s.str());
+    scored.emplace_back(d, "(block_m=" + to_string(c.block_m) + ", block_n=" + to_string(c.block_n) +
+                               ", block_k=" + to_string(c.block_k) + ", stages=" + to_string(c.stages) +
+                               ", warps=" + to_string(c.warps) + ", family=" + family_str(c.family) + ")");
   }
   std::sort(scored.begin(), scored.end());
   std::vector<std::string> out;

@@ -15,6 +15,18 @@
 
 namespace origami_ops {
 
+// Numbers in messages are formatted with std::to_string, never by streaming them into a std::ostream:
+// on the GPU image, formatting an integer through an ostream (num_put of the stream's locale) crashed
+// the process (SIGSEGV) while streaming strings worked: the same symptom as pytorch/pytorch#109923 and
+// pybind/pybind11#3206, where a locale/facet from another libstdc++ copy ends up in the process. c10::str
+// then only concatenates strings.
+inline std::string num(int64_t v) { return std::to_string(v); }
+inline std::string shape_str(const at::Tensor& t) {
+  std::string s = "[";
+  for (int64_t d = 0; d < t.dim(); ++d) s += (d ? ", " : "") + std::to_string(t.size(d));
+  return s + "]";
+}
+
 inline std::string supported_dtype_list() { return "torch.float16, torch.bfloat16"; }
 
 inline bool dtype_supported(at::ScalarType t) { return t == at::kHalf || t == at::kBFloat16; }
@@ -40,22 +52,22 @@ inline MatmulShape check_and_shape(const at::Tensor& a, const at::Tensor& b, con
   MatmulShape s;
   if (ra == 2 && rb == 2) {
     s.M = a.size(0); s.K = a.size(1); s.N = b.size(1);
-    TORCH_CHECK(b.size(0) == s.K, op, ": inner dimensions do not match: a is ", a.sizes(), " and b is ",
-                b.sizes(), " (a.shape[-1]=", s.K, " != b.shape[0]=", b.size(0), ")");
+    TORCH_CHECK(b.size(0) == s.K, op, ": inner dimensions do not match: a is ", shape_str(a), " and b is ",
+                shape_str(b), " (a.shape[-1]=", num(s.K), " != b.shape[0]=", num(b.size(0)), ")");
     s.out_sizes = {s.M, s.N};
   } else if (ra == 3 && rb == 3) {
-    TORCH_CHECK(a.size(0) == b.size(0), op, ": batch sizes differ: a is ", a.sizes(), " and b is ", b.sizes(),
+    TORCH_CHECK(a.size(0) == b.size(0), op, ": batch sizes differ: a is ", shape_str(a), " and b is ", shape_str(b),
                 " (batched 3-D @ 3-D needs equal batch sizes; broadcasting is not supported)");
     s.batched = true;
     s.batch = a.size(0); s.M = a.size(1); s.K = a.size(2); s.N = b.size(2);
-    TORCH_CHECK(b.size(1) == s.K, op, ": inner dimensions do not match: a is ", a.sizes(), " and b is ",
-                b.sizes(), " (a.shape[-1]=", s.K, " != b.shape[-2]=", b.size(1), ")");
+    TORCH_CHECK(b.size(1) == s.K, op, ": inner dimensions do not match: a is ", shape_str(a), " and b is ",
+                shape_str(b), " (a.shape[-1]=", num(s.K), " != b.shape[-2]=", num(b.size(1)), ")");
     s.out_sizes = {s.batch, s.M, s.N};
   } else if (ra >= 3 && rb == 2) {
     s.folded = true;
     s.K = a.size(-1); s.N = b.size(1);
-    TORCH_CHECK(b.size(0) == s.K, op, ": inner dimensions do not match: a is ", a.sizes(), " and b is ",
-                b.sizes(), " (a.shape[-1]=", s.K, " != b.shape[0]=", b.size(0), ")");
+    TORCH_CHECK(b.size(0) == s.K, op, ": inner dimensions do not match: a is ", shape_str(a), " and b is ",
+                shape_str(b), " (a.shape[-1]=", num(s.K), " != b.shape[0]=", num(b.size(0)), ")");
     s.M = 1;
     for (int64_t d = 0; d < ra - 1; ++d) {
       s.M *= a.size(d);
@@ -63,7 +75,7 @@ inline MatmulShape check_and_shape(const at::Tensor& a, const at::Tensor& b, con
     }
     s.out_sizes.push_back(s.N);
   } else {
-    TORCH_CHECK(false, op, ": unsupported ranks a.dim()=", ra, ", b.dim()=", rb,
+    TORCH_CHECK(false, op, ": unsupported ranks a.dim()=", num(ra), ", b.dim()=", num(rb),
                 "; supported: 2-D @ 2-D, 3-D @ 3-D (batched), N-D @ 2-D (N >= 3, leading dims folded into M)");
   }
   return s;
@@ -81,11 +93,11 @@ inline at::Tensor b_as_3d(const at::Tensor& b, const MatmulShape& s) { return s.
 inline void check_config_args(int64_t block_m, int64_t block_n, int64_t block_k, int64_t group_size_m,
                               int64_t stages, int64_t warps, int64_t family) {
   TORCH_CHECK(block_m > 0 && block_n > 0 && block_k > 0 && stages > 0 && warps > 0, "origami_nv.matmul_config: ",
-              "block sizes, stages and warps must be positive, got block_m=", block_m, " block_n=", block_n,
-              " block_k=", block_k, " stages=", stages, " warps=", warps);
-  TORCH_CHECK(group_size_m >= 1, "origami_nv.matmul_config: group_size_m must be >= 1, got ", group_size_m);
+              "block sizes, stages and warps must be positive, got block_m=", num(block_m), " block_n=", num(block_n),
+              " block_k=", num(block_k), " stages=", num(stages), " warps=", num(warps));
+  TORCH_CHECK(group_size_m >= 1, "origami_nv.matmul_config: group_size_m must be >= 1, got ", num(group_size_m));
   TORCH_CHECK(family == 0 || family == 1, "origami_nv.matmul_config: family must be 0 (mma_sync) or 1 (wgmma), got ",
-              family);
+              num(family));
 }
 
 }  // namespace origami_ops

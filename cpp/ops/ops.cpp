@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <locale>
 
 #include "matmul_shapes.hpp"
 
@@ -81,6 +82,20 @@ const bool kBacktraceInstalled = [] {
   void* warm[1];
   backtrace(warm, 1);  // load libgcc's unwinder now, not inside the signal handler
   for (int sig : {SIGSEGV, SIGBUS, SIGABRT}) signal(sig, print_native_backtrace);
+  return true;
+}();
+// Put the process's global C++ locale back to "C" if something changed it (ORIGAMI_NV_KEEP_LOCALE=1 to
+// leave it alone). Why: on the GPU image, formatting an integer through any std::ostream crashed the
+// process while strings streamed fine, the signature of a global locale whose facets come from another
+// libstdc++ copy (pytorch/pytorch#109923, pybind/pybind11#3206). Our messages avoid ostream number
+// formatting anyway (matmul_shapes.hpp); this also protects c10::str and the model code we call.
+const bool kClassicLocale = [] {
+  const char* keep = std::getenv("ORIGAMI_NV_KEEP_LOCALE");
+  if (keep != nullptr && keep[0] == '1') return false;
+  try {
+    if (std::locale().name() != "C") std::locale::global(std::locale::classic());
+  } catch (...) {
+  }
   return true;
 }();
 }  // namespace

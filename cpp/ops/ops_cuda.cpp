@@ -14,7 +14,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
 
 #include "matmul_shapes.hpp"
 #include "ops_cuda.hpp"
@@ -198,7 +197,7 @@ const origami::Selector& selector_for(int dev, DType dtype) {
   origami::DeviceProperties props = device_properties(dev);
   std::vector<origami::KernelResources> res = device_resources(dev, dtype);
   TORCH_CHECK(!res.empty(), "origami_nv: no compiled kernel for ", origami::dtype_name(dtype),
-              " can run on device ", dev, " (", props.name, ")");
+              " can run on device ", num(dev), " (", props.name, ")");
   origami::HardwareParams hw;
   try {
     hw = origami::resolve_hardware(&props);
@@ -223,12 +222,11 @@ TileConfig select_for(int dev, DType dtype, int64_t M, int64_t N, int64_t K) {
 #endif
 }
 
+// Numbers via std::to_string only (see matmul_shapes.hpp: ostream integer formatting crashed on the GPU image).
 std::string config_string(const TileConfig& c) {
-  std::ostringstream s;
-  s << "(block_m=" << c.block_m << ", block_n=" << c.block_n << ", block_k=" << c.block_k
-    << ", group_size_m=" << c.group_size_m << ", stages=" << c.stages << ", warps=" << c.warps
-    << ", family=" << (c.family == Family::MmaSync ? "mma_sync" : "wgmma") << ")";
-  return s.str();
+  return "(block_m=" + num(c.block_m) + ", block_n=" + num(c.block_n) + ", block_k=" + num(c.block_k) +
+         ", group_size_m=" + num(c.group_size_m) + ", stages=" + num(c.stages) + ", warps=" + num(c.warps) +
+         ", family=" + (c.family == Family::MmaSync ? "mma_sync" : "wgmma") + ")";
 }
 
 // ---- the launch --------------------------------------------------------------------------------------
@@ -239,13 +237,13 @@ at::Tensor run(const at::Tensor& a, const at::Tensor& b, const TileConfig* expli
   if (s.M == 0 || s.N == 0 || s.batch == 0) return at::empty(s.out_sizes, a.options());
   if (s.K == 0) return at::zeros(s.out_sizes, a.options());
   TORCH_CHECK(s.M <= INT32_MAX && s.N <= INT32_MAX && s.K <= INT32_MAX, op, ": M, N, K must each be < 2^31, got M=",
-              s.M, " N=", s.N, " K=", s.K);
+              num(s.M), " N=", num(s.N), " K=", num(s.K));
 
   const int dev = a.get_device();
   const DType dtype = to_dtype(a.scalar_type());
   const int cc = device_cc(dev);
-  TORCH_CHECK(cc >= 80, op, ": needs a GPU of compute capability 8.0 or newer, device ", dev, " is ", cc / 10, ".",
-              cc % 10);
+  TORCH_CHECK(cc >= 80, op, ": needs a GPU of compute capability 8.0 or newer, device ", num(dev), " is ",
+              num(cc / 10), ".", num(cc % 10));
   const int optin = smem_optin_bytes(dev);
 
   TileConfig cfg = explicit_config ? *explicit_config : select_for(dev, dtype, s.M, s.N, s.K);
@@ -258,17 +256,16 @@ at::Tensor run(const at::Tensor& a, const at::Tensor& b, const TileConfig* expli
     bool compiled = false;
     for (const KernelEntry& e : origami::compiled_kernels())
       if (e.config.same_kernel(cfg) && e.dtype == dtype) compiled = true;
-    std::ostringstream msg;
+    std::string msg = std::string(op) + ": config " + config_string(cfg);
     if (compiled) {
-      msg << op << ": config " << config_string(cfg) << " is compiled but cannot run on device " << dev
-          << " (compute capability " << cc << ", " << optin << " B opt-in shared memory)";
+      msg += " is compiled but cannot run on device " + num(dev) + " (compute capability " + num(cc) + ", " +
+             num(optin) + " B opt-in shared memory)";
     } else {
-      msg << op << ": config " << config_string(cfg) << " is not compiled for " << origami::dtype_name(dtype)
-          << ". Closest compiled configs: ";
-      for (const std::string& c : origami::closest_compiled_configs(cfg, dtype)) msg << c << "; ";
-      msg << "see origami_nv.kernels() for the full list";
+      msg += std::string(" is not compiled for ") + origami::dtype_name(dtype) + ". Closest compiled configs: ";
+      for (const std::string& c : origami::closest_compiled_configs(cfg, dtype)) msg += c + "; ";
+      msg += "see origami_nv.kernels() for the full list";
     }
-    TORCH_CHECK(false, msg.str());
+    TORCH_CHECK(false, msg);
   }
 
   const at::Tensor a3 = a_as_3d(a, s);
@@ -354,8 +351,8 @@ std::string device_kernel_resources_cuda() {
   int dev = 0;
   check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
   const int cc = device_cc(dev);
-  std::ostringstream j;
-  j << "{\"device\": " << dev << ", \"arch\": \"sm_" << cc << "\", \"kernels\": [";
+  auto b = [](bool v) { return std::string(v ? "true" : "false"); };
+  std::string j = "{\"device\": " + num(dev) + ", \"arch\": \"sm_" + num(cc) + "\", \"kernels\": [";
   bool first = true;
   for (const KernelEntry& e : origami::compiled_kernels()) {
     origami::DeviceKernelResources d;
@@ -364,22 +361,22 @@ std::string device_kernel_resources_cuda() {
     } else {
       d.error = cudaErrorNoKernelImageForDevice;
     }
-    if (!first) j << ", ";
+    if (!first) j += ", ";
     first = false;
-    j << "{\"name\": \"" << e.name << "\", \"family\": \"" << (e.config.family == Family::MmaSync ? "mma_sync" : "wgmma")
-      << "\", \"config\": {\"block_m\": " << e.config.block_m << ", \"block_n\": " << e.config.block_n
-      << ", \"block_k\": " << e.config.block_k << ", \"stages\": " << e.config.stages << ", \"warps\": "
-      << e.config.warps << "}, \"dtype\": \"" << origami::dtype_name(e.dtype) << "\", \"a_k_contiguous\": "
-      << (e.a_k_contiguous ? "true" : "false") << ", \"b_k_contiguous\": " << (e.b_k_contiguous ? "true" : "false")
-      << ", \"threads\": " << e.threads << ", \"smem_bytes\": " << e.smem_bytes << ", \"num_regs\": " << d.num_regs
-      << ", \"local_size_bytes\": " << d.local_size_bytes << ", \"max_threads_per_block\": "
-      << d.max_threads_per_block << ", \"max_dynamic_smem_bytes\": " << d.max_dynamic_smem_bytes
-      << ", \"max_active_blocks_per_sm\": " << d.max_active_blocks_per_sm << ", \"error\": "
-      << (d.error == cudaSuccess ? std::string("null") : "\"" + std::string(cudaGetErrorString(d.error)) + "\"")
-      << ", \"source\": \"cudaFuncGetAttributes\"}";
+    j += std::string("{\"name\": \"") + e.name + "\", \"family\": \"" +
+         (e.config.family == Family::MmaSync ? "mma_sync" : "wgmma") + "\", \"config\": {\"block_m\": " +
+         num(e.config.block_m) + ", \"block_n\": " + num(e.config.block_n) + ", \"block_k\": " +
+         num(e.config.block_k) + ", \"stages\": " + num(e.config.stages) + ", \"warps\": " + num(e.config.warps) +
+         "}, \"dtype\": \"" + origami::dtype_name(e.dtype) + "\", \"a_k_contiguous\": " + b(e.a_k_contiguous) +
+         ", \"b_k_contiguous\": " + b(e.b_k_contiguous) + ", \"threads\": " + num(e.threads) +
+         ", \"smem_bytes\": " + num(e.smem_bytes) + ", \"num_regs\": " + num(d.num_regs) +
+         ", \"local_size_bytes\": " + num(d.local_size_bytes) + ", \"max_threads_per_block\": " +
+         num(d.max_threads_per_block) + ", \"max_dynamic_smem_bytes\": " + num(d.max_dynamic_smem_bytes) +
+         ", \"max_active_blocks_per_sm\": " + num(d.max_active_blocks_per_sm) + ", \"error\": " +
+         (d.error == cudaSuccess ? std::string("null") : "\"" + std::string(cudaGetErrorString(d.error)) + "\"") +
+         ", \"source\": \"cudaFuncGetAttributes\"}";
   }
-  j << "]}";
-  return j.str();
+  return j + "]}";
 }
 
 }  // namespace origami_ops

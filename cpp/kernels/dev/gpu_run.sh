@@ -20,6 +20,7 @@ SP=$(python3 -c "import origami_nv,os;print(os.path.dirname(origami_nv.__file__)
 cp $SP/data/kernel_resources.json $OUT/ 2>/dev/null
 python3 -c "import json;d=json.load(open('$SP/data/kernel_resources.json'));print(len(d['kernels']),'kernel records')"
 ldd $SP/_C.so | grep -i cudart
+export ORIGAMI_NV_SEGV_BACKTRACE=1
 if command -v gdb >/dev/null; then
   timeout 90 gdb -q -batch -ex run -ex bt --args python3 $REPO/cpp/kernels/dev/diag_op.py 2>&1 | grep -v "^\[New Thread\|^\[Thread\|libthread_db\|^warning:" | tail -40 | tee $OUT/diag.txt
 else
