@@ -161,9 +161,10 @@ def matmul(a, b, *, config=None):
 
     Shapes: 2-D @ 2-D; batched 3-D @ 3-D (equal batch sizes); N-D @ 2-D with the leading dims of `a`
     folded into M (nn.Linear, including ``x @ w.t()``). Row-major and column-major (transposed-view)
-    operands are read in place; operands with other strides, or whose data pointer / leading dimension
-    is not 16-byte aligned (e.g. a row-major K = 7), are first copied into an aligned buffer. K = 0 gives
-    zeros, other zero-size dimensions an empty result.
+    operands are read in place, except A and B both column-major (``x.t() @ w.t()``: that kernel layout
+    is not compiled, the smaller operand is copied); operands with other strides, or whose data pointer /
+    leading dimension is not 16-byte aligned (e.g. a row-major K = 7), are first copied into an aligned
+    buffer. K = 0 gives zeros, other zero-size dimensions an empty result.
 
     config: None (the Origami model picks the tile for this shape and device), or an explicit
         configuration: an origami_nv.Config, the pybind TileConfig, a dict with block_m, block_n,
