@@ -111,17 +111,30 @@ def choose_stages(bm: int, bn: int, bk: int):
     return stages if stages >= 2 else None
 
 
-def min_blocks_per_sm(bm: int, bn: int, warps: int, smem: int) -> int:
-    """__launch_bounds__ minimum CTAs per SM: 2 when two CTAs fit (shared memory, threads) and the warp
-    tile needs <= 64 fp32 accumulators per thread, so ptxas can meet the 65536 / (2 * threads) register
-    cap (<= 128 at 8 warps) without spilling; else 1. Measured on H200 (first GPU run, 4096^3 fp16):
+def estimated_registers(bm: int, bn: int, bk: int, warps: int, wm: int, wn: int) -> int:
+    """Registers per thread a CTA needs, estimated before compiling: fp32 accumulators, one k-step's A
+    and B fragments, a 64-bit global address per unrolled copy iteration (<= 4 per operand, see the
+    kernel's kMaxLoadUnroll) and ~24 for indices, predicates and shared-memory bases."""
+    tm, tn = bm // wm, bn // wn
+    acc = tm * tn // 32
+    frags = (tm // 16) * 4 + (tn // 8) * 2
+    threads = 32 * warps
+    iters = lambda rows: min(4, -(-(rows * bk // 8) // threads))  # noqa: E731
+    return acc + frags + 2 * (iters(bm) + iters(bn)) + 24
+
+
+def min_blocks_per_sm(bm: int, bn: int, bk: int, warps: int, wm: int, wn: int, smem: int) -> int:
+    """__launch_bounds__ minimum CTAs per SM: 2 when two CTAs fit (shared memory, threads) and the
+    estimated register need (estimated_registers) is <= 124, under the 65536 / (2 * threads) cap
+    (128 at 8 warps) with a small margin; else 1. Measured reason (H200, 4096^3 fp16, first GPU run):
     128x128x16 at 118 registers (2 CTAs/SM) ran 331 TFLOP/s while 128x128x32 at 149 registers (1 CTA/SM)
-    was slower, although it moves fewer bytes per flop: with one 8-warp CTA per SM the pipeline's
-    __syncthreads bubbles are not covered. ptxas then rematerialises the per-iteration copy addresses
-    instead of keeping them all live (128x128x32: 149 -> 126 registers, no spills)."""
-    acc_per_thread = bm * bn // (32 * warps)
+    was slower although it moves fewer bytes per flop: with one 8-warp CTA per SM the pipeline's
+    __syncthreads bubbles are not covered. Under the cap ptxas rematerialises copy addresses instead
+    of hoisting them (128x128x32: 149 -> 128 registers, no spill). The 124 threshold is from the build's
+    ptxas table: 128x128x64 (estimate 128) spilled 36-72 B under the cap; every tile estimated <= 124
+    compiled without spills."""
     two_fit = 2 * (smem + 1024) <= SMEM_PER_SM_BYTES and 2 * 32 * warps <= 2048
-    return 2 if two_fit and acc_per_thread <= 64 else 1
+    return 2 if two_fit and estimated_registers(bm, bn, bk, warps, wm, wn) <= 124 else 1
 
 
 def kernel_name(bm, bn, bk, stages, warps, dt_short, layout_suffix):
@@ -145,7 +158,7 @@ def specializations(space: dict):
                                            f"{SMEM_OPTIN_BYTES} B opt-in"))
                     continue
                 smem = smem_bytes(bm, bn, bk, stages)
-                min_blocks = min_blocks_per_sm(bm, bn, warps, smem)
+                min_blocks = min_blocks_per_sm(bm, bn, bk, warps, wm, wn, smem)
                 kernels = []
                 for dt_name, dt_short, ctype, dt_enum in DTYPES:
                     for a_k, b_k, suffix in LAYOUTS:
