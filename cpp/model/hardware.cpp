@@ -1,5 +1,6 @@
 // Hardware parameters in three tiers (seed 000, section 4.1): derived < table < override, with
 // "default" for values no tier supplied. One definition of every key, its unit and validation.
+#include "classic_stream.hpp"
 #include "hardware.hpp"
 
 #include <cmath>
@@ -102,10 +103,10 @@ Tier HardwareParams::tier(const std::string& key) const {
 static std::string check_value(const HardwareKeyInfo& k, double v) {
   if (!std::isfinite(v)) return "must be a finite number";
   if (!k.allow_negative && !(v > 0)) {
-    std::ostringstream os; os << "must be a positive number, got " << v; return os.str();
+    std::ostringstream os = classic_ostream(); os << "must be a positive number, got " << v; return os.str();
   }
   if (k.integer && v != std::floor(v)) {
-    std::ostringstream os; os << "must be a whole number, got " << v; return os.str();
+    std::ostringstream os = classic_ostream(); os << "must be a whole number, got " << v; return os.str();
   }
   return "";
 }

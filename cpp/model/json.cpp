@@ -1,3 +1,4 @@
+#include "classic_stream.hpp"
 #include "json.hpp"
 
 #include <cmath>
@@ -66,7 +67,7 @@ class Parser {
     for (size_t k = 0; k < i_ && k < t_.size(); ++k) {
       if (t_[k] == '\n') { ++line; col = 1; } else { ++col; }
     }
-    std::ostringstream os;
+    std::ostringstream os = classic_ostream();
     os << what << " at line " << line << ", column " << col;
     throw JsonError(os.str());
   }

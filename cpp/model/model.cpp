@@ -1,5 +1,6 @@
 // The Origami latency model: seed mode (seed 000 section 3, bit-exact with Appendix A) and the
 // "nv" mode for compiled kernels. One function per algorithm of the paper.
+#include "classic_stream.hpp"
 #include "model.hpp"
 
 #include <algorithm>
@@ -141,7 +142,7 @@ BlocksPerSm blocks_per_sm(const KernelResources& kr, const ModelHardware& hw) {
 }
 
 std::string kernel_exclusion_reason(const KernelResources& kr, const ModelHardware& hw) {
-  std::ostringstream os;
+  std::ostringstream os = classic_ostream();
   if (kr.config.family == Family::Wgmma && hw.compute_capability < 90) {
     os << "wgmma needs sm_90a; this GPU is compute capability " << static_cast<int>(hw.compute_capability);
     return os.str();

@@ -1,4 +1,5 @@
 // Names and parsing for the shared value types (types.hpp).
+#include "classic_stream.hpp"
 #include "types.hpp"
 
 #include <cctype>
@@ -34,7 +35,7 @@ const char* family_name(Family f) {
 }
 
 std::string TileConfig::to_string() const {
-  std::ostringstream os;
+  std::ostringstream os = classic_ostream();
   os << family_name(family) << ' ' << block_m << 'x' << block_n << 'x' << block_k << " s" << stages << " w" << warps
      << " g" << group_size_m;
   return os.str();
