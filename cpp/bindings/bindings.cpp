@@ -1,7 +1,7 @@
 // origami_nv._core: Python bindings of cpp/model. C++ exceptions map to Python ones:
 // std::invalid_argument -> ValueError (bad M/N/K, dtype, gpu, override file), std::out_of_range
 // -> KeyError (unknown hardware key), anything else -> RuntimeError.
-#include "../model/classic_stream.hpp"
+#include "../model/text.hpp"
 #include <pybind11/operators.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -10,7 +10,6 @@
 #include <array>
 #include <chrono>
 #include <functional>
-#include <sstream>
 #include <stdexcept>
 
 #include "hardware.hpp"
@@ -125,7 +124,7 @@ py::list exclusions_list(const std::vector<Exclusion>& ex) {
 }
 
 std::string config_repr(const TileConfig& c) {
-  std::ostringstream os = classic_ostream();
+  Text os;
   os << "Config(block_m=" << c.block_m << ", block_n=" << c.block_n << ", block_k=" << c.block_k
      << ", group_size_m=" << c.group_size_m << ", stages=" << c.stages << ", warps=" << c.warps << ", family='"
      << family_name(c.family) << "')";
@@ -260,7 +259,7 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("arch", &KernelResources::arch)
       .def_readwrite("source", &KernelResources::source)
       .def("__repr__", [](const KernelResources& k) {
-        std::ostringstream os = classic_ostream();
+        Text os;
         os << "KernelResources(" << k.config.to_string() << ", " << dtype_name(k.dtype) << ", threads=" << k.threads
            << ", regs=" << k.registers_per_thread << ", spill=" << k.spill_store_bytes << "/" << k.spill_load_bytes
            << ", local=" << k.local_bytes << ", smem=" << k.smem_bytes << ")";

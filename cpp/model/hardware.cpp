@@ -1,17 +1,16 @@
 // Hardware parameters in three tiers (seed 000, section 4.1): derived < table < override, with
 // "default" for values no tier supplied. One definition of every key, its unit and validation.
-#include "classic_stream.hpp"
 #include "hardware.hpp"
 
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
+#include <cstdio>
 #include <mutex>
-#include <sstream>
 #include <stdexcept>
 
 #include "gpu_table_embedded.hpp"  // generated from python/origami_nv/data/gpus.json at build time
 #include "json.hpp"
+#include "text.hpp"
 
 namespace origami {
 
@@ -103,10 +102,10 @@ Tier HardwareParams::tier(const std::string& key) const {
 static std::string check_value(const HardwareKeyInfo& k, double v) {
   if (!std::isfinite(v)) return "must be a finite number";
   if (!k.allow_negative && !(v > 0)) {
-    std::ostringstream os = classic_ostream(); os << "must be a positive number, got " << v; return os.str();
+    Text os; os << "must be a positive number, got " << v; return os.str();
   }
   if (k.integer && v != std::floor(v)) {
-    std::ostringstream os = classic_ostream(); os << "must be a whole number, got " << v; return os.str();
+    Text os; os << "must be a whole number, got " << v; return os.str();
   }
   return "";
 }
@@ -290,13 +289,16 @@ void fill_little_law(HardwareParams& hw) {
 
 void apply_override(HardwareParams& hw, const std::string& path) {
   const std::string where = "ORIGAMI_NV_HW_PARAMS file '" + path + "'";
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::invalid_argument(where + " cannot be read (missing or not readable)");
-  std::stringstream ss;
-  ss << f.rdbuf();
+  // C stdio rather than iostreams: see text.hpp.
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) throw std::invalid_argument(where + " cannot be read (missing or not readable)");
+  std::string content;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) content.append(buf, n);
+  std::fclose(f);
   json::Value doc;
   try {
-    doc = json::parse(ss.str());
+    doc = json::parse(content);
   } catch (const json::JsonError& e) {
     throw std::invalid_argument(where + " is not valid JSON: " + e.what());
   }

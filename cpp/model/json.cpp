@@ -1,9 +1,8 @@
-#include "classic_stream.hpp"
+#include "text.hpp"
 #include "json.hpp"
 
 #include <cmath>
 #include <cstdlib>
-#include <sstream>
 
 namespace origami::json {
 
@@ -67,7 +66,7 @@ class Parser {
     for (size_t k = 0; k < i_ && k < t_.size(); ++k) {
       if (t_[k] == '\n') { ++line; col = 1; } else { ++col; }
     }
-    std::ostringstream os = classic_ostream();
+    Text os;
     os << what << " at line " << line << ", column " << col;
     throw JsonError(os.str());
   }

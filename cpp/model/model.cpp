@@ -1,12 +1,11 @@
 // The Origami latency model: seed mode (seed 000 section 3, bit-exact with Appendix A) and the
 // "nv" mode for compiled kernels. One function per algorithm of the paper.
-#include "classic_stream.hpp"
+#include "text.hpp"
 #include "model.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 namespace origami {
 
@@ -142,7 +141,7 @@ BlocksPerSm blocks_per_sm(const KernelResources& kr, const ModelHardware& hw) {
 }
 
 std::string kernel_exclusion_reason(const KernelResources& kr, const ModelHardware& hw) {
-  std::ostringstream os = classic_ostream();
+  Text os;
   if (kr.config.family == Family::Wgmma && hw.compute_capability < 90) {
     os << "wgmma needs sm_90a; this GPU is compute capability " << static_cast<int>(hw.compute_capability);
     return os.str();

@@ -1,6 +1,6 @@
 // Two-phase selection (seed 000, section 2.2) over the admissible candidates, with a per-shape
 // cache. Candidates: the compiled kernels (nv mode) or the abstract config space.
-#include "classic_stream.hpp"
+#include "text.hpp"
 #include "selector.hpp"
 
 #include <algorithm>
@@ -10,7 +10,6 @@
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
-#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -41,7 +40,7 @@ PerDtype seed_space(DType dt, const ModelHardware& hw, const ModelOptions& o) {
         TileConfig c{bm, bn, bk, 1, o.abstract_stages, o.abstract_warps, Family::MmaSync};
         const double need = (double(bm) * bk + double(bk) * bn) * bytes;
         if (need > smem) {
-          std::ostringstream os = classic_ostream();
+          Text os;
           os << "shared memory (BM*BK + BK*BN) * " << bytes << " = " << need << " B > " << smem
              << " B per block (seed filter, one stage)";
           out.excluded.push_back({c, os.str()});
@@ -75,7 +74,7 @@ PerDtype abstract_nv_space(DType dt, const ModelHardware& hw, const ModelOptions
         std::string why = kernel_exclusion_reason(kr, hw);
         if (!why.empty()) {
           if (est > max_regs) {
-            std::ostringstream os = classic_ostream();
+            Text os;
             os << "estimated " << std::ceil(est) << " registers per thread > " << max_regs
                << " (accumulators " << bm << "x" << bn << " fp32 over " << kr.threads
                << " threads + overhead; no compiled kernel resources)";
@@ -142,7 +141,7 @@ std::size_t Selector::candidate_count(DType dt) const { return impl_->per_dtype[
 
 static void check_problem(const Problem& p) {
   auto bad = [](const char* name, std::int64_t v) {
-    std::ostringstream os = classic_ostream();
+    Text os;
     os << name << " must be a positive integer, got " << v;
     throw std::invalid_argument(os.str());
   };
@@ -152,7 +151,7 @@ static void check_problem(const Problem& p) {
   // Products of tile counts stay far inside int64 below 2^31 per dimension.
   constexpr std::int64_t kMax = 2147483647;
   auto big = [](const char* name, std::int64_t v) {
-    std::ostringstream os = classic_ostream();
+    Text os;
     os << name << " must be <= 2147483647, got " << v;
     throw std::invalid_argument(os.str());
   };

@@ -1,9 +1,8 @@
 // Names and parsing for the shared value types (types.hpp).
-#include "classic_stream.hpp"
+#include "text.hpp"
 #include "types.hpp"
 
 #include <cctype>
-#include <sstream>
 
 namespace origami {
 
@@ -35,7 +34,7 @@ const char* family_name(Family f) {
 }
 
 std::string TileConfig::to_string() const {
-  std::ostringstream os = classic_ostream();
+  Text os;
   os << family_name(family) << ' ' << block_m << 'x' << block_n << 'x' << block_k << " s" << stages << " w" << warps
      << " g" << group_size_m;
   return os.str();
