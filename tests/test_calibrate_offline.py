@@ -177,8 +177,10 @@ def test_table_update_changes_only_measured_keys_of_the_row(table_copy):
             assert a["sources"].get(k) == b["sources"].get(k), k
     assert a["match"] == b["match"]
     assert a["meta"]["calibration"]["device"] == "NVIDIA H100 80GB HBM3"
-    assert {k: v for k, v in a["meta"].items() if k != "calibration"} == \
-           {k: v for k, v in b["meta"].items() if k != "calibration"}
+    # the row's status line follows the calibration; the rest of meta is left alone
+    assert a["meta"]["status"].startswith(f"{len(r.params)} parameters calibrated 2026-11-21 on NVIDIA H100 80GB HBM3")
+    assert {k: v for k, v in a["meta"].items() if k not in ("calibration", "status")} == \
+           {k: v for k, v in b["meta"].items() if k not in ("calibration", "status")}
     # pretty, 2-space, sorted keys, trailing newline
     assert table_copy.read_text() == json.dumps(after, indent=2, sort_keys=True) + "\n"
 

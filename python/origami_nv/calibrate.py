@@ -386,6 +386,9 @@ def update_table(table_path, result: "CalibrationResult") -> str:
         c = covs.get(k)
         cov_txt = "CoV n/a" if c is None else f"CoV {100 * c:.1f}%"
         row["sources"][k] = f"calibrated {date} on {device}, {cov_txt}"
+    measured = sorted(k for k in PARAM_KEYS if k in result.params)
+    row["meta"]["status"] = (f"{len(measured)} parameters calibrated {date} on {device} by origami_nv.calibrate; "
+                             "the rest as their sources say")
     row["meta"]["calibration"] = {
         k: result.meta[k] for k in ("date", "device", "compute_capability", "driver_version", "runtime_version",
                                     "sm_clock_max_mhz", "quick", "tool", "flagged") if k in result.meta}
