@@ -5,7 +5,7 @@
 #   bash tools/gpu_run.sh [--no-tests] [--calibrate] [--suites "seed llm"] [--bench-budget SECONDS]
 #                         [--pytest-args "..."] [--build-args "..."] [--bench-args "..."]
 #
-# Results: $OUT/device.txt, build.log, smoke.txt, tests.log, bench.log, reports.tar.gz,
+# Results: $OUT/logs.tar.gz (device.txt, build.log, smoke.txt, tests.log, bench.log), reports.tar.gz,
 #          calibration.json + gpus.json (with --calibrate: the tool's own table update)
 # (the device tool brings back at most 8 files, two folders deep, so reports travel as one archive).
 set -uo pipefail
@@ -93,6 +93,9 @@ if [ -n "$suites" ] && [ "$suites" != "none" ]; then
   done
   (cd "$OUT" && tar czf reports.tar.gz reports && rm -rf reports)
 fi
+
+# The device tool brings back at most 8 files: logs travel as one archive.
+(cd "$OUT" && tar czf logs.tar.gz --remove-files $(ls *.log *.txt 2>/dev/null | grep -v '^run.log$'))
 
 echo
 echo "== summary ($(( $(date +%s) - t0 ))s total, build ${t_build}s)"
