@@ -86,8 +86,12 @@ fi
 bench_summary=""
 if [ -n "$suites" ] && [ "$suites" != "none" ]; then
   echo "== benchmarks: $suites (budget ${bench_budget}s)"
-  for s in $suites; do
-    python3 -m origami_nv bench run --suite "$s" --out "$OUT/reports" --time-budget "$bench_budget" $bench_args \
+  # A suite may carry its own flags after a colon, commas for spaces: "llm:--no-seed,--bf-limit,40".
+  for spec in $suites; do
+    s=${spec%%:*}
+    extra=""
+    case "$spec" in *:*) extra=$(echo "${spec#*:}" | tr ',' ' ') ;; esac
+    python3 -m origami_nv bench run --suite "$s" --out "$OUT/reports" --time-budget "$bench_budget" $bench_args $extra \
       >>"$OUT/bench.log" 2>&1
     bench_summary+=$'\n'"$(tail -30 "$OUT/bench.log")"
   done
