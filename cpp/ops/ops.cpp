@@ -84,11 +84,11 @@ const bool kBacktraceInstalled = [] {
   for (int sig : {SIGSEGV, SIGBUS, SIGABRT}) signal(sig, print_native_backtrace);
   return true;
 }();
-// Put the process's global C++ locale back to "C" if something changed it (ORIGAMI_NV_KEEP_LOCALE=1 to
-// leave it alone). Why: on the GPU image, formatting an integer through any std::ostream crashed the
-// process while strings streamed fine, the signature of a global locale whose facets come from another
-// libstdc++ copy (pytorch/pytorch#109923, pybind/pybind11#3206). Our messages avoid ostream number
-// formatting anyway (matmul_shapes.hpp); this also protects c10::str and the model code we call.
+// Defensive: put the process's global C++ locale back to "C" if something changed it
+// (ORIGAMI_NV_KEEP_LOCALE=1 leaves it alone). The crash we saw on the GPU image (integer insertion into
+// a std::ostream from our code killed the process once torch's CUDA libraries were loaded) is explained
+// in cpp/model/text.hpp and avoided there and in matmul_shapes.hpp by never formatting numbers through
+// iostreams; this reset only guards c10::str in our messages against a foreign global locale.
 const bool kClassicLocale = [] {
   const char* keep = std::getenv("ORIGAMI_NV_KEEP_LOCALE");
   if (keep != nullptr && keep[0] == '1') return false;
