@@ -134,6 +134,9 @@ SUITES: dict[str, Suite] = {
                         "M = tokens in {1, 16, 128, 2048, 8192}, fp16", tuple(_llm_sizes())),
     "odd": Suite("odd", "sizes that are not multiples of 16 or 128, fp16",
                  tuple(Size(m, n, k, "float16", "odd") for m, n, k in ODD_SIZES)),
+    # Issue 6's speed targets: the Hopper-native family against cuBLAS at the large squares, both dtypes.
+    "squares": Suite("squares", "4096^3 and 8192^3 in fp16 and bf16",
+                     tuple(Size(n, n, n, dt) for dt in ("float16", "bfloat16") for n in (4096, 8192))),
     "tiny": Suite("tiny", "3 small sizes for the end-to-end GPU test, fp16",
                   tuple(Size(m, n, k, "float16") for m, n, k in TINY_SIZES)),
 }
