@@ -81,6 +81,9 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["limited_dram_bw"] = b.limited_dram_bw;
   d["dram_cycles"] = b.dram_cycles;
   d["latency_bound_cycles"] = b.latency_bound_cycles;
+  d["load_issue_cycles"] = b.load_issue_cycles;
+  d["l2_feed_factor"] = b.l2_feed_factor;
+  d["tma_oob_fill_cycles"] = b.tma_oob_fill_cycles;
   d["memory_cycles"] = b.memory_cycles;
   d["memory_bound"] = b.memory_bound;
   d["utilization"] = b.utilization;
@@ -303,7 +306,9 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, wgmma_issue_efficiency) RW(NvModelConstants, mma_sync_k_iter_overhead_cycles)
       RW(NvModelConstants, wgmma_k_iter_overhead_cycles) RW(NvModelConstants, tile_setup_cycles)
       RW(NvModelConstants, epilogue_latency_factor) RW(NvModelConstants, prologue_latency_factor)
-      RW(NvModelConstants, overlap_efficiency) RW(NvModelConstants, estimated_register_overhead);
+      RW(NvModelConstants, overlap_efficiency) RW(NvModelConstants, estimated_register_overhead)
+      RW(NvModelConstants, wgmma_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_warp_load_bytes_per_cycle)
+      RW(NvModelConstants, wgmma_tma_oob_fill_bytes_per_cycle);
   py::class_<ModelOptions>(m, "ModelOptions", "Model mode, source flags and constants.")
       .def(py::init([](const std::string& mode) { ModelOptions o; o.mode = to_mode(mode); return o; }),
            py::arg("mode") = "nv")

@@ -45,6 +45,11 @@ namespace {
 
 inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 inline double ceil_to(double v, double unit) { return std::ceil(v / unit) * unit; }
+// Average rows (or columns) of one tile that lie inside a dimension of `extent` split into
+// `grid` tiles: extent / grid (<= the block size). M = 1 with BLOCK_M = 128 moves 1 row, not 128.
+inline double real_rows_per_tile(std::int64_t extent, std::int64_t grid) {
+  return double(extent) / double(std::max<std::int64_t>(grid, 1));
+}
 
 // DRAM bandwidth fraction reached with `active` SMs: the seed's linear model or the source's
 // quadratic (SourceFlags::quadratic_dram_bandwidth).
@@ -309,13 +314,21 @@ void l2_hit_rate(const Problem& p, const TileConfig& c, const ModelHardware& hw,
   b.l2_global_reuse_rate = std::max(0.0, 1.0 - compulsory / requested_total);
 
   if (o.mode == ModelMode::Nv) {
+    // Global reuse over the real rows/columns of each tile (see below): with M << BLOCK_M the
+    // padded rows are neither requested nor fetched.
+    const double real_requested_total = double(b.total_tiles) *
+        (real_rows_per_tile(p.M, b.grid_m) + real_rows_per_tile(p.N, b.grid_n)) * c.block_k * k_iters * bytes;
+    b.l2_global_reuse_rate = std::max(0.0, 1.0 - compulsory / real_requested_total);
     // The tiles in flight at once follow the kernel's Triton raster: count the unique A rows and
     // B columns they touch; every other byte they load is an L2 hit.
     const Footprint f = triton_raster_footprint(b.grid_m, b.grid_n, static_cast<int>(WGM), 0, b.concurrent_tiles);
     b.l2_tile_m = f.unique_m;
     b.l2_tile_n = f.unique_n;
-    const double unique = (double(f.unique_m) * c.block_m + double(f.unique_n) * c.block_n) * c.block_k * bytes;
-    const double requested = double(b.concurrent_tiles) * (double(c.block_m) + c.block_n) * c.block_k * bytes;
+    // Rows/columns past the matrix edge are not fetched (TMA out-of-bounds fill, cp.async zero
+    // fill): count the real rows per tile (M / grid_m <= BLOCK_M), which matters when M << BLOCK_M.
+    const double rows_a = real_rows_per_tile(p.M, b.grid_m), cols_b = real_rows_per_tile(p.N, b.grid_n);
+    const double unique = (double(f.unique_m) * rows_a + double(f.unique_n) * cols_b) * c.block_k * bytes;
+    const double requested = double(b.concurrent_tiles) * (rows_a + cols_b) * c.block_k * bytes;
     b.l2_local_hit_rate = std::max(0.0, 1.0 - unique / requested);
     b.l2_hit_rate = b.l2_local_hit_rate;
     // A problem whose operands fit in L2 is read from DRAM once, whatever the raster.
@@ -383,8 +396,9 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
     // Each row of a K-contiguous operand tile is BLOCK_K * bytes long and is fetched in 32-byte
     // sectors (the L2/DRAM access granularity on sm_80+).
     const double row = ceil_to(c.block_k * bytes, 32.0);
-    b.load_a_bytes = c.block_m * row;
-    b.load_b_bytes = c.block_n * row;
+    // Bytes moved: only the rows inside the matrix (see l2_hit_rate).
+    b.load_a_bytes = real_rows_per_tile(p.M, b.grid_m) * row;
+    b.load_b_bytes = real_rows_per_tile(p.N, b.grid_n) * row;
     b.per_sm_load_bytes = (b.load_a_bytes + b.load_b_bytes) * std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1));
     b.total_load_bytes = (b.load_a_bytes + b.load_b_bytes) * double(b.concurrent_tiles);
   } else {
@@ -404,7 +418,9 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
 
   // L2 path: every byte.
   b.l2_bw_fraction = b.active_sms / n_sm;
-  b.limited_l2_bw = hw.l2_perf_ratio * b.l2_bw_fraction;
+  // nv: TMA-fed wgmma kernels reach more of the L2 than the per-thread-load figure (NvModelConstants).
+  b.l2_feed_factor = (o.mode == ModelMode::Nv && c.family == Family::Wgmma) ? o.nv.wgmma_l2_bandwidth_factor : 1.0;
+  b.limited_l2_bw = hw.l2_perf_ratio * b.l2_feed_factor * b.l2_bw_fraction;
   b.l2_cycles = b.total_load_bytes / b.limited_l2_bw;
 
   // DRAM path: the misses.
@@ -431,6 +447,22 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   b.memory_bound = "L2 bandwidth";
   if (b.dram_cycles > b.memory_cycles) { b.memory_cycles = b.dram_cycles; b.memory_bound = "DRAM bandwidth"; }
   if (b.latency_bound_cycles > b.memory_cycles) { b.memory_cycles = b.latency_bound_cycles; b.memory_bound = "memory latency"; }
+  // mma.sync: the block's warps issue every 16-byte cp.async of the tile themselves, each warp at
+  // a limited rate (NvModelConstants::mma_sync_warp_load_bytes_per_cycle), so one K-iteration of
+  // one block takes at least tile bytes / (warps x rate). Every row of the tile is issued (the
+  // zero-filled rows past the matrix edge too). TMA (wgmma) issues a whole tile with one instruction.
+  if (c.family == Family::MmaSync && o.nv.mma_sync_warp_load_bytes_per_cycle > 0) {
+    const double issued_bytes = (double(c.block_m) + c.block_n) * c.block_k * bytes;
+    b.load_issue_cycles = issued_bytes / (std::max(c.warps, 1) * o.nv.mma_sync_warp_load_bytes_per_cycle);
+    if (b.load_issue_cycles > b.memory_cycles) { b.memory_cycles = b.load_issue_cycles; b.memory_bound = "load issue"; }
+  }
+  // wgmma: the part of each TMA box outside the matrix is zero-filled at a slow rate.
+  if (c.family == Family::Wgmma && o.nv.wgmma_tma_oob_fill_bytes_per_cycle > 0) {
+    const double oob_rows = (double(c.block_m) - real_rows_per_tile(p.M, b.grid_m)) +
+                            (double(c.block_n) - real_rows_per_tile(p.N, b.grid_n));
+    b.tma_oob_fill_cycles = oob_rows * c.block_k * bytes / o.nv.wgmma_tma_oob_fill_bytes_per_cycle;
+    if (b.tma_oob_fill_cycles > b.memory_cycles) { b.memory_cycles = b.tma_oob_fill_cycles; b.memory_bound = "TMA out-of-bounds fill"; }
+  }
 }
 
 // ---- work utilisation (seed 3.5) ---------------------------------------------------------------
@@ -487,7 +519,7 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
       c.family == Family::Wgmma ? nv.wgmma_k_iter_overhead_cycles : nv.mma_sync_k_iter_overhead_cycles;
   b.loop_overhead_cycles = per_iter_overhead * double(k_iters);
   b.epilogue_bw = hw.dram_perf_ratio * dram_bw_fraction(hw, o, b.active_sms);
-  b.output_bytes = double(b.concurrent_tiles) * c.block_m * c.block_n * bytes;
+  b.output_bytes = double(b.concurrent_tiles) * real_rows_per_tile(p.M, b.grid_m) * real_rows_per_tile(p.N, b.grid_n) * bytes;
   b.epilogue_cycles = b.output_bytes / b.epilogue_bw + nv.epilogue_latency_factor * hw.hbm_latency_penalty;
   b.k_pad_penalty_cycles = 0.0;  // the padded K-iteration is already one of the k_iters
   b.setup_cycles = nv.tile_setup_cycles;

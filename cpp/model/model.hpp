@@ -79,7 +79,7 @@ struct NvModelConstants {
   // Per K-iteration synchronisation cost: mma.sync kernels wait on cp.async + __syncthreads
   // (a block barrier is tens of cycles); wgmma kernels wait on an mbarrier (warp-specialised,
   // the producer runs ahead), so almost nothing. Estimates; to be fitted.
-  double mma_sync_k_iter_overhead_cycles = 40.0;
+  double mma_sync_k_iter_overhead_cycles = 85.0;
   double wgmma_k_iter_overhead_cycles = 8.0;
   // Fixed per-tile cost: block launch / index math / accumulator zeroing. Estimate.
   double tile_setup_cycles = 200.0;
@@ -96,6 +96,30 @@ struct NvModelConstants {
   // Register estimate used only when no compiled kernel resources are known (abstract space in
   // nv mode): accumulators (fp32) per thread + fixed overhead for addresses, fragments, indices.
   double estimated_register_overhead = 48.0;
+  // --- Feed rates by family (fitted by benchmarks/fit_model.py on reports/nvidia-h200/seed,
+  //     validated on reports/nvidia-h200/llm, 2026-11-21; see benchmarks/results/model_fit.md) ---
+  // wgmma kernels load their tiles with TMA bulk copies (one thread issues a whole tile; the
+  // copy engine streams it into shared memory). The hardware row's l2_perf_ratio comes from a
+  // per-thread-load microbenchmark and undercounts that path: on the H200 128x4096x4096 with the
+  // 128x64x64 wgmma kernel (64 CTAs) moves 96 MB from L2 in 15.6 us, 2.6x what l2_perf_ratio
+  // allows for 64 SMs. The wgmma L2 rate is l2_perf_ratio * this factor.
+  double wgmma_l2_bandwidth_factor = 2.1;
+  // mma.sync kernels load with cp.async, 16 B per thread per instruction, issued by the block's
+  // own warps, and a warp sustains only a limited load rate (~512 B per cp.async instruction every
+  // 50-80 cycles measured), so one K-iteration of a block takes at least tile bytes / (warps x
+  // this rate), whatever bandwidth is left in L2/DRAM. On the H200 at 1x4096x4096 (all kernels
+  // far from any bandwidth limit) one-warp kernels stream 5.4-6.4 B/cycle (16x{16,32,64}x512 s3)
+  // and 9-11 (16x16x64 s6, 32x32x32 s6); 4-warp 64x64x64 s3 4.8 per warp. Value fitted by
+  // benchmarks/fit_model.py (see the header comment of this struct). 0 = term off.
+  double mma_sync_warp_load_bytes_per_cycle = 8.5;
+  // wgmma kernels: a TMA box that hangs over the matrix edge (M < BLOCK_M: decode, small batch)
+  // has its out-of-bounds part zero-filled by the TMA unit, and that fill is slow: on the H200 the
+  // 128x64x64 kernel at 1x4096x4096 takes 941 cycles per K-iteration against 439 at
+  // 128x4096x4096 (same grid, same B traffic), 256x128x64 at 1x8192x8192 1936 against 1191;
+  // the extra time grows with the zero-filled rows (~7.5 cycles per 128-byte row) and hides
+  // under compute when a K-iteration's MMAs take longer. So one K-iteration of a block takes at
+  // least (zero-filled bytes per stage) / this rate. 0 = term off.
+  double wgmma_tma_oob_fill_bytes_per_cycle = 32.0;
 };
 
 struct ModelOptions {
@@ -150,6 +174,9 @@ struct LatencyBreakdown {
   double l2_bw_fraction = 0, limited_l2_bw = 0, l2_cycles = 0;
   double dram_bw_fraction = 0, dram_load_bytes = 0, limited_dram_bw = 0, dram_cycles = 0;
   double latency_bound_cycles = 0;     // nv: memory latency / (stages - 1) per K-iteration
+  double load_issue_cycles = 0;        // nv mma.sync: tile bytes / (warps x warp load rate)
+  double l2_feed_factor = 1;           // nv: family factor on l2_perf_ratio (wgmma: TMA)
+  double tma_oob_fill_cycles = 0;      // nv wgmma: zero-filled box bytes / TMA fill rate
   double memory_cycles = 0;            // L_mem
   const char* memory_bound = "";       // "L2 bandwidth", "DRAM bandwidth", "memory latency"
   // work utilisation

@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""Offline evaluation and fitting of the nv model against stored brute-force measurements.
+
+No GPU: it reads the raw records of `bench run` (reports/<gpu>/raw/<suite>/<timing>/*.jsonl),
+re-predicts every measured kernel with the INSTALLED model (the C++ Selector of origami_nv._core,
+built from the kernels' real resources recorded in the raw data, so no compiled kernel list is
+needed) and reports, per size and in summary:
+
+  offline A/BF   measured time of the best kernel / measured time of the model's new pick (the same
+                 compiled kernel; the brute force timed it at its recorded GROUP_SIZE_M, which may
+                 differ from the one the new pick's phase 2 chooses)
+  failures       sizes with A/BF < 0.8
+  tau            Kendall tau-b between predicted cycles and measured time (origami_nv.bench.stats)
+  error          measured / predicted time per kernel family (geomean and spread)
+
+--fit NAME[,NAME...] fits those NvModelConstants by a direct (coordinate, log-grid) search that
+maximises mean log(A/BF) + TAU_WEIGHT * mean tau on the --fit-on suite and reports the result on
+every suite (fit on one, validate on the other; --both-directions does it both ways).
+
+    python benchmarks/fit_model.py                       # evaluate the installed model, both suites
+    python benchmarks/fit_model.py --fit wgmma_l2_bandwidth_factor,mma_sync_warp_load_bytes_per_cycle \
+        --both-directions --write benchmarks/results/model_fit.md
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import math
+import sys
+from pathlib import Path
+
+from origami_nv import _core
+from origami_nv.bench import configs as C
+from origami_nv.bench import stats
+from origami_nv.bench.store import load_records
+
+ROOT = Path(__file__).resolve().parents[1]
+FAIL_BELOW = 0.8
+TAU_WEIGHT = 0.1
+# Physical limits the search may not cross (an efficiency is a fraction of the peak).
+UPPER_BOUND = {"mma_sync_issue_efficiency": 1.0, "wgmma_issue_efficiency": 1.0, "overlap_efficiency": 1.0}
+
+# The two terms this script introduced, and their values that reproduce the model before them
+# (the "before" column: per-thread-load L2 rate for every family, no per-warp load-issue term).
+BEFORE = {"wgmma_l2_bandwidth_factor": 1.0, "mma_sync_warp_load_bytes_per_cycle": 0.0,
+          "wgmma_tma_oob_fill_bytes_per_cycle": 0.0}
+
+
+def kid(cfg: dict) -> tuple:
+    c = C.normalize(cfg)
+    return (c["family"], c["block_m"], c["block_n"], c["block_k"], c["stages"], c["warps"])
+
+
+def kid_str(k: tuple) -> str:
+    return f"{k[0]} {k[1]}x{k[2]}x{k[3]} s{k[4]} w{k[5]}"
+
+
+class Suite:
+    """The measured kernels of one suite: size -> {kernel id: (time_s, config, resources)}."""
+
+    def __init__(self, name: str, raw_dir: Path, system: str = "origami"):
+        self.name = name
+        self.raw_dir = raw_dir
+        recs = load_records(raw_dir)
+        if not recs:
+            raise FileNotFoundError(f"no raw records under {raw_dir}")
+        self.sizes: dict[str, dict] = {}
+        self.recorded_pick: dict[str, tuple] = {}
+        for r in recs:  # file order = run order: a later result of the same item wins
+            if r.get("system") != system:
+                continue
+            size = r.get("size")
+            info = r.get("size_info") or {}
+            if r.get("kind") == "config" and r.get("status") == "ok" and r.get("time_s") and r.get("resources"):
+                s = self.sizes.setdefault(size, {"M": int(info["M"]), "N": int(info["N"]), "K": int(info["K"]),
+                                                 "dtype": info.get("dtype", "float16"), "kernels": {}})
+                s["kernels"][kid(r["config"])] = (float(r["time_s"]), C.normalize(r["config"]), r["resources"])
+                if r.get("predicted_cycles") is not None:
+                    s.setdefault("recorded_pred", {})[kid(r["config"])] = float(r["predicted_cycles"])
+            elif r.get("kind") == "pick" and r.get("config"):
+                self.recorded_pick[size] = kid(r["config"])
+        # sizes in problem order (M, N, K)
+        self.sizes = dict(sorted(self.sizes.items(), key=lambda kv: (kv[1]["M"], kv[1]["N"], kv[1]["K"])))
+
+    def kernel_resources(self) -> dict[tuple, object]:
+        out = {}
+        for s in self.sizes.values():
+            for k, (_, cfg, res) in s["kernels"].items():
+                key = (s["dtype"],) + k
+                if key in out:
+                    continue
+                tc = _core.TileConfig(cfg["block_m"], cfg["block_n"], cfg["block_k"], group_size_m=1,
+                                      stages=cfg["stages"], warps=cfg["warps"], family=cfg["family"])
+                out[key] = _core.KernelResources(
+                    tc, dtype=s["dtype"], threads=int(res["threads"]),
+                    registers_per_thread=int(res["registers_per_thread"]),
+                    spill_store_bytes=int(res.get("spill_store_bytes") or 0),
+                    spill_load_bytes=int(res.get("spill_load_bytes") or 0),
+                    local_bytes=int(res.get("local_bytes") or 0), smem_bytes=int(res["smem_bytes"]),
+                    arch=str(res.get("arch", "")), source="raw bench record")
+        return out
+
+
+def make_options(constants: dict | None) -> object:
+    o = _core.ModelOptions("nv")
+    for k, v in (constants or {}).items():
+        if not hasattr(o.nv, k):
+            raise ValueError(f"NvModelConstants has no field {k!r}")
+        nv = o.nv
+        setattr(nv, k, float(v))
+        o.nv = nv
+    return o
+
+
+def evaluate(suite: Suite, hw, kernels: list, constants: dict | None, recorded: bool = False) -> dict:
+    """Per-size rows and a summary for one set of constants (None: the installed defaults), or
+    (recorded=True) for the predictions stored in the raw records (the model at measurement time;
+    its pick = the measured kernel with the fewest recorded cycles)."""
+    sel = None if recorded else _core.Selector(hw, kernels, make_options(constants))
+    clock_hz = hw.get("sustained_clock_mhz") * 1e6
+    rows = []
+    ratios = {"mma_sync": [], "wgmma": []}
+    for size, s in suite.sizes.items():
+        if recorded:
+            ranked = sorted(((dict(zip(("family", "block_m", "block_n", "block_k", "stages", "warps"), k)), c)
+                             for k, c in s.get("recorded_pred", {}).items()), key=lambda kc: kc[1])
+        else:
+            ranked = sel.rank(s["M"], s["N"], s["K"], s["dtype"])
+        pred = {}
+        for cfg, cycles in ranked:
+            pred.setdefault(kid(cfg), float(cycles))
+        measured = s["kernels"]
+        best_k = min(measured, key=lambda k: measured[k][0])
+        best_t = measured[best_k][0]
+        pick_k = kid(ranked[0][0]) if ranked else None
+        pick_t = measured.get(pick_k, (None,))[0] if pick_k else None
+        both = [k for k in measured if k in pred]
+        tau = stats.kendall_tau_b([pred[k] for k in both], [measured[k][0] for k in both]) if len(both) > 2 else math.nan
+        for k in both:
+            ratios[k[0]].append(measured[k][0] / (pred[k] / clock_hz))
+        rows.append({"size": size, "M": s["M"], "N": s["N"], "K": s["K"], "best": best_k, "best_s": best_t,
+                     "pick": pick_k, "pick_s": pick_t, "a_bf": (best_t / pick_t) if pick_t else math.nan,
+                     "pick_pred_s": pred.get(pick_k, math.nan) / clock_hz if pick_k else math.nan,
+                     "tau": tau, "n": len(both)})
+    abf = [r["a_bf"] for r in rows if not math.isnan(r["a_bf"])]
+    taus = [r["tau"] for r in rows if not math.isnan(r["tau"])]
+
+    def spread(v):
+        if not v:
+            return (math.nan, math.nan, 0)
+        logs = sorted(math.log(x) for x in v)
+        gm = math.exp(sum(logs) / len(logs))
+        mad = sorted(abs(x - math.log(gm)) for x in logs)[len(logs) // 2]
+        return (gm, math.exp(mad), len(v))
+
+    summary = {
+        "sizes": len(rows), "unmeasured_picks": sum(1 for r in rows if math.isnan(r["a_bf"])),
+        "a_bf_median": stats.median(abf), "a_bf_geomean": stats.geomean(abf), "a_bf_min": min(abf) if abf else math.nan,
+        "failures": sum(1 for x in abf if x < FAIL_BELOW), "tau_mean": sum(taus) / len(taus) if taus else math.nan,
+        "mean_log_abf": sum(math.log(x) for x in abf) / len(abf) if abf else -math.inf,
+        "err": {f: spread(v) for f, v in ratios.items()},
+    }
+    return {"rows": rows, "summary": summary}
+
+
+def objective(ev: dict) -> float:
+    s = ev["summary"]
+    return s["mean_log_abf"] + TAU_WEIGHT * (0.0 if math.isnan(s["tau_mean"]) else s["tau_mean"])
+
+
+def fit(suite: Suite, hw, kernels: list, names: list[str], start: dict, rounds: int = 3) -> tuple[dict, float]:
+    """Coordinate search on a multiplicative grid (each constant is a positive rate or factor)."""
+    cur = dict(start)
+    best = objective(evaluate(suite, hw, kernels, cur))
+    factors = [0.5, 0.7, 0.85, 0.93, 1.07, 1.18, 1.4, 2.0]
+    for _ in range(rounds):
+        improved = False
+        for n in names:
+            base = cur[n]
+            for f in factors:
+                v_new = base * f
+                if n in UPPER_BOUND and v_new > UPPER_BOUND[n]:
+                    continue
+                trial = dict(cur, **{n: v_new})
+                v = objective(evaluate(suite, hw, kernels, trial))
+                if v > best + 1e-9:
+                    best, cur = v, trial
+                    improved = True
+        if not improved:
+            break
+    return cur, best
+
+
+def _f(v, fmt="{:.2f}"):
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
+
+
+def summary_line(label: str, ev: dict) -> str:
+    s = ev["summary"]
+    e = s["err"]
+    return (f"| {label} | {_f(s['a_bf_median'])} | {_f(s['a_bf_geomean'])} | {_f(s['a_bf_min'])} | {s['failures']} | "
+            f"{_f(s['tau_mean'], '{:.3f}')} | {_f(e['mma_sync'][0])} (x{_f(e['mma_sync'][1])}) | "
+            f"{_f(e['wgmma'][0])} (x{_f(e['wgmma'][1])}) | {s['unmeasured_picks']} |")
+
+
+SUMMARY_HEAD = ["| model | A/BF median | A/BF geomean | A/BF min | failures (< 0.8) | mean tau | meas/pred mma_sync (spread) | meas/pred wgmma (spread) | picks not measured |",
+                "|---|---|---|---|---|---|---|---|---|"]
+
+
+def size_table(ev_before: dict, ev_after: dict) -> list[str]:
+    out = ["| size | best kernel | best us | before: pick | A/BF | tau | after: pick | A/BF | tau | pred/meas |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for a, b in zip(ev_before["rows"], ev_after["rows"]):
+        pm = b["pick_pred_s"] / b["pick_s"] if b["pick_s"] else math.nan
+        out.append(f"| {a['M']}x{a['N']}x{a['K']} | {kid_str(a['best'])} | {a['best_s'] * 1e6:.1f} | "
+                   f"{kid_str(a['pick']) if a['pick'] else '-'} | {_f(a['a_bf'])} | {_f(a['tau'])} | "
+                   f"{kid_str(b['pick']) if b['pick'] else '-'} | {_f(b['a_bf'])} | {_f(b['tau'])} | {_f(pm)} |")
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reports", default=str(ROOT / "reports" / "nvidia-h200"), help="reports/<gpu> folder")
+    ap.add_argument("--suites", default="seed,llm")
+    ap.add_argument("--timing", default="rotate", help="raw/<suite>/<timing>")
+    ap.add_argument("--gpu", default="H200", help="GPU table row of the model")
+    ap.add_argument("--fit", default="", help="comma-separated NvModelConstants to fit")
+    ap.add_argument("--fit-on", default="seed", help="suite the fit maximises")
+    ap.add_argument("--both-directions", action="store_true", help="also fit on the other suite")
+    ap.add_argument("--write", default="", help="write the markdown report here")
+    args = ap.parse_args(argv)
+
+    hw = _core.resolve_hardware(None, args.gpu, "")
+    names = [s for s in args.suites.split(",") if s]
+    suites = {n: Suite(n, Path(args.reports) / "raw" / n / args.timing) for n in names}
+    res = {}
+    for s in suites.values():
+        res.update(s.kernel_resources())
+    kernels = list(res.values())
+    defaults = {k: getattr(_core.ModelOptions("nv").nv, k) for k in dir(_core.ModelOptions("nv").nv)
+                if not k.startswith("_") and isinstance(getattr(_core.ModelOptions("nv").nv, k), float)}
+
+    evals = {}
+    for n, s in suites.items():
+        evals[(n, "at measurement")] = evaluate(s, hw, kernels, None, recorded=True)
+        evals[(n, "before")] = evaluate(s, hw, kernels, BEFORE)
+        evals[(n, "installed")] = evaluate(s, hw, kernels, None)
+
+    fits = []
+    fit_names = [x for x in args.fit.split(",") if x]
+    if fit_names:
+        on = [args.fit_on] + ([n for n in names if n != args.fit_on] if args.both_directions else [])
+        for src in on:
+            start = {k: defaults[k] for k in fit_names}
+            for k in fit_names:
+                if start[k] <= 0:
+                    start[k] = 1.0
+            got, val = fit(suites[src], hw, kernels, fit_names, start)
+            fits.append((src, got, val))
+            for n, s in suites.items():
+                evals[(n, f"fit on {src}")] = evaluate(s, hw, kernels, got)
+
+    lines = [f"# nv model fit ({Path(args.reports).name}, {args.timing} timing)", "",
+             f"Generated by `benchmarks/fit_model.py` on {_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M} UTC "
+             f"(no GPU: offline re-prediction of every stored measurement with the installed model, GPU row "
+             f"`{args.gpu}`, clock {hw.get('sustained_clock_mhz'):.0f} MHz).", "",
+             "- offline A/BF = best measured kernel time / measured time of the model's pick (same compiled kernel; "
+             "the brute force timed it at its recorded GROUP_SIZE_M).",
+             f"- failures = sizes with A/BF < {FAIL_BELOW}; tau = mean Kendall tau-b (predicted cycles vs measured time).",
+             "- meas/pred = geomean of measured / predicted time per family (spread = exp(median |log deviation|)).",
+             "- at measurement = the predicted cycles stored in the raw records (the model the suite was run with; "
+             "its pick = the measured kernel it predicted fastest).",
+             f"- before = the installed model with {', '.join(f'{k}={v}' for k, v in BEFORE.items())} (the per-family feed "
+             "terms off; the real-rows fix for M << BLOCK_M stays on); installed = the defaults in NvModelConstants.", ""]
+    for n in names:
+        lines += [f"## {n} suite ({len(suites[n].sizes)} sizes)", ""] + SUMMARY_HEAD
+        for (sn, label), ev in evals.items():
+            if sn == n:
+                lines.append(summary_line(label, ev))
+        lines.append("")
+    if fits:
+        lines += ["## Fits", "", f"Objective: mean log(A/BF) + {TAU_WEIGHT} x mean tau, coordinate search on a "
+                  "multiplicative grid, starting from the installed values.", ""]
+        for src, got, val in fits:
+            lines.append(f"- fit on **{src}** (objective {val:.4f}): " + ", ".join(f"`{k}` = {v:.4g}" for k, v in got.items()))
+        lines.append("")
+    for n in names:
+        lines += [f"## {n}: per size (before -> installed)", ""] + size_table(evals[(n, "before")], evals[(n, "installed")]) + [""]
+    text = "\n".join(lines)
+    print(text)
+    if args.write:
+        Path(args.write).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.write).write_text(text + "\n", encoding="utf-8")
+        print(f"\nwrote {args.write}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
