@@ -79,6 +79,8 @@ struct NvModelConstants {
   // Per K-iteration synchronisation cost: mma.sync kernels wait on cp.async + __syncthreads
   // (a block barrier is tens of cycles); wgmma kernels wait on an mbarrier (warp-specialised,
   // the producer runs ahead), so almost nothing. Estimates; to be fitted.
+  // mma_sync: fitted with the feed terms below (benchmarks/fit_model.py on the H200 llm suite;
+  // the one-warp kernels at 1x4096x4096 show ~95 cycles per K-iteration on top of their loads).
   double mma_sync_k_iter_overhead_cycles = 85.0;
   double wgmma_k_iter_overhead_cycles = 8.0;
   // Fixed per-tile cost: block launch / index math / accumulator zeroing. Estimate.
@@ -96,8 +98,10 @@ struct NvModelConstants {
   // Register estimate used only when no compiled kernel resources are known (abstract space in
   // nv mode): accumulators (fp32) per thread + fixed overhead for addresses, fragments, indices.
   double estimated_register_overhead = 48.0;
-  // --- Feed rates by family (fitted by benchmarks/fit_model.py on reports/nvidia-h200/seed,
-  //     validated on reports/nvidia-h200/llm, 2026-11-21; see benchmarks/results/model_fit.md) ---
+  // --- Feed rates by family. Values: fitted by benchmarks/fit_model.py (direct search on mean
+  //     log(A/BF) + 0.1 tau) on reports/nvidia-h200/llm (rotate timing, 2026-11-21), rounded, and
+  //     validated on reports/nvidia-h200/seed (no size below A/BF 0.8); the fit on seed gives the
+  //     same L2 factor (2.3-2.5) but cannot see the small-M terms. benchmarks/results/model_fit.md. ---
   // wgmma kernels load their tiles with TMA bulk copies (one thread issues a whole tile; the
   // copy engine streams it into shared memory). The hardware row's l2_perf_ratio comes from a
   // per-thread-load microbenchmark and undercounts that path: on the H200 128x4096x4096 with the
@@ -109,16 +113,18 @@ struct NvModelConstants {
   // 50-80 cycles measured), so one K-iteration of a block takes at least tile bytes / (warps x
   // this rate), whatever bandwidth is left in L2/DRAM. On the H200 at 1x4096x4096 (all kernels
   // far from any bandwidth limit) one-warp kernels stream 5.4-6.4 B/cycle (16x{16,32,64}x512 s3)
-  // and 9-11 (16x16x64 s6, 32x32x32 s6); 4-warp 64x64x64 s3 4.8 per warp. Value fitted by
-  // benchmarks/fit_model.py (see the header comment of this struct). 0 = term off.
+  // and 9-11 (16x16x64 s6, 32x32x32 s6); 4-warp 64x64x64 s3 4.8 per warp. The fitted 8.5 (see
+  // above) sits between: the per-iteration overhead carries part of the small tiles' cost. 0 = off.
   double mma_sync_warp_load_bytes_per_cycle = 8.5;
   // wgmma kernels: a TMA box that hangs over the matrix edge (M < BLOCK_M: decode, small batch)
   // has its out-of-bounds part zero-filled by the TMA unit, and that fill is slow: on the H200 the
   // 128x64x64 kernel at 1x4096x4096 takes 941 cycles per K-iteration against 439 at
   // 128x4096x4096 (same grid, same B traffic), 256x128x64 at 1x8192x8192 1936 against 1191;
-  // the extra time grows with the zero-filled rows (~7.5 cycles per 128-byte row) and hides
-  // under compute when a K-iteration's MMAs take longer. So one K-iteration of a block takes at
-  // least (zero-filled bytes per stage) / this rate. 0 = term off.
+  // the extra time grows with the zero-filled rows (~7.5 cycles per 128-byte row, i.e. ~17 B/cycle,
+  // for the BLOCK_N <= 128 kernels) and hides under compute when a K-iteration's MMAs take longer.
+  // So one K-iteration of a block takes at least (zero-filled bytes per stage) / this rate. The
+  // fit (see above) prefers 32 B/cycle: at 17 the term also slows kernels the data says are not
+  // slowed (128x192 and 128x256 at M = 1 are as fast as at M = 128). 0 = term off.
   double wgmma_tma_oob_fill_bytes_per_cycle = 32.0;
 };
 
