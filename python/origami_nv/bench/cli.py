@@ -85,6 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
         m.add_argument("--gpu-name", default=None,
                        help="report folder under --out (default: every folder holding raw data of the suite)")
         m.add_argument("--no-plots", action="store_true")
+        m.add_argument("--repredict", action="store_true",
+                       help="recompute every origami config's predicted cycles and the pick with the installed "
+                            "model (no GPU; the pick's time is the brute-force time of the same kernel)")
+        m.add_argument("--repredict-gpu", default=None, help="GPU table row for --repredict (default: the run's)")
     sel = sub.add_parser("select", help="selection time per size of a suite (no GPU needed)")
     sel.add_argument("--suite", default="seed")
     sel.add_argument("--mode", default="nv", help="model mode: nv (default) or seed")
@@ -99,10 +103,11 @@ def _raw_dir(out: Path, gpu: str, suite: str, mode: str) -> Path:
     return out / gpu / "raw" / suite / mode
 
 
-def _write_report(out: Path, gpu: str, suite_name: str, mode: str, plots: bool, extra=()) -> dict:
+def _write_report(out: Path, gpu: str, suite_name: str, mode: str, plots: bool, extra=(), repredict: bool = False,
+                  repredict_gpu: str | None = None) -> dict:
     suite = SUITES.get(suite_name)
     an = R.write_report(_raw_dir(out, gpu, suite_name, mode), out / gpu, suite, suite_name, mode, plots=plots,
-                        extra_raw_dirs=extra)
+                        extra_raw_dirs=extra, repredict=repredict, repredict_gpu=repredict_gpu)
     print(f"[bench] report: {out / gpu / (an['stem'] + '.md')}", file=sys.stderr)
     return an
 
@@ -123,7 +128,8 @@ def cmd_report(args) -> int:
         print(f"no raw data for suite {args.suite!r} (mode {args.timing}) under {out}", file=sys.stderr)
         return EXIT_USAGE
     for g in gpus:
-        an = _write_report(out, g, args.suite, args.timing, not args.no_plots)
+        an = _write_report(out, g, args.suite, args.timing, not args.no_plots,
+                           repredict=getattr(args, "repredict", False), repredict_gpu=getattr(args, "repredict_gpu", None))
         print(f"== {g}")
         print(R.summary_table(an))
     return EXIT_OK

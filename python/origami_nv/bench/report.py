@@ -263,6 +263,16 @@ def _header(an: dict, suite_name: str, mode: str) -> list[str]:
         lines.append(f"| system `{name}` | **not measured in the latest run**: {str(why).replace('|', '/')[:300]} |")
     for name, why in (m.get("unavailable") or {}).items():
         lines.append(f"| system `{name}` | **not measured in the latest run**: {str(why).replace('|', '/')[:300]} |")
+    rp = an.get("repredicted")
+    if rp:
+        import origami_nv
+        ch = rp["picks_changed"]
+        lines.append(f"| predictions | **re-predicted at report time** with the installed model (origami_nv "
+                     f"{getattr(origami_nv, '__version__', '?')}, gpu row {rp['gpu']}): {rp['configs']} origami configs; "
+                     f"the origami pick is the installed model's pick and its time is the brute-force time of the "
+                     f"same kernel (not timed through the op; GROUP_SIZE_M may differ); picks changed at "
+                     f"{len(ch)} of {rp['sizes']} sizes" + (f", {len(rp['picks_unmeasured'])} new picks never measured"
+                                                             if rp["picks_unmeasured"] else "") + " |")
     for name, d in (m.get("systems") or {}).items():
         lines.append(f"| system `{name}` | {d.get('label', name)}; model mode {d.get('mode')}, "
                      f"gpu row {d.get('gpu') or 'auto'}, clock for predicted time "
@@ -488,10 +498,17 @@ def _plots(an: dict, out_dir: Path, stem: str) -> list[str]:
 
 
 def write_report(raw_dir: Path, out_dir: Path, suite: Suite | None, suite_name: str, mode: str,
-                 plots: bool = True, extra_raw_dirs=()) -> dict:
-    """Merge every shard in raw_dir (and extra_raw_dirs) and write <stem>.md/.csv/.json(+ .png) into out_dir."""
+                 plots: bool = True, extra_raw_dirs=(), repredict: bool = False, repredict_gpu: str | None = None) -> dict:
+    """Merge every shard in raw_dir (and extra_raw_dirs) and write <stem>.md/.csv/.json(+ .png) into out_dir.
+    repredict: replace the stored predictions and the origami pick with the installed model's
+    (bench/repredict.py; no GPU)."""
     records = load_records(*extra_raw_dirs, raw_dir)
+    rp_info = None
+    if repredict:
+        from .repredict import repredict as _repredict
+        records, rp_info = _repredict(records, repredict_gpu)
     an = analyze(records, suite)
+    an["repredicted"] = rp_info
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = suite_name if mode == "rotate" else f"{suite_name}-{mode}"

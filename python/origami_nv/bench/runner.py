@@ -266,7 +266,8 @@ class Runner:
         done = 0
         for n_size, size in enumerate(sizes):
             names = [s.name for s in self.systems] + (["cublas"] if self.opt.cublas else [])
-            if all((size.key, n) in self.index.size_done for n in names):
+            if all((size.key, n) in self.index.size_done for n in names) and \
+                    not any(self._pick_changed(size, s) for s in self.systems):
                 done += 1
                 continue
             if not self.budget.allows():
@@ -312,19 +313,33 @@ class Runner:
                                extra={"rotated_l2_ratio": ctx.extra.get("rotated_l2_ratio")})
                 self._rec("size_done", size=size, system="cublas")
             for system in self.systems:
-                if (size.key, system.name) in self.index.size_done:
+                repick = self._pick_changed(size, system)
+                if (size.key, system.name) in self.index.size_done and not repick:
                     continue
-                if not self._run_system(size, system, ctx):
+                if not self._run_system(size, system, ctx, repick):
                     return False
                 self._rec("size_done", size=size, system=system.name, bf_limit=self.opt.bf_limit)
             return True
         finally:
             self.h.release(ctx)
 
-    def _run_system(self, size, system, ctx) -> bool:
+    def _pick_changed(self, size, system) -> bool:
+        """True when a pick was measured for (size, system) and the system now picks another
+        config (the model changed since): the new pick is measured (it replaces the old one in the
+        report, later records win) while every config already timed is skipped."""
+        old = self.index.results.get((size.key, system.name, "pick"))
+        if old is None or not old.get("config"):
+            return False
+        try:
+            cur = system.pick(size)
+        except Exception:  # noqa: BLE001 - the normal path reports selection failures
+            return False
+        return C.config_id(cur.config) != C.config_id(old["config"])
+
+    def _run_system(self, size, system, ctx, repick: bool = False) -> bool:
         name = system.name
         pick = None
-        if not self.index.has(size.key, name, "pick"):
+        if repick or not self.index.has(size.key, name, "pick"):
             if not self.budget.allows():
                 return False
             # Selection time first: "cold" is the first query of this shape in this process.
@@ -339,6 +354,9 @@ class Runner:
                 extra = {"config": pick.config, "config_id": C.config_id(pick.config),
                          "predicted_cycles": pick.predicted_cycles, "selection": sel,
                          "via": pick.via}
+                if repick:  # the shape was queried by _pick_changed first: "cold" is not cold
+                    extra["repick"] = True
+                    extra["selection_note"] = "re-pick after a model change: the shape was selected once before timing"
                 self._item(size, name, "pick", ctx, lambda: system.pick_fn(size, pick), kind="pick", extra=extra)
         else:
             r = self.index.results[(size.key, name, "pick")]

@@ -1,0 +1,109 @@
+"""Re-predict stored measurements with the INSTALLED model (no GPU): `bench report --repredict`.
+
+The raw records keep the predicted cycles of the model a suite was measured with. After the model
+changes, the report should show the model in the repository: this module rewrites, for the
+origami_nv system, every timed config's predicted_cycles and the pick (the installed model's
+pick; its time = the brute-force time of the same compiled kernel, since it was not timed through
+the op). The selector is built from the kernels' resources recorded with each config (so no
+compiled kernel list is needed) and the GPU table row the run used.
+"""
+from __future__ import annotations
+
+from . import configs as C
+
+SYSTEM = "origami"
+
+
+def _kid(cfg: dict) -> str:
+    return C.kernel_id(C.normalize(cfg))
+
+
+def _resources(core, cfg: dict, dtype: str, res: dict):
+    tc = core.TileConfig(cfg["block_m"], cfg["block_n"], cfg["block_k"], group_size_m=1,
+                         stages=cfg["stages"], warps=cfg["warps"], family=cfg["family"])
+    return core.KernelResources(
+        tc, dtype=dtype, threads=int(res["threads"]), registers_per_thread=int(res["registers_per_thread"]),
+        spill_store_bytes=int(res.get("spill_store_bytes") or 0), spill_load_bytes=int(res.get("spill_load_bytes") or 0),
+        local_bytes=int(res.get("local_bytes") or 0), smem_bytes=int(res["smem_bytes"]),
+        arch=str(res.get("arch", "")), source="raw bench record")
+
+
+def repredict(records: list[dict], gpu: str | None = None) -> tuple[list[dict], dict]:
+    """(new records, info). Records of other systems are returned unchanged. info names the GPU
+    row, the number of configs re-predicted and the picks that changed."""
+    from origami_nv import _core  # the installed model
+
+    metas = [r for r in records if r.get("kind") == "meta"]
+    if gpu is None:
+        for m in reversed(metas):
+            d = (m.get("systems") or {}).get(SYSTEM) or {}
+            if d.get("gpu"):
+                gpu = d["gpu"]
+                break
+    if not gpu:
+        raise ValueError("--repredict: no GPU table row recorded in the raw data's meta; pass --repredict-gpu")
+    hw = _core.resolve_hardware(None, gpu, "")
+
+    kernels: dict[tuple, object] = {}
+    for r in records:
+        if r.get("system") == SYSTEM and r.get("kind") == "config" and r.get("config") and r.get("resources"):
+            dtype = (r.get("size_info") or {}).get("dtype", "float16")
+            key = (dtype, _kid(r["config"]))
+            if key not in kernels:
+                kernels[key] = _resources(_core, C.normalize(r["config"]), dtype, r["resources"])
+    if not kernels:
+        raise ValueError("--repredict: the raw data has no origami config records with kernel resources")
+    sel = _core.Selector(hw, list(kernels.values()), _core.ModelOptions("nv"))
+
+    # per size: the installed model's ranking (phase 1) and pick (both phases)
+    sizes: dict[str, dict] = {}
+    for r in records:
+        if r.get("system") == SYSTEM and r.get("size") and r.get("size_info") and r["size"] not in sizes:
+            si = r["size_info"]
+            M, N, K, dt = int(si["M"]), int(si["N"]), int(si["K"]), si.get("dtype", "float16")
+            pred = {}
+            for cfg, cycles in sel.rank(M, N, K, dt):
+                pred.setdefault(_kid(cfg), float(cycles))
+            pick = C.normalize(sel.select_config(M, N, K, dt))
+            sizes[r["size"]] = {"pred": pred, "pick": pick}
+
+    # latest ok timing of every kernel per size (the brute force's)
+    timed: dict[tuple, dict] = {}
+    for r in records:
+        if r.get("system") == SYSTEM and r.get("kind") == "config" and r.get("status") == "ok" and r.get("time_s"):
+            timed[(r["size"], _kid(r["config"]))] = r
+
+    out, n_pred, changed, unmeasured = [], 0, [], []
+    old_pick = {}
+    for r in records:
+        if r.get("system") != SYSTEM or r.get("size") not in sizes:
+            out.append(r)
+            continue
+        s = sizes[r["size"]]
+        if r.get("kind") == "config" and r.get("config"):
+            r = dict(r, predicted_cycles=s["pred"].get(_kid(r["config"])))
+            n_pred += 1
+            out.append(r)
+        elif r.get("kind") == "pick":
+            old_pick[r["size"]] = r
+        else:
+            out.append(r)
+    for size, s in sizes.items():
+        kid = _kid(s["pick"])
+        src = timed.get((size, kid))
+        old = old_pick.get(size)
+        if old is not None and old.get("config") and _kid(old["config"]) != kid:
+            changed.append(size)
+        if src is None:
+            unmeasured.append(size)
+            rec = {"kind": "pick", "size": size, "system": SYSTEM, "item": "pick", "status": "error",
+                   "error": f"repredicted pick {C.config_id(s['pick'])} was not measured by the brute force",
+                   "size_info": (old or {}).get("size_info")}
+        else:
+            rec = {k: v for k, v in src.items() if k not in ("item", "kind", "config", "config_id", "predicted_cycles")}
+            rec.update(kind="pick", item="pick", config=s["pick"], config_id=C.config_id(s["pick"]),
+                       predicted_cycles=s["pred"].get(kid), via="repredicted: brute-force time of the same kernel",
+                       selection=(old or {}).get("selection") or {})
+        out.append(rec)
+    info = {"gpu": gpu, "configs": n_pred, "sizes": len(sizes), "picks_changed": changed, "picks_unmeasured": unmeasured}
+    return out, info

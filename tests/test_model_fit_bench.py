@@ -1,0 +1,95 @@
+"""After a model change: `bench run` measures the new pick and nothing already measured, and
+`bench report --repredict` shows the installed model's predictions and pick (no GPU)."""
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from origami_nv.bench import configs as C
+from origami_nv.bench.fake import FakeHarness, FakeSystem
+from origami_nv.bench.report import write_report
+from origami_nv.bench.repredict import repredict
+from origami_nv.bench.runner import RunOptions, run_suite
+from origami_nv.bench.store import load_records
+from origami_nv.bench.suites import Size, Suite
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cfg(bm, bn, bk, stages=3, warps=4):
+    return {"block_m": bm, "block_n": bn, "block_k": bk, "group_size_m": 8, "stages": stages, "warps": warps,
+            "family": "mma_sync"}
+
+
+A, B = cfg(128, 128, 32), cfg(64, 128, 32)
+SUITE = Suite("t", "test", (Size(256, 256, 256), Size(512, 512, 512)))
+
+
+def test_rerun_after_model_change_measures_only_the_new_pick(tmp_path):
+    times = {"cublas": 1e-6, C.config_id(A): 1.2e-6, C.config_id(B): 1.0e-6}
+    h = FakeHarness(dict(times))
+    old = FakeSystem("origami", [(A, 1000.0), (B, 1100.0)], pick=A)
+    assert run_suite(SUITE, tmp_path, h, [old], RunOptions()).complete
+    n_timed = len(h.timed)
+    # same model again: nothing to do
+    h2 = FakeHarness(dict(times))
+    run_suite(SUITE, tmp_path, h2, [FakeSystem("origami", [(A, 1000.0), (B, 1100.0)], pick=A)], RunOptions())
+    assert h2.timed == []
+    # the model now picks B: only the pick is timed again (B itself was already timed)
+    h3 = FakeHarness(dict(times))
+    new = FakeSystem("origami", [(A, 1200.0), (B, 900.0)], pick=B)
+    assert run_suite(SUITE, tmp_path, h3, [new], RunOptions()).complete
+    items = [item for _, item, _ in h3.timed]
+    assert items and all(i == "pick " + C.config_id(B) for i in items), items
+    assert len(items) == len(SUITE.sizes) and n_timed > len(items)
+    picks = {}
+    for r in load_records(tmp_path):
+        if r["kind"] == "pick":
+            picks[r["size"]] = r  # later records win, as in the report
+    assert all(p["config_id"] == C.config_id(B) and p.get("repick") for p in picks.values())
+
+
+@pytest.fixture(scope="module")
+def h200_llm_raw():
+    raw = ROOT / "reports" / "nvidia-h200" / "raw" / "llm" / "rotate"
+    if not raw.is_dir():
+        pytest.skip(f"no raw measurements at {raw}")
+    return raw
+
+
+def test_repredict_uses_the_installed_model(h200_llm_raw):
+    from origami_nv import _core
+    recs = load_records(h200_llm_raw)
+    new, info = repredict(recs)
+    assert info["gpu"] == "H200" and info["configs"] > 1000 and info["sizes"] == 40
+    # every origami config's predicted cycles are the installed model's
+    hw = _core.resolve_hardware(None, "H200", "")
+    r = next(x for x in new if x.get("kind") == "config" and x.get("system") == "origami"
+             and x.get("predicted_cycles") is not None and x["config"]["family"] == "wgmma")
+    si, c, res = r["size_info"], r["config"], r["resources"]
+    tc = _core.TileConfig(c["block_m"], c["block_n"], c["block_k"], group_size_m=1, stages=c["stages"],
+                          warps=c["warps"], family=c["family"])
+    kr = _core.KernelResources(tc, dtype=si["dtype"], threads=res["threads"],
+                               registers_per_thread=res["registers_per_thread"], spill_store_bytes=0,
+                               spill_load_bytes=0, local_bytes=0, smem_bytes=res["smem_bytes"], arch="", source="")
+    want = _core.predict(si["M"], si["N"], si["K"], si["dtype"], tc, hw, _core.ModelOptions("nv"), kr)["total_cycles"]
+    assert r["predicted_cycles"] == pytest.approx(want)
+    # one pick per size, the installed model's, timed from the brute force
+    picks = [x for x in new if x.get("kind") == "pick" and x.get("system") == "origami"]
+    assert len(picks) == 40
+    sel = {p["size"]: p for p in picks}
+    p = sel["1x8192x8192-float16"]
+    assert p["via"].startswith("repredicted") and p["time_s"] > 0
+    assert info["picks_changed"]  # the measured suite ran an older model
+
+
+def test_report_repredict_header(tmp_path, h200_llm_raw):
+    raw = tmp_path / "raw"
+    shutil.copytree(h200_llm_raw, raw)
+    an = write_report(raw, tmp_path, None, "llm", "rotate", plots=False, repredict=True)
+    md = (tmp_path / "llm.md").read_text()
+    assert "re-predicted at report time" in md and "gpu row H200" in md
+    assert an["repredicted"]["sizes"] == 40
+    doc = json.loads((tmp_path / "llm.json").read_text())
+    assert doc["summary"]["origami"]
