@@ -69,19 +69,29 @@ def test_only_real_rows_move(hw):
 
 def test_mma_sync_load_issue_term(hw):
     cfg, kr = kernel(16, 64, 512, 2, 1, "mma_sync", regs=96)
-    rate = 8.0
+    rate = 3.0
     b = predict(hw, 1, 8192, 8192, cfg, kr, mma_sync_warp_load_bytes_per_cycle=rate)
     issued = (16 + 64) * 512 * 2  # every row of the tile is issued, the zero-filled ones too
     assert b["load_issue_cycles"] == pytest.approx(issued / rate)
-    assert b["memory_bound"] == "load issue"
-    assert b["memory_cycles"] == pytest.approx(b["load_issue_cycles"])
+    latency = b["l2_hit_rate"] * hw.get("l2_latency_cycles") + (1 - b["l2_hit_rate"]) * hw.get("hbm_latency_penalty")
+    # two stages: a stage has one iteration to be issued and to land
+    assert b["latency_bound_cycles"] == pytest.approx(latency + issued / rate)
+    assert b["memory_bound"] == "load issue + latency"
+    assert b["memory_cycles"] == pytest.approx(b["latency_bound_cycles"])
     off = predict(hw, 1, 8192, 8192, cfg, kr, mma_sync_warp_load_bytes_per_cycle=0.0)
-    assert off["load_issue_cycles"] == 0 and off["memory_bound"] != "load issue"
+    assert off["load_issue_cycles"] == 0 and off["latency_bound_cycles"] == pytest.approx(latency)
     assert off["total_cycles"] < b["total_cycles"]
     # twice the warps, half the time to issue the same tile
     cfg2, kr2 = kernel(16, 64, 512, 2, 2, "mma_sync", regs=96)
     b2 = predict(hw, 1, 8192, 8192, cfg2, kr2, mma_sync_warp_load_bytes_per_cycle=rate)
     assert b2["load_issue_cycles"] == pytest.approx(b["load_issue_cycles"] / 2)
+    # more stages spread issue + latency over more iterations (the measured ordering on the H200
+    # at 1x4096x4096: 16x16x64 s6 458 cycles per iteration, 16x16x512 s3 6077)
+    cfg6, kr6 = kernel(16, 16, 64, 6, 1, "mma_sync", regs=96)
+    cfg3, kr3 = kernel(16, 16, 512, 3, 1, "mma_sync", regs=96)
+    b6 = predict(hw, 1, 4096, 4096, cfg6, kr6, mma_sync_warp_load_bytes_per_cycle=rate)
+    b3 = predict(hw, 1, 4096, 4096, cfg3, kr3, mma_sync_warp_load_bytes_per_cycle=rate)
+    assert b6["total_cycles"] < b3["total_cycles"]
 
 
 def test_wgmma_has_no_load_issue_term(hw):
@@ -117,12 +127,13 @@ def _fit_model():
     return mod
 
 
-@pytest.mark.parametrize("suite,min_abf,max_failures,min_tau", [("seed", 0.8, 0, 0.68), ("llm", 0.45, 14, 0.66)])
+@pytest.mark.parametrize("suite,min_abf,max_failures,min_tau", [("seed", 0.8, 0, 0.72), ("llm", 0.55, 3, 0.70)])
 def test_installed_model_on_h200_measurements(hw, suite, min_abf, max_failures, min_tau):
     """Offline A/BF of the installed model on the committed H200 brute force (every compiled kernel
     timed per size): the pick's measured time against the best. Thresholds are what the fitted
-    constants reach (benchmarks/results/model_fit.md) with a little slack; the model before the
-    feed terms had min A/BF 0.35 (seed) and 0.30 (llm), 5 and 18 failures."""
+    constants reach (benchmarks/results/model_fit.md: seed min 0.81, 0 failures, tau 0.747; llm
+    min 0.56, 3 failures, tau 0.718) with a little slack; the model the suites were measured with
+    had min A/BF 0.35 (seed) and 0.30 (llm), 5 and 18 failures."""
     raw = ROOT / "reports" / "nvidia-h200" / "raw" / suite / "rotate"
     if not raw.is_dir():
         pytest.skip(f"no raw measurements at {raw}")

@@ -442,19 +442,25 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   // a load issued stages-1 iterations ahead must return within stages-1 iterations, so one
   // iteration cannot be shorter than latency / (stages - 1).
   const double latency = b.l2_hit_rate * hw.l2_latency_cycles + (1.0 - b.l2_hit_rate) * hw.hbm_latency_penalty;
-  b.latency_bound_cycles = latency / std::max(1, c.stages - 1);
-  b.memory_cycles = b.l2_cycles;
-  b.memory_bound = "L2 bandwidth";
-  if (b.dram_cycles > b.memory_cycles) { b.memory_cycles = b.dram_cycles; b.memory_bound = "DRAM bandwidth"; }
-  if (b.latency_bound_cycles > b.memory_cycles) { b.memory_cycles = b.latency_bound_cycles; b.memory_bound = "memory latency"; }
   // mma.sync: the block's warps issue every 16-byte cp.async of the tile themselves, each warp at
-  // a limited rate (NvModelConstants::mma_sync_warp_load_bytes_per_cycle), so one K-iteration of
-  // one block takes at least tile bytes / (warps x rate). Every row of the tile is issued (the
-  // zero-filled rows past the matrix edge too). TMA (wgmma) issues a whole tile with one instruction.
+  // a limited rate (NvModelConstants::mma_sync_warp_load_bytes_per_cycle): issuing one stage takes
+  // issued bytes / (warps x rate). Every row of the tile is issued (the zero-filled rows past the
+  // matrix edge too). TMA (wgmma) issues a whole tile with one instruction.
   if (c.family == Family::MmaSync && o.nv.mma_sync_warp_load_bytes_per_cycle > 0) {
     const double issued_bytes = (double(c.block_m) + c.block_n) * c.block_k * bytes;
     b.load_issue_cycles = issued_bytes / (std::max(c.warps, 1) * o.nv.mma_sync_warp_load_bytes_per_cycle);
-    if (b.load_issue_cycles > b.memory_cycles) { b.memory_cycles = b.load_issue_cycles; b.memory_bound = "load issue"; }
+  }
+  // A stage's loads are issued and then travel one memory latency; they have stages-1 iterations
+  // to land (Little's law on the pipeline): (issue + latency) / (stages - 1) per iteration. With
+  // few stages and big tiles issued by few warps this, not bandwidth, sets the pace (H200: the
+  // one-warp 16x16x512 s3 kernel takes 6077 cycles per K-iteration at 1x4096x4096, 16x16x64 s6 458).
+  b.latency_bound_cycles = (latency + b.load_issue_cycles) / std::max(1, c.stages - 1);
+  b.memory_cycles = b.l2_cycles;
+  b.memory_bound = "L2 bandwidth";
+  if (b.dram_cycles > b.memory_cycles) { b.memory_cycles = b.dram_cycles; b.memory_bound = "DRAM bandwidth"; }
+  if (b.latency_bound_cycles > b.memory_cycles) {
+    b.memory_cycles = b.latency_bound_cycles;
+    b.memory_bound = b.load_issue_cycles > latency ? "load issue + latency" : "memory latency";
   }
   // wgmma: the part of each TMA box outside the matrix is zero-filled at a slow rate.
   if (c.family == Family::Wgmma && o.nv.wgmma_tma_oob_fill_bytes_per_cycle > 0) {

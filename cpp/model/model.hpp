@@ -79,9 +79,9 @@ struct NvModelConstants {
   // Per K-iteration synchronisation cost: mma.sync kernels wait on cp.async + __syncthreads
   // (a block barrier is tens of cycles); wgmma kernels wait on an mbarrier (warp-specialised,
   // the producer runs ahead), so almost nothing. Estimates; to be fitted.
-  // mma_sync: fitted with the feed terms below (benchmarks/fit_model.py on the H200 llm suite;
-  // the one-warp kernels at 1x4096x4096 show ~95 cycles per K-iteration on top of their loads).
-  double mma_sync_k_iter_overhead_cycles = 85.0;
+  // mma_sync: fitted with the feed terms below (benchmarks/fit_model.py on the H200 seed suite):
+  // cp.async.wait_group + __syncthreads + ldmatrix address math per K-iteration.
+  double mma_sync_k_iter_overhead_cycles = 180.0;
   double wgmma_k_iter_overhead_cycles = 8.0;
   // Fixed per-tile cost: block launch / index math / accumulator zeroing. Estimate.
   double tile_setup_cycles = 200.0;
@@ -98,34 +98,36 @@ struct NvModelConstants {
   // Register estimate used only when no compiled kernel resources are known (abstract space in
   // nv mode): accumulators (fp32) per thread + fixed overhead for addresses, fragments, indices.
   double estimated_register_overhead = 48.0;
-  // --- Feed rates by family. Values: fitted by benchmarks/fit_model.py (direct search on mean
-  //     log(A/BF) + 0.1 tau) on reports/nvidia-h200/llm (rotate timing, 2026-11-21), rounded, and
-  //     validated on reports/nvidia-h200/seed (no size below A/BF 0.8); the fit on seed gives the
-  //     same L2 factor (2.3-2.5) but cannot see the small-M terms. benchmarks/results/model_fit.md. ---
+  // --- Feed rates by family. wgmma_l2_bandwidth_factor, mma_sync_warp_load_bytes_per_cycle and
+  //     mma_sync_k_iter_overhead_cycles: fitted by benchmarks/fit_model.py (direct search on mean
+  //     log(A/BF) + 0.1 tau) on reports/nvidia-h200/seed (rotate timing, 2026-11-21), rounded,
+  //     validated on reports/nvidia-h200/llm; wgmma_tma_oob_fill_bytes_per_cycle read directly
+  //     from the llm measurements (the seed suite has no M < BLOCK_M wgmma case to fit it on).
+  //     Results both ways (fit on llm, validate on seed too): benchmarks/results/model_fit.md. ---
   // wgmma kernels load their tiles with TMA bulk copies (one thread issues a whole tile; the
   // copy engine streams it into shared memory). The hardware row's l2_perf_ratio comes from a
   // per-thread-load microbenchmark and undercounts that path: on the H200 128x4096x4096 with the
   // 128x64x64 wgmma kernel (64 CTAs) moves 96 MB from L2 in 15.6 us, 2.6x what l2_perf_ratio
   // allows for 64 SMs. The wgmma L2 rate is l2_perf_ratio * this factor.
-  double wgmma_l2_bandwidth_factor = 2.1;
+  double wgmma_l2_bandwidth_factor = 2.2;
   // mma.sync kernels load with cp.async, 16 B per thread per instruction, issued by the block's
-  // own warps, and a warp sustains only a limited load rate (~512 B per cp.async instruction every
-  // 50-80 cycles measured), so one K-iteration of a block takes at least tile bytes / (warps x
-  // this rate), whatever bandwidth is left in L2/DRAM. On the H200 at 1x4096x4096 (all kernels
-  // far from any bandwidth limit) one-warp kernels stream 5.4-6.4 B/cycle (16x{16,32,64}x512 s3)
-  // and 9-11 (16x16x64 s6, 32x32x32 s6); 4-warp 64x64x64 s3 4.8 per warp. The fitted 8.5 (see
-  // above) sits between: the per-iteration overhead carries part of the small tiles' cost. 0 = off.
-  double mma_sync_warp_load_bytes_per_cycle = 8.5;
+  // own warps at a limited rate per warp. A stage is issued (bytes / (warps x this rate)) and then
+  // travels one memory latency, and has stages-1 K-iterations to land, so an iteration takes at
+  // least (latency + issue) / (stages - 1) (Little's law on the cp.async pipeline). On the H200
+  // at 1x4096x4096, where no kernel is near a bandwidth limit, the one-warp 16x16xBK kernels fit
+  // it with ~3 B/cycle and ~940 cycles of latency: s6 BK=16/32/64 255/321/458 cycles per
+  // iteration (model 272/322/457), s3 BK=256/512 3372/6077 (3172/5875). Fitted value below.
+  // 0 = term off (latency / (stages - 1) only).
+  double mma_sync_warp_load_bytes_per_cycle = 2.5;
   // wgmma kernels: a TMA box that hangs over the matrix edge (M < BLOCK_M: decode, small batch)
   // has its out-of-bounds part zero-filled by the TMA unit, and that fill is slow: on the H200 the
   // 128x64x64 kernel at 1x4096x4096 takes 941 cycles per K-iteration against 439 at
   // 128x4096x4096 (same grid, same B traffic), 256x128x64 at 1x8192x8192 1936 against 1191;
   // the extra time grows with the zero-filled rows (~7.5 cycles per 128-byte row, i.e. ~17 B/cycle,
   // for the BLOCK_N <= 128 kernels) and hides under compute when a K-iteration's MMAs take longer.
-  // So one K-iteration of a block takes at least (zero-filled bytes per stage) / this rate. The
-  // fit (see above) prefers 32 B/cycle: at 17 the term also slows kernels the data says are not
-  // slowed (128x192 and 128x256 at M = 1 are as fast as at M = 128). 0 = term off.
-  double wgmma_tma_oob_fill_bytes_per_cycle = 32.0;
+  // So one K-iteration of a block takes at least (zero-filled bytes per stage) / this rate
+  // (16 B/cycle, rounded from those measurements; the fit on llm gives 24). 0 = term off.
+  double wgmma_tma_oob_fill_bytes_per_cycle = 16.0;
 };
 
 struct ModelOptions {
@@ -179,8 +181,8 @@ struct LatencyBreakdown {
   double total_load_bytes = 0;
   double l2_bw_fraction = 0, limited_l2_bw = 0, l2_cycles = 0;
   double dram_bw_fraction = 0, dram_load_bytes = 0, limited_dram_bw = 0, dram_cycles = 0;
-  double latency_bound_cycles = 0;     // nv: memory latency / (stages - 1) per K-iteration
-  double load_issue_cycles = 0;        // nv mma.sync: tile bytes / (warps x warp load rate)
+  double latency_bound_cycles = 0;     // nv: (memory latency + load issue) / (stages - 1) per K-iteration
+  double load_issue_cycles = 0;        // nv mma.sync: stage bytes / (warps x warp load rate)
   double l2_feed_factor = 1;           // nv: family factor on l2_perf_ratio (wgmma: TMA)
   double tma_oob_fill_cycles = 0;      // nv wgmma: zero-filled box bytes / TMA fill rate
   double memory_cycles = 0;            // L_mem
