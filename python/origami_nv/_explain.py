@@ -174,12 +174,21 @@ class Explanation:
         L.append("[Algorithm 7] Memory per K-iteration")
         L.append(f"  load_A = {_n(b['load_a_bytes'])} bytes, load_B = {_n(b['load_b_bytes'])} bytes per tile (32-byte sectors)")
         L.append(f"  total_load = {_n(b['total_load_bytes'])} bytes over {_n(b['concurrent_tiles'])} tiles in flight")
-        L.append(f"  L_L2   = {_n(b['total_load_bytes'])} / ({_n(hv('l2_perf_ratio'), 1)} x {b['l2_bw_fraction']:.3f})"
+        feed = b.get("l2_feed_factor", 1.0)
+        feed_txt = f" x {feed:g} (TMA feed)" if feed != 1.0 else ""
+        L.append(f"  L_L2   = {_n(b['total_load_bytes'])} / ({_n(hv('l2_perf_ratio'), 1)}{feed_txt} x {b['l2_bw_fraction']:.3f})"
                  f" = {_n(b['l2_cycles'], 1)} cycles")
         L.append(f"  L_DRAM = {_n(b['dram_load_bytes'])} / ({_n(hv('dram_perf_ratio'), 1)} x {b['dram_bw_fraction']:.3f})"
                  f" = {_n(b['dram_cycles'], 1)} cycles")
-        L.append(f"  latency bound = (hit x l2_latency + miss x hbm_latency) / (stages - 1) = {_n(b['latency_bound_cycles'], 1)}"
-                 f" cycles (stages = {c.stages})")
+        if b.get("load_issue_cycles"):
+            L.append(f"  load issue = stage bytes / (warps x per-warp cp.async rate) = {_n(b['load_issue_cycles'], 1)} cycles")
+            L.append(f"  latency bound = (hit x l2_latency + miss x hbm_latency + load issue) / (stages - 1)"
+                     f" = {_n(b['latency_bound_cycles'], 1)} cycles (stages = {c.stages})")
+        else:
+            L.append(f"  latency bound = (hit x l2_latency + miss x hbm_latency) / (stages - 1) = {_n(b['latency_bound_cycles'], 1)}"
+                     f" cycles (stages = {c.stages})")
+        if b.get("tma_oob_fill_cycles"):
+            L.append(f"  TMA out-of-bounds fill = zero-filled box bytes / fill rate = {_n(b['tma_oob_fill_cycles'], 1)} cycles")
         L.append(f"  L_mem = {_n(b['memory_cycles'], 1)} cycles  <- {b['memory_bound']}-bound")
         L.append("[Algorithm 8] Tile latency")
         L.append(f"  L_steady   = max(L_compute, L_mem) + (1 - overlap) x min = {_n(b['steady_cycles'], 1)} cycles"
