@@ -261,16 +261,15 @@ def _header(an: dict, suite_name: str, mode: str) -> list[str]:
                      "best-predicted configs only |")
     for name, why in (m.get("unavailable") or {}).items():
         lines.append(f"| system `{name}` | **not measured in the latest run**: {str(why).replace('|', '/')[:300]} |")
-    for name, why in (m.get("unavailable") or {}).items():
-        lines.append(f"| system `{name}` | **not measured in the latest run**: {str(why).replace('|', '/')[:300]} |")
     rp = an.get("repredicted")
     if rp:
         import origami_nv
         ch = rp["picks_changed"]
         lines.append(f"| predictions | **re-predicted at report time** with the installed model (origami_nv "
                      f"{getattr(origami_nv, '__version__', '?')}, gpu row {rp['gpu']}): {rp['configs']} origami configs; "
-                     f"the origami pick is the installed model's pick and its time is the brute-force time of the "
-                     f"same kernel (not timed through the op; GROUP_SIZE_M may differ); picks changed at "
+                     f"the origami pick is the installed model's pick, timed through the op at "
+                     f"{rp.get('picks_timed_through_op', 0)} of {rp['sizes']} sizes, elsewhere the brute-force time "
+                     f"of the same kernel (GROUP_SIZE_M may differ); picks changed at "
                      f"{len(ch)} of {rp['sizes']} sizes" + (f", {len(rp['picks_unmeasured'])} new picks never measured"
                                                              if rp["picks_unmeasured"] else "") + " |")
     for name, d in (m.get("systems") or {}).items():

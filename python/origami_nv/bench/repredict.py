@@ -3,7 +3,8 @@
 The raw records keep the predicted cycles of the model a suite was measured with. After the model
 changes, the report should show the model in the repository: this module rewrites, for the
 origami_nv system, every timed config's predicted_cycles and the pick (the installed model's
-pick; its time = the brute-force time of the same compiled kernel, since it was not timed through
+pick; its time = its own measurement through the op when a `bench run` timed it, otherwise the
+brute-force time of the same compiled kernel, since it was not timed through
 the op). The selector is built from the kernels' resources recorded with each config (so no
 compiled kernel list is needed) and the GPU table row the run used.
 """
@@ -73,7 +74,7 @@ def repredict(records: list[dict], gpu: str | None = None) -> tuple[list[dict], 
         if r.get("system") == SYSTEM and r.get("kind") == "config" and r.get("status") == "ok" and r.get("time_s"):
             timed[(r["size"], _kid(r["config"]))] = r
 
-    out, n_pred, changed, unmeasured = [], 0, [], []
+    out, n_pred, changed, unmeasured, from_op = [], 0, [], [], 0
     old_pick = {}
     for r in records:
         if r.get("system") != SYSTEM or r.get("size") not in sizes:
@@ -94,7 +95,12 @@ def repredict(records: list[dict], gpu: str | None = None) -> tuple[list[dict], 
         old = old_pick.get(size)
         if old is not None and old.get("config") and _kid(old["config"]) != kid:
             changed.append(size)
-        if src is None:
+        if old is not None and old.get("status") == "ok" and old.get("config") and _kid(old["config"]) == kid:
+            # The installed model's pick was timed through the op (a `bench run` after the model change):
+            # keep that measurement, with the installed model's prediction.
+            rec = dict(old, predicted_cycles=s["pred"].get(kid))
+            from_op += 1
+        elif src is None:
             unmeasured.append(size)
             rec = {"kind": "pick", "size": size, "system": SYSTEM, "item": "pick", "status": "error",
                    "error": f"repredicted pick {C.config_id(s['pick'])} was not measured by the brute force",
@@ -105,5 +111,6 @@ def repredict(records: list[dict], gpu: str | None = None) -> tuple[list[dict], 
                        predicted_cycles=s["pred"].get(kid), via="repredicted: brute-force time of the same kernel",
                        selection=(old or {}).get("selection") or {})
         out.append(rec)
-    info = {"gpu": gpu, "configs": n_pred, "sizes": len(sizes), "picks_changed": changed, "picks_unmeasured": unmeasured}
+    info = {"gpu": gpu, "configs": n_pred, "sizes": len(sizes), "picks_changed": changed, "picks_unmeasured": unmeasured,
+            "picks_timed_through_op": from_op}
     return out, info
