@@ -47,12 +47,51 @@ def test_wgmma_l2_rate_uses_family_factor(hw):
     assert base["limited_l2_bw"] == pytest.approx(hw.get("l2_perf_ratio") * frac)
 
 
-def test_mma_sync_l2_rate_ignores_wgmma_factor(hw):
+def test_mma_sync_l2_rate_uses_its_own_factor(hw):
     cfg, kr = kernel(128, 128, 32, 3, 8, "mma_sync")
     a = predict(hw, 4096, 4096, 4096, cfg, kr, wgmma_l2_bandwidth_factor=1.0)
     b = predict(hw, 4096, 4096, 4096, cfg, kr, wgmma_l2_bandwidth_factor=3.0)
-    assert a["l2_feed_factor"] == b["l2_feed_factor"] == 1.0
+    assert a["l2_feed_factor"] == b["l2_feed_factor"] == _core.ModelOptions("nv").nv.mma_sync_l2_bandwidth_factor
     assert a["l2_cycles"] == b["l2_cycles"]
+    one = predict(hw, 4096, 4096, 4096, cfg, kr, mma_sync_l2_bandwidth_factor=1.0)
+    two = predict(hw, 4096, 4096, 4096, cfg, kr, mma_sync_l2_bandwidth_factor=2.0)
+    assert one["l2_feed_factor"] == 1.0
+    assert one["limited_l2_bw"] == pytest.approx(hw.get("l2_perf_ratio") * one["active_sms"] / hw.get("n_sm"))
+    assert two["l2_cycles"] == pytest.approx(one["l2_cycles"] / 2.0)
+
+
+def test_mma_sync_decode_one_warp_kernel_not_l2_bound(hw):
+    # 16x8192x8192, one-warp 16x16x64 s6: 512 CTAs read the same 16 A rows. At the per-thread-load
+    # L2 rate the model called it L2-bound (710 cycles per K-iteration, measured 526 on the H200);
+    # at the mma.sync rate the L2 time falls under the cp.async pipeline bound.
+    cfg, kr = kernel(16, 16, 64, 6, 1, "mma_sync", regs=82, smem=24576)
+    old = predict(hw, 16, 8192, 8192, cfg, kr, mma_sync_l2_bandwidth_factor=1.0)
+    new = predict(hw, 16, 8192, 8192, cfg, kr)
+    assert old["memory_bound"] == "L2 bandwidth"
+    assert new["l2_cycles"] == pytest.approx(old["l2_cycles"] / new["l2_feed_factor"])
+    assert new["memory_cycles"] < old["memory_cycles"]
+    assert new["memory_cycles"] == pytest.approx(max(new["l2_cycles"], new["dram_cycles"], new["latency_bound_cycles"]))
+
+
+def test_mma_sync_load_issue_shared_by_the_sms_warps(hw):
+    # One 8-warp block per SM (16 CTAs): only 4 warps issue at the per-warp rate at once.
+    cfg, kr = kernel(32, 256, 128, 3, 8, "mma_sync", regs=128)
+    rate = 2.5
+    b = predict(hw, 1, 4096, 4096, cfg, kr, mma_sync_warp_load_bytes_per_cycle=rate)
+    free = predict(hw, 1, 4096, 4096, cfg, kr, mma_sync_warp_load_bytes_per_cycle=rate,
+                   mma_sync_load_issue_warps_per_sm=0.0)
+    issued = (32 + 256) * 128 * 2
+    assert b["concurrent_tiles"] == 16 and b["active_sms"] == 16
+    assert free["load_issue_cycles"] == pytest.approx(issued / (8 * rate))
+    assert b["load_issue_cycles"] == pytest.approx(issued / (4 * rate))
+    # A one-warp block with 3 others on its SM (512 CTAs on 132 SMs) still issues at the full rate;
+    # with 7 blocks per SM (896 CTAs) it gets 4/7 of it.
+    small, skr = kernel(16, 16, 64, 6, 1, "mma_sync", regs=82, smem=24576)
+    four = predict(hw, 16, 8192, 8192, small, skr, mma_sync_warp_load_bytes_per_cycle=rate)
+    seven = predict(hw, 16, 14336, 4096, small, skr, mma_sync_warp_load_bytes_per_cycle=rate)
+    stage = (16 + 16) * 64 * 2
+    assert four["load_issue_cycles"] == pytest.approx(stage / rate)
+    assert seven["load_issue_cycles"] == pytest.approx(stage / (rate * 4 / 7))
 
 
 def test_only_real_rows_move(hw):
@@ -127,13 +166,15 @@ def _fit_model():
     return mod
 
 
-@pytest.mark.parametrize("suite,min_abf,max_failures,min_tau", [("seed", 0.8, 0, 0.72), ("llm", 0.55, 3, 0.70)])
+@pytest.mark.parametrize("suite,min_abf,max_failures,min_tau", [("seed", 0.8, 0, 0.72), ("llm", 0.8, 0, 0.70)])
 def test_installed_model_on_h200_measurements(hw, suite, min_abf, max_failures, min_tau):
     """Offline A/BF of the installed model on the committed H200 brute force (every compiled kernel
     timed per size): the pick's measured time against the best. Thresholds are what the fitted
-    constants reach (benchmarks/results/model_fit.md: seed min 0.81, 0 failures, tau 0.747; llm
-    min 0.56, 3 failures, tau 0.718) with a little slack; the model the suites were measured with
-    had min A/BF 0.35 (seed) and 0.30 (llm), 5 and 18 failures."""
+    constants reach (benchmarks/results/model_fit.md: seed min 0.83, 0 failures, tau 0.750; llm
+    min 0.82, 0 failures, tau 0.726) with a little slack; the model the suites were measured with
+    had min A/BF 0.35 (seed) and 0.29 (llm), 5 and 18 failures; the model of commit 7f4d604 (mma.sync
+    L2 rate at the per-thread-load figure, no per-SM cp.async issue limit) had llm min 0.55 and 3
+    failures (16x8192x8192, 16x8192x28672, 16x14336x4096)."""
     raw = ROOT / "reports" / "nvidia-h200" / "raw" / suite / "rotate"
     if not raw.is_dir():
         pytest.skip(f"no raw measurements at {raw}")

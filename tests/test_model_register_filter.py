@@ -1,5 +1,6 @@
 """The register-pressure / shared-memory filter and the occupancy arithmetic (CUDA occupancy
 calculator rules, cuda_occupancy.h) on synthetic KernelResources; nv-mode selection over them."""
+import math
 import pytest
 
 from origami_nv import _core
@@ -128,8 +129,11 @@ def test_stages_overlap_and_latency_bound(h100):
     assert d1["steady_cycles"] == pytest.approx(d1["compute_cycles"] + d1["memory_cycles"])
     for d, stages in ((d1, 1), (d3, 3)):
         latency = d["l2_hit_rate"] * h100.get("l2_latency_cycles") + (1 - d["l2_hit_rate"]) * h100.get("hbm_latency_penalty")
-        # a stage is issued by the block's warps (cp.async), then travels the latency
-        issue = (64 + 64) * 64 * 2 / (4 * o.nv.mma_sync_warp_load_bytes_per_cycle)
+        # a stage is issued by the block's warps (cp.async), then travels the latency; the warps of
+        # all blocks resident on the SM share at most mma_sync_load_issue_warps_per_sm warps' rate
+        resident = math.ceil(d["concurrent_tiles"] / d["active_sms"])
+        warps = min(4 * resident, o.nv.mma_sync_load_issue_warps_per_sm) / resident
+        issue = (64 + 64) * 64 * 2 / (warps * o.nv.mma_sync_warp_load_bytes_per_cycle)
         assert d["load_issue_cycles"] == pytest.approx(issue)
         assert d["latency_bound_cycles"] == pytest.approx((latency + issue) / max(1, stages - 1))
 

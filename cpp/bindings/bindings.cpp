@@ -307,8 +307,9 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, wgmma_k_iter_overhead_cycles) RW(NvModelConstants, tile_setup_cycles)
       RW(NvModelConstants, epilogue_latency_factor) RW(NvModelConstants, prologue_latency_factor)
       RW(NvModelConstants, overlap_efficiency) RW(NvModelConstants, estimated_register_overhead)
-      RW(NvModelConstants, wgmma_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_warp_load_bytes_per_cycle)
-      RW(NvModelConstants, wgmma_tma_oob_fill_bytes_per_cycle);
+      RW(NvModelConstants, wgmma_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_warp_load_bytes_per_cycle)
+      RW(NvModelConstants, wgmma_tma_oob_fill_bytes_per_cycle)
+      RW(NvModelConstants, mma_sync_load_issue_warps_per_sm);
   py::class_<ModelOptions>(m, "ModelOptions", "Model mode, source flags and constants.")
       .def(py::init([](const std::string& mode) { ModelOptions o; o.mode = to_mode(mode); return o; }),
            py::arg("mode") = "nv")

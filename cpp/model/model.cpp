@@ -418,8 +418,11 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
 
   // L2 path: every byte.
   b.l2_bw_fraction = b.active_sms / n_sm;
-  // nv: TMA-fed wgmma kernels reach more of the L2 than the per-thread-load figure (NvModelConstants).
-  b.l2_feed_factor = (o.mode == ModelMode::Nv && c.family == Family::Wgmma) ? o.nv.wgmma_l2_bandwidth_factor : 1.0;
+  // nv: GEMM operand traffic reaches more of the L2 than the per-thread-load figure, by family
+  // (NvModelConstants::wgmma_l2_bandwidth_factor, mma_sync_l2_bandwidth_factor).
+  b.l2_feed_factor = 1.0;
+  if (o.mode == ModelMode::Nv)
+    b.l2_feed_factor = c.family == Family::Wgmma ? o.nv.wgmma_l2_bandwidth_factor : o.nv.mma_sync_l2_bandwidth_factor;
   b.limited_l2_bw = hw.l2_perf_ratio * b.l2_feed_factor * b.l2_bw_fraction;
   b.l2_cycles = b.total_load_bytes / b.limited_l2_bw;
 
@@ -448,7 +451,16 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   // matrix edge too). TMA (wgmma) issues a whole tile with one instruction.
   if (c.family == Family::MmaSync && o.nv.mma_sync_warp_load_bytes_per_cycle > 0) {
     const double issued_bytes = (double(c.block_m) + c.block_n) * c.block_k * bytes;
-    b.load_issue_cycles = issued_bytes / (std::max(c.warps, 1) * o.nv.mma_sync_warp_load_bytes_per_cycle);
+    // The warps of every block resident on the SM share the SM's cp.async throughput: at most
+    // mma_sync_load_issue_warps_per_sm warps' worth of the per-warp rate, so a block's share is
+    // min(warps x resident, that) / resident (8-warp blocks, or more than 4 one-warp blocks per
+    // SM, load slower per warp).
+    double issuing_warps = std::max(c.warps, 1);
+    if (o.nv.mma_sync_load_issue_warps_per_sm > 0) {
+      const double resident = std::max<double>(1.0, std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1)));
+      issuing_warps = std::min(issuing_warps * resident, o.nv.mma_sync_load_issue_warps_per_sm) / resident;
+    }
+    b.load_issue_cycles = issued_bytes / (issuing_warps * o.nv.mma_sync_warp_load_bytes_per_cycle);
   }
   // A stage's loads are issued and then travel one memory latency; they have stages-1 iterations
   // to land (Little's law on the pipeline): (issue + latency) / (stages - 1) per iteration. With

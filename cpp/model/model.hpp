@@ -103,13 +103,29 @@ struct NvModelConstants {
   //     log(A/BF) + 0.1 tau) on reports/nvidia-h200/seed (rotate timing, 2026-11-21), rounded,
   //     validated on reports/nvidia-h200/llm; wgmma_tma_oob_fill_bytes_per_cycle read directly
   //     from the llm measurements (the seed suite has no M < BLOCK_M wgmma case to fit it on).
-  //     Results both ways (fit on llm, validate on seed too): benchmarks/results/model_fit.md. ---
+  //     Results both ways (fit on llm, validate on seed too): benchmarks/results/model_fit.md.
+  //     mma_sync_l2_bandwidth_factor and mma_sync_load_issue_warps_per_sm (2026-11-21, for the
+  //     M = 16 decode shapes): read from the llm measurements / the SM's structure, not fitted. ---
   // wgmma kernels load their tiles with TMA bulk copies (one thread issues a whole tile; the
   // copy engine streams it into shared memory). The hardware row's l2_perf_ratio comes from a
   // per-thread-load microbenchmark and undercounts that path: on the H200 128x4096x4096 with the
   // 128x64x64 wgmma kernel (64 CTAs) moves 96 MB from L2 in 15.6 us, 2.6x what l2_perf_ratio
   // allows for 64 SMs. The wgmma L2 rate is l2_perf_ratio * this factor.
   double wgmma_l2_bandwidth_factor = 2.2;
+  // mma.sync kernels (cp.async.cg, 16 B per thread) are not held to that per-thread-load figure
+  // either: the microbenchmark streams a buffer in which every line is read by one SM, while a
+  // GEMM's operand tiles are read by many SMs at once (at M <= 16 every CTA reads the same A
+  // rows). On the H200 the one-warp 16x16x64 s6 kernel takes 526 cycles per K-iteration at
+  // 16x8192x8192 (512 CTAs, 4 per SM, x 4 KiB per iteration: 3990 B/cycle, 1.35x l2_perf_ratio)
+  // and 497 at 1x8192x8192 (half the bytes: A has one real row): the time does not follow the L2
+  // bytes at the per-thread-load rate. At 16x14336x4096 (896 CTAs) it takes 898: 4087 B/cycle
+  // (1.38x), where the L2 does set the pace. The mma.sync L2 rate is l2_perf_ratio * this factor.
+  // Value: 1.36, read directly from those two measurements (reports/nvidia-h200/llm, rotate
+  // timing, 2026-11-21), not fitted; benchmarks/fit_model.py keeps both suites' picks for 1.33-1.45.
+  // At 1 (the per-thread-load figure, the model of commit 7f4d604) the 16x16x64 s6 kernel is
+  // predicted L2-bound at 16x8192x8192 (710 cycles per K-iteration + overhead) and loses to
+  // 16x16x128 s4 (measured 1805 per K-iteration of twice the depth: A/BF 0.58).
+  double mma_sync_l2_bandwidth_factor = 1.36;
   // mma.sync kernels load with cp.async, 16 B per thread per instruction, issued by the block's
   // own warps at a limited rate per warp. A stage is issued (bytes / (warps x this rate)) and then
   // travels one memory latency, and has stages-1 K-iterations to land, so an iteration takes at
@@ -119,6 +135,20 @@ struct NvModelConstants {
   // iteration (model 272/322/457), s3 BK=256/512 3372/6077 (3172/5875). Fitted value below.
   // 0 = term off (latency / (stages - 1) only).
   double mma_sync_warp_load_bytes_per_cycle = 2.5;
+  // ...and the SM as a whole reaches at most this many warps' worth of that rate: the warps of
+  // every block resident on the SM share the SM's cp.async path (its 4 sub-partitions' load/store
+  // units and the SM's outstanding-request capacity), so extra warps per SM do not add
+  // throughput. On the H200 at 1x4096x4096 the 8-warp kernels (no bandwidth limit near) move
+  // 9-12 B/cycle per SM, not the 20 that 8 x 2.5 would give: 32x256x128 s3 (16 CTAs) takes 3566
+  // cycles per K-iteration (model with 4 warps' rate 4023, with 8 2179), 128x128x128 s3 4071
+  // (3612 / 1974), 256x64x64 s3 2234 (2382 / 1358); four one-warp blocks per SM at 16x8192x8192
+  // (16x16x64 s6, 526 cycles per K-iteration) move ~8.5 B/cycle per SM. Value: 4 (one warp per
+  // SMSP, the Hopper whitepaper's 4 SMSPs per SM; 4 x 2.5 = 10 B/cycle per SM matches the figures
+  // above), not fitted. Caveat: at large M (L2 hits, shorter latency) it makes the mma.sync
+  // predictions ~6% slower on the seed suite (benchmarks/results/model_fit.md meas/pred 0.86 ->
+  // 0.81) with the same picks. 0 = no limit (every warp of every block at the per-warp rate: the
+  // model of commit 7f4d604).
+  double mma_sync_load_issue_warps_per_sm = 4.0;
   // wgmma kernels: a TMA box that hangs over the matrix edge (M < BLOCK_M: decode, small batch)
   // has its out-of-bounds part zero-filled by the TMA unit, and that fill is slow: on the H200 the
   // 128x64x64 kernel at 1x4096x4096 takes 941 cycles per K-iteration against 439 at

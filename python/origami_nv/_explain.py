@@ -175,13 +175,15 @@ class Explanation:
         L.append(f"  load_A = {_n(b['load_a_bytes'])} bytes, load_B = {_n(b['load_b_bytes'])} bytes per tile (32-byte sectors)")
         L.append(f"  total_load = {_n(b['total_load_bytes'])} bytes over {_n(b['concurrent_tiles'])} tiles in flight")
         feed = b.get("l2_feed_factor", 1.0)
-        feed_txt = f" x {feed:g} (TMA feed)" if feed != 1.0 else ""
+        feed_name = "TMA feed" if c.family == "wgmma" else "cp.async feed"
+        feed_txt = f" x {feed:g} ({feed_name})" if feed != 1.0 else ""
         L.append(f"  L_L2   = {_n(b['total_load_bytes'])} / ({_n(hv('l2_perf_ratio'), 1)}{feed_txt} x {b['l2_bw_fraction']:.3f})"
                  f" = {_n(b['l2_cycles'], 1)} cycles")
         L.append(f"  L_DRAM = {_n(b['dram_load_bytes'])} / ({_n(hv('dram_perf_ratio'), 1)} x {b['dram_bw_fraction']:.3f})"
                  f" = {_n(b['dram_cycles'], 1)} cycles")
         if b.get("load_issue_cycles"):
-            L.append(f"  load issue = stage bytes / (warps x per-warp cp.async rate) = {_n(b['load_issue_cycles'], 1)} cycles")
+            L.append(f"  load issue = stage bytes / (warps x per-warp cp.async rate; the SM's resident warps share"
+                     f" at most mma_sync_load_issue_warps_per_sm warps' rate) = {_n(b['load_issue_cycles'], 1)} cycles")
             L.append(f"  latency bound = (hit x l2_latency + miss x hbm_latency + load issue) / (stages - 1)"
                      f" = {_n(b['latency_bound_cycles'], 1)} cycles (stages = {c.stages})")
         else:
