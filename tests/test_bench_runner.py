@@ -266,3 +266,19 @@ def test_sigterm_stops_cleanly_and_is_not_a_crash(tmp_path):
     idx = ResumeIndex(recs)
     assert idx.crashed() == [] and idx.has("64x64x64-float16", "cublas", "cublas")
     assert not idx.has("64x64x64-float16", "origami", "pick")      # measured again next run
+
+
+def test_gzipped_finished_shards_read_and_resume_like_plain_ones(tmp_path):
+    import gzip
+    h, s = make()
+    run_suite(Suite("t", "", SUITE.sizes[:1]), tmp_path, h, [s], RunOptions())
+    (path,) = tmp_path.glob("shard-0-of-1-*.jsonl")
+    before = results(tmp_path)
+    with open(path, "rb") as src, gzip.open(str(path) + ".gz", "wb") as dst:
+        dst.write(src.read())
+    assert len(results(tmp_path)) == len(before)          # both spellings of one shard count once
+    path.unlink()
+    assert results(tmp_path) == before                    # the compressed shard alone holds the same records
+    h2, s2 = make()
+    run_suite(Suite("t", "", SUITE.sizes[:1]), tmp_path, h2, [s2], RunOptions())
+    assert h2.timed == []                                 # and resume skips what it holds

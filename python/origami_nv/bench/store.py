@@ -17,6 +17,7 @@ Record kinds (all carry suite, size (key), system, t):
 """
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import os
@@ -72,14 +73,17 @@ def load_records(*raw_dirs: Path) -> list[dict]:
     by a kill) is skipped; a file name seen in an earlier folder is read once."""
     out = []
     files: dict[str, Path] = {}
+    # Finished shards may be committed gzip-compressed (shard-*.jsonl.gz: the raw data of a suite is
+    # tens of MB as text); both spellings of one shard count once.
     for d in raw_dirs:
         d = Path(d)
         if d.is_dir():
-            for p in d.glob("shard-*.jsonl"):
-                files.setdefault(p.name, p)
+            for p in sorted(d.glob("shard-*.jsonl")) + sorted(d.glob("shard-*.jsonl.gz")):
+                files.setdefault(p.name.removesuffix(".gz"), p)
     for name in sorted(files):
         p = files[name]
-        with open(p, encoding="utf-8") as f:
+        opener = gzip.open if p.suffix == ".gz" else open
+        with opener(p, "rt", encoding="utf-8") as f:
             for line in f:
                 line = line.strip()
                 if not line:
@@ -89,7 +93,7 @@ def load_records(*raw_dirs: Path) -> list[dict]:
                 except json.JSONDecodeError:
                     continue
                 if isinstance(rec, dict) and "kind" in rec:
-                    rec["_file"] = p.name
+                    rec["_file"] = name
                     out.append(rec)
     return out
 
