@@ -95,6 +95,8 @@ if [ -n "$suites" ] && [ "$suites" != "none" ]; then
       >>"$OUT/bench.log" 2>&1
     bench_summary+=$'\n'"$(tail -30 "$OUT/bench.log")"
   done
+  # Finished shards are committed compressed (the bench reads .jsonl.gz like .jsonl).
+  find "$OUT/reports" -name "shard-*.jsonl" -exec gzip -9 {} +
   (cd "$OUT" && tar czf reports.tar.gz reports && rm -rf reports)
 fi
 
