@@ -8,13 +8,16 @@
 // Run:
 //   /tmp/bench_wgmma check [REGEX] [small]               every entry x edge cases x batch, vs cuBLAS
 //   /tmp/bench_wgmma bench M,N,K[;M,N,K...] [REGEX] [G]  time entries and cuBLAS (G: group_size_m list)
-//   /tmp/bench_wgmma info                                registers/local memory of every entry
+//   /tmp/bench_wgmma info                                registers/local memory of every entry (+ resident clusters)
+//   /tmp/bench_wgmma soak M,N,K [REGEX] [SECONDS]        sustained back-to-back runs with wall stamps (clocks/power)
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
+#include <functional>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -282,8 +285,62 @@ static int run_info() {
   for (auto fn : origami::wgmma_gen::kEntries) {
     const KernelEntry& e = fn();
     cudaFuncAttributes a{}; CK(cudaFuncGetAttributes(&a, e.kernel));
-    std::printf("%-44s regs=%3d local=%zu smem_dyn=%d threads=%d\n", e.name, a.numRegs, a.localSizeBytes, e.smem_bytes, e.threads);
+    int clusters = -1;
+    if (std::strstr(e.name, "_c2")) {  // how many 2-CTA clusters can be resident (the launcher's grid)
+      CK(cudaFuncSetAttribute(e.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, e.smem_bytes));
+      cudaLaunchConfig_t cfg{};
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = 2; attr[0].val.clusterDim.y = 1; attr[0].val.clusterDim.z = 1;
+      cfg.gridDim = dim3(132); cfg.blockDim = dim3(e.threads); cfg.dynamicSmemBytes = e.smem_bytes;
+      cfg.attrs = attr; cfg.numAttrs = 1;
+      CK(cudaOccupancyMaxActiveClusters(&clusters, e.kernel, &cfg));
+    }
+    std::printf("%-44s regs=%3d local=%zu smem_dyn=%d threads=%d resident_clusters=%d\n", e.name, a.numRegs,
+                a.localSizeBytes, e.smem_bytes, e.threads, clusters);
   }
+  return 0;
+}
+
+// Sustained run: each kernel (and cuBLAS) back to back for `seconds`, rotating cold buffers, with wall-clock
+// stamps so that an nvidia-smi log (clocks, power) sampled alongside can be matched to each phase.
+static int run_soak(const std::string& size, const std::string& re, double seconds) {
+  cublasHandle_t h; CB(cublasCreate(&h));
+  long long M, N, K; std::sscanf(size.c_str(), "%lld,%lld,%lld", &M, &N, &K);
+  cudaStream_t st; CK(cudaStreamCreate(&st)); CB(cublasSetStream(h, st));
+  for (bool bf16 : {false, true}) {
+    Case c(M, N, K, 1, true, true);
+    const int nbuf = 4;
+    std::vector<Buffers> bufs(nbuf);
+    for (int i = 0; i < nbuf; ++i) {
+      CK(cudaMalloc(&bufs[i].a, c.a_elems * 2)); CK(cudaMalloc(&bufs[i].b, c.b_elems * 2)); CK(cudaMalloc(&bufs[i].c, c.c_elems * 2));
+      fill(bufs[i].a, c.a_elems, 11 + i, bf16); fill(bufs[i].b, c.b_elems, 77 + i, bf16);
+    }
+    std::vector<std::pair<std::string, std::function<void(int)>>> runs;
+    runs.push_back({std::string("cublas_") + (bf16 ? "bf16" : "fp16"), [&](int i) { c.cublas(h, bufs[i], bf16); }});
+    for (const KernelEntry* e : entries(re))
+      if ((e->dtype == DType::BFloat16) == bf16 && e->a_k_contiguous && e->b_k_contiguous)
+        runs.push_back({e->name, [&, e](int i) { CK(e->launch(c.args(bufs[i], 8, st))); }});
+    cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
+    for (auto& r : runs) {
+      CK(cudaStreamSynchronize(st));
+      const double t0 = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+      int n = 0;
+      CK(cudaEventRecord(e0, st));
+      while (std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count() - t0 < seconds) {
+        for (int j = 0; j < 20; ++j) r.second(n++ % nbuf);
+        CK(cudaStreamSynchronize(st));
+      }
+      CK(cudaEventRecord(e1, st)); CK(cudaStreamSynchronize(st));
+      float ms; CK(cudaEventElapsedTime(&ms, e0, e1));
+      const double t1 = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+      std::printf("soak %-44s %lld,%lld,%lld launches=%d mean_tflops=%.1f wall=%.3f..%.3f\n", r.first.c_str(), M, N, K, n,
+                  2.0 * M * N * K * n / (ms * 1e-3) / 1e12, t0, t1);
+      std::fflush(stdout);
+    }
+    for (auto& b : bufs) { cudaFree(b.a); cudaFree(b.b); cudaFree(b.c); }
+  }
+  cublasDestroy(h);
   return 0;
 }
 
@@ -293,6 +350,7 @@ int main(int argc, char** argv) {
   if (mode == "bench") return run_bench(argc > 2 ? argv[2] : "4096,4096,4096;8192,8192,8192", argc > 3 ? argv[3] : "_kk",
                                         argc > 4 ? argv[4] : "8");
   if (mode == "info") return run_info();
+  if (mode == "soak") return run_soak(argc > 2 ? argv[2] : "8192,8192,8192", argc > 3 ? argv[3] : "128x256", argc > 4 ? std::atof(argv[4]) : 3.0);
   std::fprintf(stderr, "usage: %s check [REGEX] | bench 'M,N,K;...' [REGEX] [G,G] | info\n", argv[0]);
   return 2;
 }
