@@ -4,6 +4,7 @@
 #
 #   bash tools/gpu_run.sh [--no-tests] [--calibrate] [--suites "seed llm"] [--bench-budget SECONDS]
 #                         [--pytest-args "..."] [--build-args "..."] [--bench-args "..."]
+#                         [--head-to-head "M,N,K M,N,K ..."]   (benchmarks/head_to_head.py, both dtypes)
 #
 # Results: $OUT/logs.tar.gz (device.txt, build.log, smoke.txt, tests.log, bench.log), reports.tar.gz,
 #          calibration.json + gpus.json (with --calibrate: the tool's own table update)
@@ -21,6 +22,7 @@ suites="seed"
 bench_budget=300
 pytest_args=""
 build_args=""
+h2h_sizes=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-tests) run_tests=0 ;;
@@ -30,6 +32,7 @@ while [ $# -gt 0 ]; do
     --bench-budget) bench_budget="$2"; shift ;;
     --pytest-args) pytest_args="$2"; shift ;;
     --build-args) build_args="$2"; shift ;;
+    --head-to-head) h2h_sizes="$2"; shift ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -100,6 +103,14 @@ if [ -n "$suites" ] && [ "$suites" != "none" ]; then
   (cd "$OUT" && tar czf reports.tar.gz reports && rm -rf reports)
 fi
 
+h2h_summary=""
+if [ -n "$h2h_sizes" ]; then
+  echo "== head-to-head vs cuBLAS: $h2h_sizes"
+  python3 "$repo/benchmarks/head_to_head.py" --sizes $h2h_sizes --out "$OUT/head_to_head" >"$OUT/head_to_head.log" 2>&1
+  echo "head-to-head rc=$?"
+  h2h_summary=$(tail -8 "$OUT/head_to_head.log")
+fi
+
 # The device tool brings back at most 8 files: logs travel as one archive.
 (cd "$OUT" && tar czf logs.tar.gz --remove-files $(ls *.log *.txt 2>/dev/null | grep -v '^run.log$'))
 
@@ -107,3 +118,4 @@ echo
 echo "== summary ($(( $(date +%s) - t0 ))s total, build ${t_build}s)"
 echo "tests: $test_summary"
 echo "$bench_summary"
+[ -n "$h2h_summary" ] && echo "$h2h_summary"
