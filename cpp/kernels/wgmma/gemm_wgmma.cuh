@@ -5,8 +5,9 @@
 //
 // One specialisation = (BLOCK_M, BLOCK_N, stages, consumer warpgroups, epilogue slice width,
 // element type, A layout, B layout[, cluster]); BLOCK_K is 64 (one 128-byte swizzle row of a 16-bit
-// type). kCluster = 2 (two CTAs multicasting a shared B tile) is implemented and verified correct
-// but measured slower (NOTES.md, v3), so the generated list uses kCluster = 1. The generator
+// type). kCluster = 2 (two CTAs multicasting a shared B tile) is implemented and verified correct;
+// it matches the 1-CTA kernel at the power limit and is a few % slower in short runs (NOTES.md, v3, v5),
+// so the generated list uses kCluster = 1. The generator
 // (cpp/kernels/families/wgmma.py) instantiates each in its own translation unit and chooses
 // the stage count; this header only checks that the choice fits.
 //
@@ -145,12 +146,15 @@ __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
 }
 
-// Arrive on the mbarrier at the same offset in CTA `peer` of the cluster.
+// Arrive on the mbarrier at the same offset in CTA `peer` of the cluster. Default semantics
+// (.release at .cta scope), not .release.cluster: the arrive only says "this warp's wgmmas have finished
+// reading the stage" (wgmma.wait_group already ordered those reads); a cluster-scope release adds a
+// fence that stalled every consumer warp (v5 in NOTES.md: "Stall Membar" 7.6 of 19 cycles per issue).
 __device__ __forceinline__ void mbar_arrive_peer(std::uint32_t bar, std::uint32_t peer) {
   asm volatile(
       "{\n.reg .b32 ra;\n"
       "mapa.shared::cluster.u32 ra, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}" ::"r"(bar), "r"(peer)
+      "mbarrier.arrive.shared::cluster.b64 _, [ra];\n}" ::"r"(bar), "r"(peer)
       : "memory");
 }
 
