@@ -175,7 +175,11 @@ def test_autograd_and_opcheck():
             assert ((got.float() - want).norm() / want.norm()).item() < 5e-3
     args = (torch.randn(33, 64, device="cuda").half(), torch.randn(64, 48, device="cuda").half())
     torch.library.opcheck(torch.ops.origami_nv.matmul.default, args)
-    torch.library.opcheck(torch.ops.origami_nv.matmul_config.default, args + (64, 64, 64, 2, 3, 4, 0))
+    # the compiled 64x64x64 kernel's stages/warps (families/mma_sync.py's rule decides them)
+    c = next(r["config"] for r in _records() if r["dtype"] == "float16"
+             and (r["config"]["block_m"], r["config"]["block_n"], r["config"]["block_k"]) == (64, 64, 64))
+    torch.library.opcheck(torch.ops.origami_nv.matmul_config.default,
+                          args + (64, 64, 64, 2, c["stages"], c["warps"], 0))
 
 
 def test_select_config_is_compiled():

@@ -3,8 +3,9 @@
 swizzled shared-memory tiles, the per-lane ldmatrix(.trans) addresses, the m16n8k16 fragment layouts
 (PTX ISA, "Matrix Fragments for mma.m16n8k16"), the epilogue staging and the guarded stores, written
 with the same formulas as mma_sync/gemm_mma_sync.cuh. It checks that every layout variant and tile shape
-computes C = A B exactly (integer-valued inputs) including ragged M/N/K edges, and that the swizzle makes
-each 8-address ldmatrix phase hit 8 distinct 16-byte bank groups.
+computes C = A B exactly (integer-valued inputs) including ragged M/N/K edges, that the swizzle makes
+each 8-address ldmatrix phase hit 8 distinct 16-byte bank groups, and that the main loop's running copy
+pointers address the right global chunk for every compiled tile, layout, thread and k-tile.
 
     python3 cpp/kernels/dev/emulate_mma_sync.py
 """
@@ -146,9 +147,57 @@ def check(BM, BN, BK, WM, WN, a_k, b_k, M, N, K, rng):
     return np.array_equal(out, ref), ok_banks
 
 
+def copy_plan(rows, cols, threads):
+    """The kernel's Copy<Tile> constants (gemm_mma_sync.cuh) for a rows x cols tile of 16-bit elements."""
+    C = cols // 8
+    total = rows * C
+    wide = threads >= C
+    rpi = threads // C if wide else 1
+    ipr = 1 if wide else C // threads
+    iters = -(-total // threads)
+    return dict(C=C, rows=rows, wide=wide, rpi=rpi, ipr=ipr, iters=iters, partial=total < threads,
+                advanced=iters * rpi if wide else rows)
+
+
+def check_running_copy_pointers(fam, space_path):
+    """Replay the kernel's running copy pointers (copy_full / copy_edge advance, next_k_tile_pointers)
+    over several k-tiles for every compiled tile, both operands, every layout and every thread: each
+    cp.async must read global element (row, k-tile * BLOCK_K + chunk * 8) of its operand (K-contiguous)
+    or (k-tile * BLOCK_K + row, chunk * 8). Returns the number of mismatches."""
+    sys.path.insert(0, __file__.rsplit("/dev/", 1)[0])
+    from generate import parse_config_space
+    specs, _ = fam.specializations(parse_config_space(space_path))
+    bad = 0
+    for spec in specs:
+        k = spec["kernels"][0]
+        BM, BN, BK, T = k["block_m"], k["block_n"], k["block_k"], k["threads"]
+        for a_k, b_k, _ in fam.LAYOUTS:
+            for is_k, MN in ((a_k, BM), (b_k, BN)):
+                P = copy_plan(*((MN, BK) if is_k else (BK, MN)), T)
+                ld, origin = 4096 + 24, 2 * MN
+                for tid in range(T):
+                    r0, c0 = (tid // P["C"], tid % P["C"]) if P["wide"] else (0, tid)
+                    cur = (origin + r0) * ld + c0 * 8 if is_k else r0 * ld + origin + c0 * 8
+                    for kt in range(k["stages"] + 3):
+                        for i in range(P["iters"]):
+                            dr = i * P["rpi"] if P["wide"] else i // P["ipr"]
+                            dc = 0 if P["wide"] else (i % P["ipr"]) * T
+                            if not (P["partial"] and r0 >= P["rows"]):
+                                want = ((origin + r0 + dr) * ld + kt * BK + (c0 + dc) * 8 if is_k
+                                        else (kt * BK + r0 + dr) * ld + origin + (c0 + dc) * 8)
+                                bad += cur + dc * 8 != want
+                            if P["wide"] or i % P["ipr"] == P["ipr"] - 1:
+                                cur += P["rpi"] * ld
+                        cur += BK - P["advanced"] * ld if is_k else (BK - P["advanced"]) * ld
+    return bad
+
+
 def main():
     sys.path.insert(0, __file__.rsplit("/dev/", 1)[0])
     from families import mma_sync as fam
+    space = __file__.rsplit("/kernels/", 1)[0] + "/model/config_space.def"
+    bad_ptr = check_running_copy_pointers(fam, space)
+    print(f"running copy pointers, every compiled tile x layout x thread: {bad_ptr} mismatches")
     rng = np.random.default_rng(0)
     cases = [(16, 16, 16), (32, 64, 32), (64, 32, 64), (128, 16, 16), (16, 128, 32), (64, 64, 16), (32, 32, 128)]
     bad = 0
@@ -161,6 +210,7 @@ def main():
                 if status != "ok":
                     bad += 1
                 print(f"{BM}x{BN}x{BK} w{WM}x{WN} {tag} {M}x{N}x{K}: {status}")
+    bad += bad_ptr
     print("all correct" if bad == 0 else f"{bad} failures")
     return 1 if bad else 0
 

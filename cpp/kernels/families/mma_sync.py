@@ -27,16 +27,20 @@ What is compiled per tile (BLOCK_M, BLOCK_N, BLOCK_K from cpp/model/config_space
   halved. Consequence, kept on purpose: 256x256 needs a 128x64 warp tile (256 accumulators) and spills;
   it is compiled so the register filter can see the spill in the build's ptxas report and exclude it.
 
-* stages (the stated rule, Little's law): a CTA should keep IN_FLIGHT_BYTES of operand loads in flight
-  to cover memory latency: IN_FLIGHT_BYTES = latency x bandwidth per SM = 800 cycles x 24 B/cycle
-  ~= 19.2 KB. 800 cycles: loaded HBM latency on H100 (the unloaded figure is ~500 cycles, the seed
-  model's DRAM latency in /work/shared/ANCHORS.md section 2; it grows under load). 24 B/cycle/SM: the
-  operand feed one SM needs from L2 at mma.sync rates, a bit above the measured L2 lower bound
-  5.38 TB/s / 132 SMs / 1.98 GHz = 20.6 B/cycle (ANCHORS section 1). With STAGES-1 tiles in flight:
-      stages = clamp(1 + ceil(IN_FLIGHT_BYTES / stage_bytes), 3, 6),   stage_bytes = (BM + BN) * BK * 2
-  floor 3 (one tile landing while one is computed and one is issued), ceiling 6 (beyond that the ring
-  only costs shared memory). Then stages are lowered until the CTA fits SMEM_OPTIN_BYTES; a tile that
-  does not fit with 2 stages is not compiled (it cannot run).
+* stages (the stated rule): a CTA keeps IN_FLIGHT_BYTES = 48 KB of operand loads in flight and at
+  least 3 k-tiles (MIN_STAGES = 4):
+      stages = clamp(1 + ceil(IN_FLIGHT_BYTES / stage_bytes), 4, 6),   stage_bytes = (BM + BN) * BK * 2
+  ceiling 6 (beyond that the ring only costs shared memory); then stages are lowered until the CTA
+  fits SMEM_OPTIN_BYTES (a tile that does not fit with 2 stages is not compiled: it cannot run), and
+  by one more (to 3) where that one stage is what keeps a second CTA off the SM (see residency;
+  measured: 64x64x128 with 4 stages, one CTA/SM, 138 TFLOP/s at 1024^3; with 3, two CTAs/SM, 187).
+  Why not Little's law on bandwidth alone (the first rule: 800 cycles x 24 B/cycle = 19.2 KB, floor
+  3): a tile issued during k-tile kt must land within STAGES-2 k-tile compute times, and the
+  pipelined main loop made k-tiles short enough that 2 tiles in flight no longer cover the loaded
+  latency. Measured on the H200 (fp16, cold inputs, CUDA-graph timing, dev/ab A/B harness): 64x64x64
+  with 4 stages vs 3: 195 vs 144 TFLOP/s at 128x4096x4096, 277 vs 243 at 128x8192x4096, 217 vs 203 at
+  1024^3, 55 vs 48 at 512^3; 128x256x32 4 vs 3: 491 vs 468 at 4096^3, 411 vs 372 at 128x28672x8192;
+  128x64x64 4 vs 3: 269 vs 230 at 128x8192x4096.
 """
 from __future__ import annotations
 
@@ -50,8 +54,8 @@ NVCC_FLAGS: list[str] = []  # the top-level CMAKE_CUDA_ARCHITECTURES (sm_90 SASS
 # Opt-in shared memory per block on H100/H200 (cudaDevAttrMaxSharedMemoryPerBlockOptin, ANCHORS section 1).
 SMEM_OPTIN_BYTES = 232448
 SMEM_PER_SM_BYTES = 233472  # per SM (ANCHORS section 1); the runtime reserves 1 KB per CTA
-IN_FLIGHT_BYTES = 800 * 24
-MIN_STAGES, MAX_STAGES = 3, 6
+IN_FLIGHT_BYTES = 48 * 1024
+MIN_STAGES, MAX_STAGES = 4, 6
 MAX_WARPS = 8
 ALIGNMENT_ELEMS = 8  # 16-byte cp.async chunks of 2-byte elements
 
@@ -123,18 +127,39 @@ def estimated_registers(bm: int, bn: int, bk: int, warps: int, wm: int, wn: int)
     return acc + frags + 2 * (iters(bm) + iters(bn)) + 24
 
 
-def min_blocks_per_sm(bm: int, bn: int, bk: int, warps: int, wm: int, wn: int, smem: int) -> int:
-    """__launch_bounds__ minimum CTAs per SM: 2 when two CTAs fit (shared memory, threads) and the
-    estimated register need (estimated_registers) is <= 124, under the 65536 / (2 * threads) cap
-    (128 at 8 warps) with a small margin; else 1. Measured reason (H200, 4096^3 fp16, first GPU run):
-    128x128x16 at 118 registers (2 CTAs/SM) ran 331 TFLOP/s while 128x128x32 at 149 registers (1 CTA/SM)
-    was slower although it moves fewer bytes per flop: with one 8-warp CTA per SM the pipeline's
-    __syncthreads bubbles are not covered. Under the cap ptxas rematerialises copy addresses instead
-    of hoisting them (128x128x32: 149 -> 128 registers, no spill). The 124 threshold is from the build's
-    ptxas table: 128x128x64 (estimate 128) spilled 36-72 B under the cap; every tile estimated <= 124
-    compiled without spills."""
+def fragment_registers(bm: int, bn: int, wm: int, wn: int) -> int:
+    """Registers of one k-step's A and B fragments per thread (ldmatrix.x4 per m16, x2 per n8)."""
+    tm, tn = bm // wm, bn // wn
+    return (tm // 16) * 4 + (tn // 8) * 2
+
+
+def copy_iterations(bm: int, bn: int, bk: int, warps: int):
+    """16-byte cp.async iterations per thread for the A and the B tile of one k-tile."""
+    threads = 32 * warps
+    return -(-(bm * bk // 8) // threads), -(-(bn * bk // 8) // threads)
+
+
+def residency(bm: int, bn: int, bk: int, warps: int, wm: int, wn: int, smem: int):
+    """(min CTAs per SM for __launch_bounds__, double fragment buffers).
+
+    The kernel double-buffers its A/B fragments (ldmatrix of k-step s+1 issued under the mma of
+    k-step s), which costs a second fragment set: est2 = estimated_registers + fragment_registers.
+    * Double buffers unless est2 > 240: every tile but 256x256 (128x64 warp tiles, 256 accumulators:
+      they spill with or without). With one fragment set, 128x256x64 and 256x128x128 spilled 8 B where
+      two sets did not (ptxas -v, nvcc 13.0, sm_90): ptxas's schedule, not the count, decides there.
+    * Two CTAs per SM when two fit (shared memory, threads) and est2 <= 136 and, for 8-warp CTAs (a
+      128-register cap), each operand's copy takes <= 4 iterations per thread: under the cap with two
+      fragment sets 128x128x16 (est2 140) spilled 8 B, 128x128x32 (144) 132 B, and 32x256x64 /
+      256x32x64 (est2 98, but 8 copy iterations of one operand) spilled 28-56 B under the cap. Why 2
+      CTAs at all (first GPU run, H200, 4096^3): with the first main loop 128x128x16 at 2 CTAs/SM ran
+      331 TFLOP/s and 128x128x32 at 1 CTA/SM less, because one 8-warp CTA per SM left the barrier
+      bubbles exposed; the pipelined loop hides most of them (dev/ab: 128x128x32 at 1 CTA/SM, 4
+      stages, 369 TFLOP/s at 4096^3 vs 303 for the first loop's 2-CTA kernel)."""
+    est2 = estimated_registers(bm, bn, bk, warps, wm, wn) + fragment_registers(bm, bn, wm, wn)
+    double = est2 <= 240
     two_fit = 2 * (smem + 1024) <= SMEM_PER_SM_BYTES and 2 * 32 * warps <= 2048
-    return 2 if two_fit and estimated_registers(bm, bn, bk, warps, wm, wn) <= 124 else 1
+    short_copies = warps < 8 or max(copy_iterations(bm, bn, bk, warps)) <= 4
+    return (2 if two_fit and est2 <= 136 and short_copies else 1), double
 
 
 def kernel_name(bm, bn, bk, stages, warps, dt_short, layout_suffix):
@@ -158,7 +183,14 @@ def specializations(space: dict):
                                            f"{SMEM_OPTIN_BYTES} B opt-in"))
                     continue
                 smem = smem_bytes(bm, bn, bk, stages)
-                min_blocks = min_blocks_per_sm(bm, bn, bk, warps, wm, wn, smem)
+                min_blocks, double_frags = residency(bm, bn, bk, warps, wm, wn, smem)
+                if stages > MIN_STAGES - 1 and min_blocks == 1:
+                    # A stage that costs the second CTA per SM is not worth it (measured: 64x64x128
+                    # with 4 stages, 128 KB, one CTA/SM: 138 TFLOP/s at 1024^3; with 3, two: 187).
+                    smem_less = smem_bytes(bm, bn, bk, stages - 1)
+                    if residency(bm, bn, bk, warps, wm, wn, smem_less)[0] == 2:
+                        stages, smem = stages - 1, smem_less
+                        min_blocks, double_frags = residency(bm, bn, bk, warps, wm, wn, smem)
                 kernels = []
                 for dt_name, dt_short, ctype, dt_enum in DTYPES:
                     for a_k, b_k, suffix in LAYOUTS:
@@ -169,7 +201,7 @@ def specializations(space: dict):
                             warps_m=wm, warps_n=wn, dtype=dt_name, dtype_enum=dt_enum, ctype=ctype,
                             a_k_contiguous=a_k, b_k_contiguous=b_k, threads=32 * warps,
                             smem_bytes=smem, alignment_elems=ALIGNMENT_ELEMS, min_cc=MIN_CC,
-                            min_blocks_per_sm=min_blocks,
+                            min_blocks_per_sm=min_blocks, double_frags=double_frags,
                             launcher=f"launch_{name}"))
                 specs.append(dict(name=f"mma_sync_{bm}x{bn}x{bk}", family=FAMILY, kernels=kernels,
                                   nvcc_flags=NVCC_FLAGS))
@@ -181,7 +213,7 @@ def tu_text(spec: dict) -> str:
     for k in spec["kernels"]:
         kt = (f"origami::mma_sync::Kernel<{k['ctype']}, {k['block_m']}, {k['block_n']}, {k['block_k']}, "
               f"{k['stages']}, {k['warps_m']}, {k['warps_n']}, {str(k['a_k_contiguous']).lower()}, "
-              f"{str(k['b_k_contiguous']).lower()}>")
+              f"{str(k['b_k_contiguous']).lower()}, {str(k['double_frags']).lower()}>")
         alias = f"K_{k['name']}"
         out += [
             f"using {alias} = {kt};",

@@ -2,9 +2,13 @@
 // with tensor-core mma.sync.m16n8k16 (fp16/bf16 in, fp32 accumulate), fed by a STAGES-deep cp.async
 // shared-memory ring, ldmatrix fragment loads (.trans for the operand layouts that are not K-contiguous
 // in shared memory) and an XOR swizzle on 16-byte chunks (bank-conflict free for both cp.async stores
-// and ldmatrix reads). The epilogue converts fp32 -> dtype, stages the tile through shared memory and
-// writes coalesced 16-byte stores. Tile order follows Triton's GROUP_SIZE_M raster (the order the
-// Origami model's L2 term assumes); group_size_m is a launch argument.
+// and ldmatrix reads). The main loop follows CUTLASS's sm80 multistage structure: fragments double-
+// buffered in registers (the ldmatrix of the next k-step, across the k-tile boundary too, is issued
+// before this k-step's mma), the next stage's cp.async spread over the k-steps, per-thread running copy
+// pointers, and a predicate-free steady-state loop for CTAs away from the M/N edges. The epilogue
+// converts fp32 -> dtype, stages the tile through shared memory and writes coalesced 16-byte stores.
+// Tile order follows Triton's GROUP_SIZE_M raster (the order the Origami model's L2 term assumes);
+// group_size_m is a launch argument.
 //
 // Edges: any M, N, K >= 1. Loads past M/N/K are zero-filled with the cp.async src-size operand (a
 // partial 16-byte chunk at the K edge reads only its valid bytes); stores are guarded. What the op
@@ -89,6 +93,17 @@ template <> __device__ __forceinline__ unsigned pack2<__nv_bfloat16>(float x, fl
   return *reinterpret_cast<unsigned*>(&h);
 }
 
+// Compile-time loop: f(std::integral_constant<int, I>) for I in [BEGIN, END). Used where the index must be
+// a constant expression (fragment buffer parity, copy ranges): a `#pragma unroll` loop that contains
+// other loops is not always unrolled by NVVM, and a runtime index into a fragment array goes to local memory.
+template <int BEGIN, int END, typename F>
+__device__ __forceinline__ void static_for(F&& f) {
+  if constexpr (BEGIN < END) {
+    f(std::integral_constant<int, BEGIN>());
+    static_for<BEGIN + 1, END>(f);
+  }
+}
+
 // ---- shared-memory tile: ROWS rows of COLS contiguous 16-bit elements, XOR-swizzled 16 B chunks ----
 // Physical chunk = logical chunk ^ f(row). With R = COLS/8 chunks per row, f makes the 8 rows an
 // 8x8 ldmatrix (or 8 lanes of a cp.async phase) touch land in 8 different 16-byte bank groups:
@@ -97,6 +112,7 @@ template <> __device__ __forceinline__ unsigned pack2<__nv_bfloat16>(float x, fl
 template <int ROWS, int COLS>
 struct SwizzledTile {
   static constexpr int kChunks = COLS / 8;  // 16-byte chunks per row
+  static constexpr int kRows = ROWS;
   static_assert(COLS % 16 == 0 && (kChunks & (kChunks - 1)) == 0, "row length must be a power-of-two number of chunks");
   static constexpr int kElems = ROWS * COLS;
   __device__ __forceinline__ static int offset(int row, int chunk) {  // in elements
@@ -108,7 +124,10 @@ struct SwizzledTile {
 // ---- the kernel body ----------------------------------------------------------------------------
 // A_K: A is K-contiguous (row-major M x K); else M-contiguous. B_K: B is K-contiguous (N x K storage,
 // i.e. column-major K x N); else N-contiguous (row-major K x N).
-template <typename T, int BM, int BN, int BK, int STAGES, int WARPS_M, int WARPS_N, bool A_K, bool B_K>
+// DOUBLE_FRAGS: two fragment register sets (ldmatrix of k-step s+1 overlaps the mma of k-step s); off,
+// one set (loaded right before its mma), for tiles whose register budget has no room for the second.
+template <typename T, int BM, int BN, int BK, int STAGES, int WARPS_M, int WARPS_N, bool A_K, bool B_K,
+          bool DOUBLE_FRAGS = true>
 struct Kernel {
   static constexpr int kWarps = WARPS_M * WARPS_N;
   static constexpr int kThreads = 32 * kWarps;
@@ -131,35 +150,127 @@ struct Kernel {
   static constexpr int kEpilogueBytes = BM * kEpiPitch * 2;
   static constexpr int kSmemBytes = kPipelineBytes > kEpilogueBytes ? kPipelineBytes : kEpilogueBytes;
 
-  static constexpr int kMaxLoadUnroll = 4;
-  static constexpr int kMaxKUnroll = 4;  // 16-wide k-steps per unrolled body (see the main loop)
+  static constexpr int kKSteps = BK / 16;  // 16-wide mma k-steps per k-tile
+  // The k-steps of a k-tile run in kStepGroups groups of kStepsUnrolled compile-time-unrolled steps:
+  // up to 4 per group, 2 for 64x64 warp tiles (128 accumulators + two fragment sets leave ~60
+  // registers: with 4 unrolled steps ptxas spilled 128x256x64 and 256x128x64, with 8 the BLOCK_K = 128
+  // ones); fully unrolled long k-tiles (BLOCK_K >= 256) kept every step's ldmatrix offsets and every
+  // copy iteration's address live across the k-loop and spilled the 1-warp tiles (ptxas -v).
+  static constexpr int kStepsUnrolled = kMi * kNi >= 32 ? (kKSteps < 2 ? kKSteps : 2) : (kKSteps < 4 ? kKSteps : 4);
+  static constexpr int kStepGroups = kKSteps / kStepsUnrolled;
 
-  // Copy one ROWS x COLS tile (rows along `row_dim`, contiguous along `col_dim`) into stage smem.
+  // ---- global -> shared copy plan of one operand tile (Tile::kRows rows of Tile::kChunks 16-byte chunks) --
+  // Chunk idx = tid + i * kThreads of the tile goes to (row, chunk) = (idx / kChunks, idx % kChunks). Both
+  // counts are powers of two, so either a thread keeps one chunk column and steps down kThreads / kChunks
+  // rows per iteration ("wide": kThreads >= kChunks), or a row takes kChunks / kThreads iterations. Either
+  // way iteration i is the thread's first chunk (r0, c0) moved by a compile-time (drow(i), dchunk(i)):
+  // the global address is one base pointer per operand (advanced by one k-tile per stage) plus
+  // drow(i) * ld + dchunk(i) * 8, with no per-chunk index math.
   template <typename Tile>
-  __device__ __forceinline__ static void load_tile(unsigned smem_base, const T* g, long long ld, int row0,
-                                                   int row_limit, int col0, int col_limit, int tid) {
-    constexpr int kTotal = Tile::kElems / 8;
-    constexpr int kIters = (kTotal + kThreads - 1) / kThreads;
-    // Unrolled fully only when short: a fully unrolled long copy loop lets the compiler hoist one 64-bit
-    // global address per iteration out of the k-loop, which spills the big tiles (ptxas -v).
-#pragma unroll(kIters <= kMaxLoadUnroll ? kIters : kMaxLoadUnroll)
-    for (int i = 0; i < kIters; ++i) {
-      const int idx = tid + i * kThreads;
-      if (kTotal % kThreads == 0 || idx < kTotal) {
-        const int row = idx / Tile::kChunks;
-        const int chunk = idx % Tile::kChunks;
-        const int grow = row0 + row;
-        const int gcol = col0 + chunk * 8;
-        int bytes = 0;
-        const T* src = g;  // a valid address even when nothing is read
-        if (grow < row_limit && gcol < col_limit) {
-          const int valid = col_limit - gcol;
-          bytes = valid >= 8 ? 16 : valid * 2;
-          src = g + (long long)grow * ld + gcol;
-        }
-        cp_async_16(smem_base + Tile::offset(row, chunk) * 2, src, bytes);
+  struct Copy {
+    static constexpr int kRows = Tile::kRows;
+    static constexpr int kChunks = Tile::kChunks;
+    static constexpr int kTotal = kRows * kChunks;
+    static constexpr bool kWide = kThreads >= kChunks;
+    static constexpr int kRowsPerIter = kWide ? kThreads / kChunks : 1;
+    static constexpr int kItersPerRow = kWide ? 1 : kChunks / kThreads;
+    static constexpr int kIters = (kTotal + kThreads - 1) / kThreads;
+    static constexpr bool kPartial = kTotal < kThreads;  // one iteration, some threads idle
+    // Rows a thread's running pointer moves over one whole tile (more than kRows when kPartial).
+    static constexpr int kRowsAdvanced = kWide ? kIters * kRowsPerIter : kRows;
+    __device__ __forceinline__ static constexpr int drow(int i) { return kWide ? i * kRowsPerIter : i / kItersPerRow; }
+    __device__ __forceinline__ static constexpr int dchunk(int i) { return kWide ? 0 : (i % kItersPerRow) * kThreads; }
+    __device__ __forceinline__ static int r0(int tid) { return kWide ? tid / kChunks : 0; }
+    __device__ __forceinline__ static int c0(int tid) { return kWide ? tid % kChunks : tid; }
+  };
+  using CopyA = Copy<TileA>;
+  using CopyB = Copy<TileB>;
+  static constexpr int kCopyIters = CopyA::kIters + CopyB::kIters;
+
+  // Iteration i of a tile none of whose chunks crosses an edge: 16 bytes from `src`, the running
+  // address of the thread's current row, advanced here by whole rows once the row is done (a running
+  // pointer rather than base + drow(i) * ld: the 64-bit offsets drow(i) * ld are loop-invariant, and
+  // the compiler kept one register pair per copy iteration live across the k-loop; ptxas -v).
+  template <typename C, typename Tile>
+  __device__ __forceinline__ static void copy_full(unsigned stage_smem, const T*& src, long long ld, int r0, int c0,
+                                                   int i) {
+    if (!C::kPartial || r0 < C::kRows)
+      cp_async_16(stage_smem + Tile::offset(r0 + C::drow(i), c0 + C::dchunk(i)) * 2, src + C::dchunk(i) * 8, 16);
+    advance<C>(src, ld, i);
+  }
+  template <typename C>
+  __device__ __forceinline__ static void advance(const T*& src, long long ld, int i) {
+    if (C::kWide || i % C::kItersPerRow == C::kItersPerRow - 1) src += C::kRowsPerIter * ld;
+  }
+  // Iteration i of an edge tile: rows past row_limit and the part of a chunk past col_limit are
+  // zero-filled (src-size operand); the source address stays inside the matrix.
+  template <typename C, typename Tile>
+  __device__ __forceinline__ static void copy_edge(unsigned stage_smem, const T*& src_run, const T* g, long long ld,
+                                                   int row_origin, int row_limit, int col_origin, int col_limit,
+                                                   int r0, int c0, int i) {
+    advance<C>(src_run, ld, i);  // keep the running pointer in step with copy_full
+    const int row = r0 + C::drow(i);
+    const int chunk = c0 + C::dchunk(i);
+    if (C::kPartial && row >= C::kRows) return;
+    const int grow = row_origin + row;
+    const int gcol = col_origin + chunk * 8;
+    int bytes = 0;
+    const T* src = g;  // a valid address even when nothing is read
+    if (grow < row_limit && gcol < col_limit) {
+      const int valid = col_limit - gcol;
+      bytes = valid >= 8 ? 16 : valid * 2;
+      src = g + (long long)grow * ld + gcol;
+    }
+    cp_async_16(stage_smem + Tile::offset(row, chunk) * 2, src, bytes);
+  }
+
+  // ---- one k-step's fragments (per-lane ldmatrix rows; fragment layouts of mma.m16n8k16, PTX ISA) ----
+  // Lane l addresses row (l % 8) of 8x8 matrix l / 8. The swizzle term of every address depends only
+  // on the lane (rows differ by multiples of 8), so these reduce to a per-lane base plus constants.
+  __device__ __forceinline__ static void load_fragments(unsigned (&af)[kMi][4], unsigned (&bf)[kNi][2],
+                                                        unsigned a_s, unsigned b_s, int kk, int warp_m0,
+                                                        int warp_n0, int lrow, int lmat) {
+#pragma unroll
+    for (int mi = 0; mi < kMi; ++mi) {
+      if constexpr (A_K) {  // smem [m][k]: matrices (m0-7,k0-7) (m8-15,k0-7) (m0-7,k8-15) (m8-15,k8-15)
+        const int m = warp_m0 + mi * 16 + lrow + (lmat & 1) * 8;
+        const int kc = kk * 2 + (lmat >> 1);
+        ldmatrix_x4<false>(af[mi], a_s + TileA::offset(m, kc) * 2);
+      } else {              // smem [k][m], transposed by ldmatrix.trans; same matrix order
+        const int k = kk * 16 + lrow + (lmat >> 1) * 8;
+        const int mc = (warp_m0 + mi * 16) / 8 + (lmat & 1);
+        ldmatrix_x4<true>(af[mi], a_s + TileA::offset(k, mc) * 2);
       }
     }
+#pragma unroll
+    for (int nj = 0; nj < kNi / 2; ++nj) {
+      unsigned r[4];
+      if constexpr (B_K) {  // smem [n][k]: (n0-7,k0-7) (n0-7,k8-15) (n8-15,k0-7) (n8-15,k8-15)
+        const int n = warp_n0 + nj * 16 + lrow + (lmat >> 1) * 8;
+        const int kc = kk * 2 + (lmat & 1);
+        ldmatrix_x4<false>(r, b_s + TileB::offset(n, kc) * 2);
+      } else {              // smem [k][n] with .trans: (k0-7,n0) (k8-15,n0) (k0-7,n8) (k8-15,n8)
+        const int k = kk * 16 + lrow + (lmat & 1) * 8;
+        const int nc = (warp_n0 + nj * 16) / 8 + (lmat >> 1);
+        ldmatrix_x4<true>(r, b_s + TileB::offset(k, nc) * 2);
+      }
+      bf[2 * nj][0] = r[0];
+      bf[2 * nj][1] = r[1];
+      bf[2 * nj + 1][0] = r[2];
+      bf[2 * nj + 1][1] = r[3];
+    }
+  }
+
+  __device__ __forceinline__ static void mma_step(float (&acc)[kMi][kNi][4], const unsigned (&af)[kMi][4],
+                                                  const unsigned (&bf)[kNi][2]) {
+#pragma unroll
+    for (int mi = 0; mi < kMi; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < kNi; ++ni) {
+        // Serpentine order over n reuses the last B fragment's registers between rows.
+        const int nn = (mi & 1) ? (kNi - 1 - ni) : ni;
+        mma_16816<T>(acc[mi][nn], af[mi], bf[nn]);
+      }
   }
 
   __device__ __forceinline__ static void run(const Params& p) {
@@ -189,17 +300,81 @@ struct Kernel {
     const int warp = tid >> 5;
     const int warp_m0 = (warp / WARPS_N) * kWarpTileM;
     const int warp_n0 = (warp % WARPS_N) * kWarpTileN;
+    const int lrow = lane & 7;
+    const int lmat = lane >> 3;
 
     const int k_tiles = (p.K + BK - 1) / BK;
+    const int k_full_tiles = p.K / BK;  // k-tiles with no K edge
+    // A CTA away from the M (N) edge copies its A (B) tiles without per-chunk predicates, except the
+    // last k-tile when K % BK != 0.
+    const bool a_mn_full = m0 + BM <= p.M;
+    const bool b_mn_full = n0 + BN <= p.N;
 
-    auto load_stage = [&](int stage, int kt) {
+    // Per-thread copy origin (Copy<Tile>::r0/c0).
+    const int a_r0 = CopyA::r0(tid), a_c0 = CopyA::c0(tid);
+    const int b_r0 = CopyB::r0(tid), b_c0 = CopyB::c0(tid);
+    // Running copy addresses: after a whole tile a thread has moved down kRowsAdvanced rows; the next
+    // k-tile starts BLOCK_K columns right of the tile's first row (K-contiguous operand) or BLOCK_K
+    // rows below it (rows along K, where kRowsAdvanced == BLOCK_K unless the tile is partial).
+    const T* a_cur = A_K ? A + (long long)(m0 + a_r0) * p.lda + a_c0 * 8
+                         : A + (long long)a_r0 * p.lda + m0 + a_c0 * 8;
+    const T* b_cur = B_K ? B + (long long)(n0 + b_r0) * p.ldb + b_c0 * 8
+                         : B + (long long)b_r0 * p.ldb + n0 + b_c0 * 8;
+    auto next_k_tile_pointers = [&]() {
+      if constexpr (A_K) a_cur += BK - (long long)CopyA::kRowsAdvanced * p.lda;
+      else if constexpr (CopyA::kRowsAdvanced != BK) a_cur += (long long)(BK - CopyA::kRowsAdvanced) * p.lda;
+      if constexpr (B_K) b_cur += BK - (long long)CopyB::kRowsAdvanced * p.ldb;
+      else if constexpr (CopyB::kRowsAdvanced != BK) b_cur += (long long)(BK - CopyB::kRowsAdvanced) * p.ldb;
+    };
+
+    // Copy iteration i of A (is_a) or B, k-tile at column/row k0, through the predicate-free path when
+    // the operand's tile is full.
+    auto copy_one = [&](auto is_a, int i, unsigned a_s, unsigned b_s, int k0, bool a_full, bool b_full) {
+      if constexpr (decltype(is_a)::value) {
+        if (a_full) copy_full<CopyA, TileA>(a_s, a_cur, p.lda, a_r0, a_c0, i);
+        else if (A_K) copy_edge<CopyA, TileA>(a_s, a_cur, A, p.lda, m0, p.M, k0, p.K, a_r0, a_c0, i);
+        else          copy_edge<CopyA, TileA>(a_s, a_cur, A, p.lda, k0, p.K, m0, p.M, a_r0, a_c0, i);
+      } else {
+        if (b_full) copy_full<CopyB, TileB>(b_s, b_cur, p.ldb, b_r0, b_c0, i);
+        else if (B_K) copy_edge<CopyB, TileB>(b_s, b_cur, B, p.ldb, n0, p.N, k0, p.K, b_r0, b_c0, i);
+        else          copy_edge<CopyB, TileB>(b_s, b_cur, B, p.ldb, k0, p.K, n0, p.N, b_r0, b_c0, i);
+      }
+    };
+    // Copy iterations [J0, J1) of k-tile kt into ring stage `stage`; iteration j < CopyA::kIters is A's
+    // iteration j, the rest are B's. Unrolled when short (the usual case: <= 4 per k-step), else a loop
+    // unrolled by 4 (long copies of the 1-warp BLOCK_K >= 256 tiles).
+    auto copy_range = [&](auto j0_c, auto j1_c, int stage, int kt, bool a_full, bool b_full) {
+      constexpr int J0 = decltype(j0_c)::value, J1 = decltype(j1_c)::value;
+      constexpr int A0 = J0 < CopyA::kIters ? J0 : CopyA::kIters, A1 = J1 < CopyA::kIters ? J1 : CopyA::kIters;
+      constexpr int B0 = J0 > CopyA::kIters ? J0 - CopyA::kIters : 0;
+      constexpr int B1 = J1 > CopyA::kIters ? J1 - CopyA::kIters : 0;
       const unsigned a_s = smem_base + stage * kStageElems * 2;
       const unsigned b_s = a_s + TileA::kElems * 2;
       const int k0 = kt * BK;
-      if constexpr (A_K) load_tile<TileA>(a_s, A, p.lda, m0, p.M, k0, p.K, tid);
-      else                load_tile<TileA>(a_s, A, p.lda, k0, p.K, m0, p.M, tid);
-      if constexpr (B_K) load_tile<TileB>(b_s, B, p.ldb, n0, p.N, k0, p.K, tid);
-      else                load_tile<TileB>(b_s, B, p.ldb, k0, p.K, n0, p.N, tid);
+      if constexpr (A1 - A0 <= 8) {
+        static_for<A0, A1>([&](auto i) { copy_one(std::true_type(), decltype(i)::value, a_s, b_s, k0, a_full, b_full); });
+      } else {
+#pragma unroll 4
+        for (int i = A0; i < A1; ++i) copy_one(std::true_type(), i, a_s, b_s, k0, a_full, b_full);
+      }
+      if constexpr (B1 - B0 <= 8) {
+        static_for<B0, B1>([&](auto i) { copy_one(std::false_type(), decltype(i)::value, a_s, b_s, k0, a_full, b_full); });
+      } else {
+#pragma unroll 4
+        for (int i = B0; i < B1; ++i) copy_one(std::false_type(), i, a_s, b_s, k0, a_full, b_full);
+      }
+    };
+    // The prologue's copies: executed once per CTA, so compact code (a loop unrolled by 2) rather than
+    // straight-line; short GEMMs run little else, and an unrolled prologue was most of the kernel's
+    // instructions (16x16x128: 2700 of 4000), fetched cold by every SM.
+    auto copy_all_compact = [&](int stage, int kt, bool a_full, bool b_full) {
+      const unsigned a_s = smem_base + stage * kStageElems * 2;
+      const unsigned b_s = a_s + TileA::kElems * 2;
+      const int k0 = kt * BK;
+#pragma unroll 2
+      for (int i = 0; i < CopyA::kIters; ++i) copy_one(std::true_type(), i, a_s, b_s, k0, a_full, b_full);
+#pragma unroll 2
+      for (int i = 0; i < CopyB::kIters; ++i) copy_one(std::false_type(), i, a_s, b_s, k0, a_full, b_full);
     };
 
     float acc[kMi][kNi][4];
@@ -212,76 +387,102 @@ struct Kernel {
 
     // Prologue: STAGES-1 tiles in flight. Always commit (possibly empty) groups so that
     // wait_group<STAGES-2> below counts tiles exactly.
-#pragma unroll
+#pragma unroll 1
     for (int s = 0; s < STAGES - 1; ++s) {
-      if (s < k_tiles) load_stage(s, s);
+      if (s < k_tiles) {
+        const bool k_full = s < k_full_tiles;
+        copy_all_compact(s, s, a_mn_full && k_full, b_mn_full && k_full);
+        next_k_tile_pointers();
+      }
       cp_async_commit();
     }
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();
 
-    // Per-lane ldmatrix coordinates (see the fragment layouts of mma.m16n8k16 in the PTX ISA):
-    // lane l addresses row (l % 8) of 8x8 matrix l / 8.
-    const int lrow = lane & 7;
-    const int lmat = lane >> 3;
+    // Main loop (the multistage structure of CUTLASS's sm80 mainloop): the fragments of k-step s+1 are
+    // loaded (ldmatrix) before the mma of k-step s is issued, from two register buffers, so ldmatrix
+    // latency hides under the tensor-core work; across a k-tile boundary that is k-step 0 of the next
+    // stage, loaded right after the wait + barrier that makes it visible. The copy of the tile
+    // STAGES-1 ahead is spread over the k-steps (its share of the cp.async issue per k-step) rather
+    // than issued as one burst after the barrier.
+    constexpr int kFragSets = DOUBLE_FRAGS ? 2 : 1;
+    unsigned af[kFragSets][kMi][4];
+    unsigned bf[kFragSets][kNi][2];
+    int read_stage = 0;
+    int write_stage = STAGES - 1;
+    int kt_load = STAGES - 1;
+    if constexpr (DOUBLE_FRAGS)
+      load_fragments(af[0], bf[0], smem_base, smem_base + TileA::kElems * 2, 0, warp_m0, warp_n0, lrow, lmat);
 
-    int stage = 0;
-    for (int kt = 0; kt < k_tiles; ++kt) {
-      cp_async_wait<STAGES - 2>();
-      __syncthreads();  // tile kt visible to all; stage (kt-1) % STAGES free for reuse
-      {
-        const int kload = kt + STAGES - 1;
-        int s_load = stage + STAGES - 1;
-        if (s_load >= STAGES) s_load -= STAGES;
-        if (kload < k_tiles) load_stage(s_load, kload);
+    // One k-tile. FULL: the tile being loaded (kt_load) exists and has no edge in A or B, so the
+    // copies need no predicates; the steady state of interior CTAs. The general form checks
+    // whether there is a tile to load and which of its chunks cross an edge.
+    auto k_tile = [&](auto full_tag) {
+      constexpr bool kFull = decltype(full_tag)::value;
+      const bool load_now = kFull || kt_load < k_tiles;
+      const bool k_full = kt_load < k_full_tiles;
+      const bool a_full = kFull || (a_mn_full && k_full);
+      const bool b_full = kFull || (b_mn_full && k_full);
+      // Advance the ring: commit this tile's copy group, wait until tile kt+1 has landed, and pass
+      // the barrier after which no warp reads this tile's stage again (its fragments are in registers).
+      auto next_tile = [&]() {
         cp_async_commit();
+        if (load_now) next_k_tile_pointers();
+        ++kt_load;
+        if (++write_stage == STAGES) write_stage = 0;
+        if (++read_stage == STAGES) read_stage = 0;
+        cp_async_wait<STAGES - 2>();
+        __syncthreads();
+      };
+      // k-steps in kStepGroups runtime groups of kStepsUnrolled unrolled ones; the copy is spread
+      // over the k-steps of the first group.
+#pragma unroll 1
+      for (int g = 0; g < kStepGroups; ++g) {
+        static_for<0, kStepsUnrolled>([&](auto ki_c) {
+          constexpr int ki = decltype(ki_c)::value;
+          const int kk = g * kStepsUnrolled + ki;
+          const bool last_step = ki == kStepsUnrolled - 1 && g == kStepGroups - 1;
+          if constexpr (!DOUBLE_FRAGS) {
+            const unsigned a_s = smem_base + read_stage * kStageElems * 2;
+            load_fragments(af[0], bf[0], a_s, a_s + TileA::kElems * 2, kk, warp_m0, warp_n0, lrow, lmat);
+          }
+          if (load_now && g == 0)  // this k-step's share of the copy of tile kt_load
+            copy_range(std::integral_constant<int, ki * kCopyIters / kStepsUnrolled>(),
+                       std::integral_constant<int, (ki + 1) * kCopyIters / kStepsUnrolled>(), write_stage,
+                       kt_load, a_full, b_full);
+          if constexpr (DOUBLE_FRAGS) {
+            if (last_step) next_tile();
+            // Next k-step's fragments (after the last k-step of the last tile this reads a stage no
+            // one writes any more; the values are unused).
+            const unsigned a_s = smem_base + read_stage * kStageElems * 2;
+            load_fragments(af[(ki + 1) % kFragSets], bf[(ki + 1) % kFragSets], a_s, a_s + TileA::kElems * 2,
+                           last_step ? 0 : kk + 1, warp_m0, warp_n0, lrow, lmat);
+            mma_step(acc, af[ki % kFragSets], bf[ki % kFragSets]);
+          } else {
+            mma_step(acc, af[0], bf[0]);
+            if (last_step) next_tile();
+          }
+        });
       }
-      const unsigned a_s = smem_base + stage * kStageElems * 2;
-      const unsigned b_s = a_s + TileA::kElems * 2;
-      // k-steps of 16: fully unrolled up to kMaxKUnroll (enough for the scheduler to overlap the next
-      // step's ldmatrix with this step's mma), partially beyond, for the same register reason as above.
-#pragma unroll(BK / 16 <= kMaxKUnroll ? BK / 16 : kMaxKUnroll)
-      for (int kk = 0; kk < BK / 16; ++kk) {
-        unsigned af[kMi][4];
-        unsigned bf[kNi][2];
-#pragma unroll
-        for (int mi = 0; mi < kMi; ++mi) {
-          if constexpr (A_K) {  // smem [m][k]: matrices (m0-7,k0-7) (m8-15,k0-7) (m0-7,k8-15) (m8-15,k8-15)
-            const int m = warp_m0 + mi * 16 + lrow + (lmat & 1) * 8;
-            const int kc = kk * 2 + (lmat >> 1);
-            ldmatrix_x4<false>(af[mi], a_s + TileA::offset(m, kc) * 2);
-          } else {              // smem [k][m], transposed by ldmatrix.trans; same matrix order
-            const int k = kk * 16 + lrow + (lmat >> 1) * 8;
-            const int mc = (warp_m0 + mi * 16) / 8 + (lmat & 1);
-            ldmatrix_x4<true>(af[mi], a_s + TileA::offset(k, mc) * 2);
-          }
-        }
-#pragma unroll
-        for (int nj = 0; nj < kNi / 2; ++nj) {
-          unsigned r[4];
-          if constexpr (B_K) {  // smem [n][k]: (n0-7,k0-7) (n0-7,k8-15) (n8-15,k0-7) (n8-15,k8-15)
-            const int n = warp_n0 + nj * 16 + lrow + (lmat >> 1) * 8;
-            const int kc = kk * 2 + (lmat & 1);
-            ldmatrix_x4<false>(r, b_s + TileB::offset(n, kc) * 2);
-          } else {              // smem [k][n] with .trans: (k0-7,n0) (k8-15,n0) (k0-7,n8) (k8-15,n8)
-            const int k = kk * 16 + lrow + (lmat & 1) * 8;
-            const int nc = (warp_n0 + nj * 16) / 8 + (lmat >> 1);
-            ldmatrix_x4<true>(r, b_s + TileB::offset(k, nc) * 2);
-          }
-          bf[2 * nj][0] = r[0];
-          bf[2 * nj][1] = r[1];
-          bf[2 * nj + 1][0] = r[2];
-          bf[2 * nj + 1][1] = r[3];
-        }
+      if constexpr (DOUBLE_FRAGS && kStepsUnrolled % 2 == 1) {  // BLOCK_K = 16: next tile's fragments are in set 1
 #pragma unroll
         for (int mi = 0; mi < kMi; ++mi)
 #pragma unroll
-          for (int ni = 0; ni < kNi; ++ni) {
-            // Serpentine order over n reuses the last B fragment's registers between rows.
-            const int nn = (mi & 1) ? (kNi - 1 - ni) : ni;
-            mma_16816<T>(acc[mi][nn], af[mi], bf[nn]);
-          }
+          for (int r = 0; r < 4; ++r) af[0][mi][r] = af[kFragSets - 1][mi][r];
+#pragma unroll
+        for (int ni = 0; ni < kNi; ++ni) {
+          bf[0][ni][0] = bf[kFragSets - 1][ni][0];
+          bf[0][ni][1] = bf[kFragSets - 1][ni][1];
+        }
       }
-      if (++stage == STAGES) stage = 0;
+    };
+    int kt = 0;
+    if (a_mn_full && b_mn_full) {
+      // Interior CTA: every tile up to the last full one in K is copied without predicates.
+      const int kt_steady = k_full_tiles - (STAGES - 1);  // iterations whose kt_load < k_full_tiles
+      for (; kt < kt_steady; ++kt) k_tile(std::true_type());
     }
+    for (; kt < k_tiles; ++kt) k_tile(std::false_type());
 
     // ---- epilogue: fp32 -> T, staged through shared memory, 16-byte coalesced stores ----
     cp_async_wait<0>();
