@@ -80,8 +80,10 @@ struct NvModelConstants {
   // (a block barrier is tens of cycles); wgmma kernels wait on an mbarrier (warp-specialised,
   // the producer runs ahead), so almost nothing. Estimates; to be fitted.
   // mma_sync: fitted with the feed terms below (benchmarks/fit_model.py on the H200 seed suite):
-  // cp.async.wait_group + __syncthreads + ldmatrix address math per K-iteration.
-  double mma_sync_k_iter_overhead_cycles = 180.0;
+  // cp.async.wait_group + __syncthreads + ldmatrix address math per K-iteration. 180 for the first
+  // main loop; 164 after the pipelined loop of 2026-11-21 (refit on the re-measured seed suite,
+  // together with the two mma.sync feed rates below: benchmarks/results/model_fit.md).
+  double mma_sync_k_iter_overhead_cycles = 164.0;
   double wgmma_k_iter_overhead_cycles = 8.0;
   // Fixed per-tile cost: block launch / index math / accumulator zeroing. Estimate.
   double tile_setup_cycles = 200.0;
@@ -120,21 +122,26 @@ struct NvModelConstants {
   // and 497 at 1x8192x8192 (half the bytes: A has one real row): the time does not follow the L2
   // bytes at the per-thread-load rate. At 16x14336x4096 (896 CTAs) it takes 898: 4087 B/cycle
   // (1.38x), where the L2 does set the pace. The mma.sync L2 rate is l2_perf_ratio * this factor.
-  // Value: 1.36, read directly from those two measurements (reports/nvidia-h200/llm, rotate
-  // timing, 2026-11-21), not fitted; benchmarks/fit_model.py keeps both suites' picks for 1.33-1.45.
+  // Value for the first main loop: 1.36, read directly from those two measurements
+  // (reports/nvidia-h200/llm, rotate timing, 2026-11-21). The pipelined main loop (cpp/kernels/README.md)
+  // keeps more loads in flight per warp; refit on the re-measured seed suite (benchmarks/fit_model.py,
+  // with mma_sync_k_iter_overhead_cycles and mma_sync_warp_load_bytes_per_cycle): 1.72, rounded to 1.7.
   // At 1 (the per-thread-load figure, the model of commit 7f4d604) the 16x16x64 s6 kernel is
   // predicted L2-bound at 16x8192x8192 (710 cycles per K-iteration + overhead) and loses to
   // 16x16x128 s4 (measured 1805 per K-iteration of twice the depth: A/BF 0.58).
-  double mma_sync_l2_bandwidth_factor = 1.36;
+  double mma_sync_l2_bandwidth_factor = 1.7;
   // mma.sync kernels load with cp.async, 16 B per thread per instruction, issued by the block's
   // own warps at a limited rate per warp. A stage is issued (bytes / (warps x this rate)) and then
   // travels one memory latency, and has stages-1 K-iterations to land, so an iteration takes at
   // least (latency + issue) / (stages - 1) (Little's law on the cp.async pipeline). On the H200
   // at 1x4096x4096, where no kernel is near a bandwidth limit, the one-warp 16x16xBK kernels fit
   // it with ~3 B/cycle and ~940 cycles of latency: s6 BK=16/32/64 255/321/458 cycles per
-  // iteration (model 272/322/457), s3 BK=256/512 3372/6077 (3172/5875). Fitted value below.
+  // iteration (model 272/322/457), s3 BK=256/512 3372/6077 (3172/5875). That was the first main loop
+  // (2.5 B/cycle). The pipelined loop issues a 16-byte cp.async in fewer instructions (running
+  // pointers, no per-chunk predicate in the interior: 257 -> 126 SASS instructions per k-tile at
+  // 128x256x32); refit on the re-measured seed suite: 4.13, rounded to 4.1.
   // 0 = term off (latency / (stages - 1) only).
-  double mma_sync_warp_load_bytes_per_cycle = 2.5;
+  double mma_sync_warp_load_bytes_per_cycle = 4.1;
   // ...and the SM as a whole reaches at most this many warps' worth of that rate: the warps of
   // every block resident on the SM share the SM's cp.async path (its 4 sub-partitions' load/store
   // units and the SM's outstanding-request capacity), so extra warps per SM do not add
@@ -143,7 +150,7 @@ struct NvModelConstants {
   // cycles per K-iteration (model with 4 warps' rate 4023, with 8 2179), 128x128x128 s3 4071
   // (3612 / 1974), 256x64x64 s3 2234 (2382 / 1358); four one-warp blocks per SM at 16x8192x8192
   // (16x16x64 s6, 526 cycles per K-iteration) move ~8.5 B/cycle per SM. Value: 4 (one warp per
-  // SMSP, the Hopper whitepaper's 4 SMSPs per SM; 4 x 2.5 = 10 B/cycle per SM matches the figures
+  // SMSP, the Hopper whitepaper's 4 SMSPs per SM; 4 x 2.5 = 10 B/cycle per SM matched the figures
   // above), not fitted. Caveat: at large M (L2 hits, shorter latency) it makes the mma.sync
   // predictions ~6% slower on the seed suite (benchmarks/results/model_fit.md meas/pred 0.86 ->
   // 0.81) with the same picks. 0 = no limit (every warp of every block at the per-warp rate: the
