@@ -44,10 +44,11 @@ UPPER_BOUND = {"mma_sync_issue_efficiency": 1.0, "wgmma_issue_efficiency": 1.0, 
 # (the "before" column: per-thread-load L2 rate for every family, no per-warp load-issue term).
 BEFORE = {"wgmma_l2_bandwidth_factor": 1.0, "mma_sync_warp_load_bytes_per_cycle": 0.0,
           "wgmma_tma_oob_fill_bytes_per_cycle": 0.0, "mma_sync_l2_bandwidth_factor": 1.0,
-          "mma_sync_load_issue_warps_per_sm": 0.0}
-# The model of commit 7f4d604 (feed terms on; the mma.sync L2 rate at the per-thread-load figure and
-# every warp of every resident block issuing cp.async at the per-warp rate).
-PREVIOUS = {"mma_sync_l2_bandwidth_factor": 1.0, "mma_sync_load_issue_warps_per_sm": 0.0}
+          "mma_sync_load_issue_warps_per_sm": 0.0, "mma_sync_warp_copy_throttled_bytes_per_cycle": 0.0}
+# The model of commit f8a65b6 (fitted to the first mma.sync main loop: its k-iteration overhead and feed
+# rates, no per-warp cp.async issue floor), for comparison after the pipelined main loop.
+PREVIOUS = {"mma_sync_k_iter_overhead_cycles": 180.0, "mma_sync_warp_load_bytes_per_cycle": 2.5,
+            "mma_sync_l2_bandwidth_factor": 1.36, "mma_sync_warp_copy_throttled_bytes_per_cycle": 0.0}
 
 
 def kid(cfg: dict) -> tuple:
@@ -248,7 +249,7 @@ def main(argv=None) -> int:
     for n, s in suites.items():
         evals[(n, "at measurement")] = evaluate(s, hw, kernels, None, recorded=True)
         evals[(n, "before")] = evaluate(s, hw, kernels, BEFORE)
-        evals[(n, "previous (7f4d604)")] = evaluate(s, hw, kernels, PREVIOUS)
+        evals[(n, "previous (f8a65b6)")] = evaluate(s, hw, kernels, PREVIOUS)
         evals[(n, "installed")] = evaluate(s, hw, kernels, None)
 
     fits = []
@@ -276,9 +277,9 @@ def main(argv=None) -> int:
              "- at measurement = the predicted cycles stored in the raw records (the model the suite was run with; "
              "its pick = the measured kernel it predicted fastest).",
              f"- before = the installed model with {', '.join(f'{k}={v}' for k, v in BEFORE.items())} (the per-family feed "
-             "terms off; the real-rows fix for M << BLOCK_M stays on); previous (7f4d604) = the installed model with "
-             f"{', '.join(f'{k}={v}' for k, v in PREVIOUS.items())} (the model before the mma.sync L2 rate factor and "
-             "the per-SM cp.async issue limit); installed = the defaults in NvModelConstants.", ""]
+             "terms off; the real-rows fix for M << BLOCK_M stays on); previous (f8a65b6) = the installed model with "
+             f"{', '.join(f'{k}={v}' for k, v in PREVIOUS.items())} (the model fitted to the first mma.sync main loop, "
+             "before the pipelined one and the per-warp cp.async issue floor); installed = the defaults in NvModelConstants.", ""]
     for n in names:
         lines += [f"## {n} suite ({len(suites[n].sizes)} sizes)", ""] + SUMMARY_HEAD
         for (sn, label), ev in evals.items():
@@ -292,8 +293,8 @@ def main(argv=None) -> int:
             lines.append(f"- fit on **{src}** (objective {val:.4f}): " + ", ".join(f"`{k}` = {v:.4g}" for k, v in got.items()))
         lines.append("")
     for n in names:
-        lines += [f"## {n}: per size (previous (7f4d604) -> installed)", ""] + \
-            size_table(evals[(n, "previous (7f4d604)")], evals[(n, "installed")]) + [""]
+        lines += [f"## {n}: per size (previous (f8a65b6) -> installed)", ""] + \
+            size_table(evals[(n, "previous (f8a65b6)")], evals[(n, "installed")]) + [""]
     text = "\n".join(lines)
     print(text)
     if args.write:

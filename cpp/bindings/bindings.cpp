@@ -82,6 +82,7 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["dram_cycles"] = b.dram_cycles;
   d["latency_bound_cycles"] = b.latency_bound_cycles;
   d["load_issue_cycles"] = b.load_issue_cycles;
+  d["copy_throttle_cycles"] = b.copy_throttle_cycles;
   d["l2_feed_factor"] = b.l2_feed_factor;
   d["tma_oob_fill_cycles"] = b.tma_oob_fill_cycles;
   d["memory_cycles"] = b.memory_cycles;
@@ -309,7 +310,9 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, overlap_efficiency) RW(NvModelConstants, estimated_register_overhead)
       RW(NvModelConstants, wgmma_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_warp_load_bytes_per_cycle)
       RW(NvModelConstants, wgmma_tma_oob_fill_bytes_per_cycle)
-      RW(NvModelConstants, mma_sync_load_issue_warps_per_sm);
+      RW(NvModelConstants, mma_sync_load_issue_warps_per_sm)
+      RW(NvModelConstants, mma_sync_warp_copy_queue_bytes)
+      RW(NvModelConstants, mma_sync_warp_copy_throttled_bytes_per_cycle);
   py::class_<ModelOptions>(m, "ModelOptions", "Model mode, source flags and constants.")
       .def(py::init([](const std::string& mode) { ModelOptions o; o.mode = to_mode(mode); return o; }),
            py::arg("mode") = "nv")

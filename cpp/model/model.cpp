@@ -462,6 +462,13 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
     }
     b.load_issue_cycles = issued_bytes / (issuing_warps * o.nv.mma_sync_warp_load_bytes_per_cycle);
   }
+  // mma.sync: past a small per-warp batch, the cp.async of one stage issue at a throttled rate per warp
+  // (NvModelConstants::mma_sync_warp_copy_queue_bytes): a floor on the K-iteration, whatever the stages.
+  if (c.family == Family::MmaSync && o.nv.mma_sync_warp_copy_throttled_bytes_per_cycle > 0) {
+    const double per_warp_bytes = (double(c.block_m) + c.block_n) * c.block_k * bytes / std::max(c.warps, 1);
+    b.copy_throttle_cycles = std::max(0.0, per_warp_bytes - o.nv.mma_sync_warp_copy_queue_bytes) /
+                             o.nv.mma_sync_warp_copy_throttled_bytes_per_cycle;
+  }
   // A stage's loads are issued and then travel one memory latency; they have stages-1 iterations
   // to land (Little's law on the pipeline): (issue + latency) / (stages - 1) per iteration. With
   // few stages and big tiles issued by few warps this, not bandwidth, sets the pace (H200: the
@@ -473,6 +480,10 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   if (b.latency_bound_cycles > b.memory_cycles) {
     b.memory_cycles = b.latency_bound_cycles;
     b.memory_bound = b.load_issue_cycles > latency ? "load issue + latency" : "memory latency";
+  }
+  if (b.copy_throttle_cycles > b.memory_cycles) {
+    b.memory_cycles = b.copy_throttle_cycles;
+    b.memory_bound = "per-warp cp.async issue";
   }
   // wgmma: the part of each TMA box outside the matrix is zero-filled at a slow rate.
   if (c.family == Family::Wgmma && o.nv.wgmma_tma_oob_fill_bytes_per_cycle > 0) {

@@ -189,6 +189,9 @@ class Explanation:
         else:
             L.append(f"  latency bound = (hit x l2_latency + miss x hbm_latency) / (stages - 1) = {_n(b['latency_bound_cycles'], 1)}"
                      f" cycles (stages = {c.stages})")
+        if b.get("copy_throttle_cycles"):
+            L.append(f"  cp.async issue floor = (stage bytes / warps - mma_sync_warp_copy_queue_bytes) / throttled"
+                     f" per-warp rate = {_n(b['copy_throttle_cycles'], 1)} cycles")
         if b.get("tma_oob_fill_cycles"):
             L.append(f"  TMA out-of-bounds fill = zero-filled box bytes / fill rate = {_n(b['tma_oob_fill_cycles'], 1)} cycles")
         L.append(f"  L_mem = {_n(b['memory_cycles'], 1)} cycles  <- {b['memory_bound']}-bound")
