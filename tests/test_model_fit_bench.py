@@ -89,7 +89,20 @@ def test_repredict_uses_the_installed_model(h200_llm_raw):
         bf = [x for x in new if x.get("kind") == "config" and x.get("system") == "origami" and x.get("config")
               and x["size"] == p["size"] and _kid(x["config"]) == _kid(p["config"])]
         assert p["time_s"] in {x.get("time_s") for x in bf}
-    assert info["picks_changed"]  # the first run of the suite measured an older model's picks
+    # a size whose measured pick is not the installed model's takes the brute-force time of the new pick
+    assert set(info["picks_changed"]) <= {p["size"] for p in via_bf}
+    assert not info["picks_unmeasured"]
+    # make one size's measured pick another kernel (as if an older model had picked it): it is reported
+    # as changed and its pick record becomes the brute-force time of the installed model's pick
+    size = picks[0]["size"]
+    other = next(x["config"] for x in new if x.get("kind") == "config" and x.get("system") == "origami"
+                 and x["size"] == size and x.get("config") and _kid(x["config"]) != _kid(picks[0]["config"]))
+    edited = [dict(r, config=other) if r.get("kind") == "pick" and r.get("system") == "origami" and r.get("size") == size
+              else r for r in recs]
+    new2, info2 = repredict(edited)
+    assert size in info2["picks_changed"]
+    p2 = next(x for x in new2 if x.get("kind") == "pick" and x.get("system") == "origami" and x["size"] == size)
+    assert p2["via"].startswith("repredicted") and _kid(p2["config"]) == _kid(picks[0]["config"])
 
 
 def test_report_repredict_header(tmp_path, h200_llm_raw):
