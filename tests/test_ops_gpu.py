@@ -96,6 +96,28 @@ def test_every_config_two_sizes_all_layouts(dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_every_config_steady_state_loop(dtype):
+    """The kernel copies the k-tiles of a CTA away from the M and N edges without predicates while the
+    tile being loaded is full in K (gemm_mma_sync.cuh: the steady-state loop) and switches to the
+    predicated copy for the rest. The sizes above (K = 2-3 k-tiles) barely reach that loop, so here
+    every compiled config runs with K long enough for the ring to wrap several times (stages + 3
+    k-tiles): once at exact tile multiples (every CTA interior, every k-tile full), once with ragged
+    M, N and a K remainder (steady loop then edge loop in one launch), rotating over the three
+    compiled operand layouts (kn, kk, mn: no copy)."""
+    dt = DTYPES[dtype]
+    configs = _configs(dtype)
+    assert configs, "no mma_sync kernels compiled"
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    layouts = [("r", "r"), ("r", "c"), ("c", "r")]
+    for i, cfg in enumerate(configs):
+        bm, bn, bk, stages = cfg[:4]
+        k_long = (stages + 3) * bk
+        for j, (M, N, K) in enumerate([(2 * bm, 2 * bn, k_long), (2 * bm + 5, bn + 3, k_long + 24)]):
+            la, lb = layouts[(i + j) % 3]
+            a, b = _operand(M, K, dt, la, gen=gen), _operand(K, N, dt, lb, gen=gen)
+            _check(_run_config(cfg, a, b, dt), a, b, dt, f"{cfg} {la}{lb} {M}x{N}x{K}")
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_odd_sizes_rotating_subset(dtype):
     dt = DTYPES[dtype]
     configs = _configs(dtype)
