@@ -27,6 +27,23 @@ def test_schema_registered():
         assert arg in s
     assert "int[]" in str(ns.select_config.default._schema)
     assert "-> str" in str(ns.device_kernel_resources.default._schema)
+    assert "bool enabled" in str(ns.set_programmatic_dependent_launch.default._schema)
+
+
+def test_programmatic_dependent_launch_switch():
+    # The setting is process-wide; the context manager puts the previous one back (also without a GPU,
+    # where it has no effect).
+    ns = torch.ops.origami_nv
+    start = ns.set_programmatic_dependent_launch(True)
+    try:
+        with origami_nv.programmatic_dependent_launch(False):
+            assert ns.set_programmatic_dependent_launch(False) is False
+            with origami_nv.programmatic_dependent_launch(True):
+                assert ns.set_programmatic_dependent_launch(True) is True
+            assert ns.set_programmatic_dependent_launch(False) is False
+        assert ns.set_programmatic_dependent_launch(True) is True
+    finally:
+        ns.set_programmatic_dependent_launch(start)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])

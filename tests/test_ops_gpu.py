@@ -233,6 +233,64 @@ def test_driver_resources_match_ptxas_table():
     assert checked > 0
 
 
+def _chain_configs():
+    """Short-running configs of both families (the overlap of programmatic dependent launch matters most
+    where kernels are short): the smallest and a mid mma_sync tile, and a wgmma tile if compiled here."""
+    out = []
+    for cfg in _configs("float16"):
+        if cfg[:3] in ((16, 16, 64), (64, 64, 64)):
+            out.append(dict(block_m=cfg[0], block_n=cfg[1], block_k=cfg[2], stages=cfg[3], warps=cfg[4],
+                            group_size_m=1, family="mma_sync"))
+    if torch.cuda.get_device_capability() == (9, 0):
+        for r in _kernels.kernel_records():
+            c = r["config"]
+            if r["family"] == "wgmma" and r["dtype"] == "float16" and (c["block_m"], c["block_n"]) == (128, 64):
+                out.append(dict(c, group_size_m=1))
+                break
+    assert len(out) >= 2, out
+    return out
+
+
+@pytest.mark.parametrize("pdl", [True, False])
+def test_dependent_chain_sees_previous_output(pdl):
+    """A chain x_{i+1} = x_i @ W_i where every GEMM reads the previous GEMM's output, with NaN poison under
+    each fresh output and a torch elementwise kernel between some steps: with programmatic dependent launch
+    a kernel starts before its predecessor ends, and griddepcontrol.wait is what keeps it from reading
+    stale or poisoned data. Eager and replayed from a CUDA graph; each step is checked against its own
+    (final) input."""
+    gen = torch.Generator(device="cuda").manual_seed(11)
+    cfgs = _chain_configs()
+    n = 256
+    ws = [(torch.randn(n, n, device="cuda", generator=gen) / n ** 0.5).half() for _ in range(12)]
+    x0 = torch.randn(n, n, device="cuda", generator=gen).half()
+
+    def chain(x):
+        xs = [x]
+        for i, w in enumerate(ws):
+            _poison(n * n, torch.float16)
+            y = origami_nv.matmul(xs[-1], w, config=cfgs[i % len(cfgs)])
+            xs.append(y * 1.0 if i % 3 == 2 else y)  # a torch kernel between some GEMMs
+        return xs
+
+    with origami_nv.programmatic_dependent_launch(pdl):
+        xs = chain(x0)
+        torch.cuda.synchronize()
+        for i, w in enumerate(ws):
+            _check(xs[i + 1], xs[i], w, torch.float16, f"eager step {i} ({cfgs[i % len(cfgs)]}, pdl={pdl})")
+        static_x = x0.clone()
+        chain(static_x)  # warm-up outside capture (lazy init, smem attributes)
+        torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            gxs = chain(static_x)
+        for _ in range(3):
+            static_x.copy_(torch.randn(n, n, device="cuda", generator=gen).half())
+            g.replay()
+            torch.cuda.synchronize()
+            for i, w in enumerate(ws):
+                _check(gxs[i + 1], gxs[i], w, torch.float16, f"graph step {i} ({cfgs[i % len(cfgs)]}, pdl={pdl})")
+
+
 SANITIZER_SCRIPT = textwrap.dedent("""
     import torch, origami_nv
     from origami_nv import _kernels

@@ -5,6 +5,7 @@
 #   bash tools/gpu_run.sh [--no-tests] [--calibrate] [--suites "seed llm"] [--bench-budget SECONDS]
 #                         [--pytest-args "..."] [--build-args "..."] [--bench-args "..."]
 #                         [--head-to-head "M,N,K M,N,K ..."]   (benchmarks/head_to_head.py, both dtypes)
+#                         [--small-gemm]   (benchmarks/small_gemm.py: PDL on/off, Triton BF, cuBLAS)
 #
 # Results: $OUT/logs.tar.gz (device.txt, build.log, smoke.txt, tests.log, bench.log), reports.tar.gz,
 #          calibration.json + gpus.json (with --calibrate: the tool's own table update)
@@ -23,6 +24,7 @@ bench_budget=300
 pytest_args=""
 build_args=""
 h2h_sizes=""
+small_gemm=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-tests) run_tests=0 ;;
@@ -33,6 +35,7 @@ while [ $# -gt 0 ]; do
     --pytest-args) pytest_args="$2"; shift ;;
     --build-args) build_args="$2"; shift ;;
     --head-to-head) h2h_sizes="$2"; shift ;;
+    --small-gemm) small_gemm=1 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -111,6 +114,14 @@ if [ -n "$h2h_sizes" ]; then
   h2h_summary=$(tail -8 "$OUT/head_to_head.log")
 fi
 
+small_summary=""
+if [ "$small_gemm" = 1 ]; then
+  echo "== small GEMMs: PDL on/off, Triton BF, cuBLAS"
+  python3 "$repo/benchmarks/small_gemm.py" --out "$OUT/small_gemm" >"$OUT/small_gemm.log" 2>&1
+  echo "small-gemm rc=$?"
+  small_summary=$(tail -10 "$OUT/small_gemm.log")
+fi
+
 # The device tool brings back at most 8 files: logs travel as one archive.
 (cd "$OUT" && tar czf logs.tar.gz --remove-files $(ls *.log *.txt 2>/dev/null | grep -v '^run.log$'))
 
@@ -119,3 +130,5 @@ echo "== summary ($(( $(date +%s) - t0 ))s total, build ${t_build}s)"
 echo "tests: $test_summary"
 echo "$bench_summary"
 [ -n "$h2h_summary" ] && echo "$h2h_summary"
+[ -n "$small_summary" ] && echo "$small_summary"
+true

@@ -28,6 +28,9 @@ struct GemmArgs {
   int group_size_m = 1;
   int sm_count = 0;             // for persistent families (0 = ask the device)
   cudaStream_t stream = nullptr;
+  // Allow the launch to overlap the previous kernel of the stream (programmatic dependent launch,
+  // pdl.hpp); the launcher still checks that the loaded kernel waits for it.
+  bool programmatic_dependent_launch = false;
 };
 
 using LaunchFn = cudaError_t (*)(const GemmArgs&);

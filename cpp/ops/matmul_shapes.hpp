@@ -27,6 +27,11 @@ inline std::string shape_str(const at::Tensor& t) {
   return s + "]";
 }
 
+// Programmatic dependent launch of the CUDA kernels (cpp/kernels/pdl.hpp): on unless ORIGAMI_NV_PDL=0 was
+// in the environment when the library loaded; the op set_programmatic_dependent_launch switches it at
+// run time (benchmarks A/B it). Defined in ops.cpp.
+bool programmatic_dependent_launch_enabled();
+
 inline std::string supported_dtype_list() { return "torch.float16, torch.bfloat16"; }
 
 inline bool dtype_supported(at::ScalarType t) { return t == at::kHalf || t == at::kBFloat16; }

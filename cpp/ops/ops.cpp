@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <locale>
 
@@ -62,6 +63,21 @@ static std::string device_kernel_resources() {
 #endif
 }
 
+namespace {
+std::atomic<bool>& pdl_setting() {
+  static std::atomic<bool> on([] {
+    const char* v = std::getenv("ORIGAMI_NV_PDL");
+    return !(v != nullptr && v[0] == '0');
+  }());
+  return on;
+}
+}  // namespace
+bool programmatic_dependent_launch_enabled() { return pdl_setting().load(std::memory_order_relaxed); }
+// Returns the previous setting. Affects launches on sm_90+ only (pdl.hpp); a no-op setting without CUDA.
+static bool set_programmatic_dependent_launch(bool enabled) {
+  return pdl_setting().exchange(enabled, std::memory_order_relaxed);
+}
+
 // Debug aid for crashes Python's faulthandler cannot see into: with ORIGAMI_NV_SEGV_BACKTRACE=1 in the
 // environment when _C.so is loaded, a SIGSEGV/SIGBUS/SIGABRT prints the native backtrace (symbols of
 // exported functions; `c++filt` demangles) to stderr, then the default action runs.
@@ -108,6 +124,7 @@ TORCH_LIBRARY(origami_nv, m) {
         "int warps, int family) -> Tensor");
   m.def("select_config(int M, int N, int K, str dtype) -> int[]", &origami_ops::select_config);
   m.def("device_kernel_resources() -> str", &origami_ops::device_kernel_resources);
+  m.def("set_programmatic_dependent_launch(bool enabled) -> bool", &origami_ops::set_programmatic_dependent_launch);
 }
 
 TORCH_LIBRARY_IMPL(origami_nv, CPU, m) {

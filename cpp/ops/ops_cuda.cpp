@@ -312,6 +312,7 @@ at::Tensor run(const at::Tensor& a, const at::Tensor& b, const TileConfig* expli
   g.c_stride_batch = s.M * s.N;
   g.group_size_m = cfg.group_size_m;
   g.stream = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(dev)).stream();
+  g.programmatic_dependent_launch = cc >= 90 && programmatic_dependent_launch_enabled();
   const cudaError_t err = chosen->launch(g);
   TORCH_CHECK(err == cudaSuccess, op, ": launching ", origami::describe_kernel(*chosen), " failed: ",
               cudaGetErrorString(err));

@@ -16,9 +16,10 @@ Calibration (needs a GPU):
     calibrate()                                  -> measured hardware parameters
 """
 from ._api import Config, explain, gpus, hardware, rank, select  # noqa: F401
-from .ops import kernels, matmul  # noqa: F401
+from .ops import kernels, matmul, programmatic_dependent_launch  # noqa: F401
 from .calibrate import calibrate  # noqa: F401
 
 __version__ = "0.1.0"
 
-__all__ = ["Config", "select", "rank", "explain", "hardware", "gpus", "matmul", "kernels", "calibrate"]
+__all__ = ["Config", "select", "rank", "explain", "hardware", "gpus", "matmul", "kernels",
+           "programmatic_dependent_launch", "calibrate"]

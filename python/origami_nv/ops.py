@@ -9,6 +9,7 @@ Operators (torch.ops.origami_nv.*):
     matmul_config(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family) -> Tensor
     select_config(int M, int N, int K, str dtype) -> int[]   what matmul would launch here
     device_kernel_resources() -> str                      JSON: cudaFuncGetAttributes of every kernel
+    set_programmatic_dependent_launch(bool) -> bool       switch PDL on sm_90+ (returns the old setting)
 """
 from __future__ import annotations
 
@@ -179,6 +180,28 @@ def matmul(a, b, *, config=None):
     if config is None:
         return ops.matmul(a, b)
     return ops.matmul_config(a, b, *_config_fields(config))
+
+
+class programmatic_dependent_launch:
+    """Turn programmatic dependent launch (PDL) of the CUDA kernels on or off, process-wide.
+
+    On by default on sm_90+ (``ORIGAMI_NV_PDL=0`` in the environment turns the default off). With PDL
+    a kernel launches while the previous kernel of the stream is still running and does its set-up,
+    then waits (``griddepcontrol.wait``) before touching global memory, so it is safe after any kernel;
+    it saves part of the ~2 us fixed cost of a small GEMM in back-to-back launches (cpp/kernels/pdl.hpp,
+    benchmarks/METHOD.md). Use as a call, ``programmatic_dependent_launch(False)``, or as a context
+    manager that restores the previous setting: ``with programmatic_dependent_launch(False): ...``.
+    """
+
+    def __init__(self, enabled: bool):
+        self._previous = bool(load_op().set_programmatic_dependent_launch(bool(enabled)))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        load_op().set_programmatic_dependent_launch(self._previous)
+        return False
 
 
 def kernels(dtype=None, device: bool = False) -> list[dict]:

@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "../gemm_args.hpp"
+#include "../pdl.hpp"
 
 namespace origami {
 namespace mma_sync {
@@ -40,6 +41,7 @@ struct Params {
   int tiles_m, tiles_n;
   int group_size_m;
   int batch_base;                           // first batch index of this launch (grid.z chunks)
+  int pdl_early_trigger;                    // launch the next kernel right after our wait (pdl.hpp)
 };
 
 // ---- PTX wrappers ------------------------------------------------------------------------------
@@ -385,6 +387,12 @@ struct Kernel {
 #pragma unroll
         for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
 
+    // Programmatic dependent launch (pdl.hpp): the set-up above overlapped the previous kernel; wait for
+    // it before the first global access (the prologue's cp.async). The explicit trigger only when the
+    // host found the grid at most one CTA per SM (p.pdl_early_trigger); else the next grid launches as
+    // this one's CTAs exit (the implicit trigger).
+    pdl_wait_for_prior_grids();
+    if (p.pdl_early_trigger) pdl_launch_dependents();
     // Prologue: STAGES-1 tiles in flight. Always commit (possibly empty) groups so that
     // wait_group<STAGES-2> below counts tiles exactly.
 #pragma unroll 1
@@ -570,13 +578,48 @@ inline cudaError_t launch(void (*kernel)(Params), const GemmArgs& g, int block_m
       if (dev < 64) __atomic_fetch_or(&configured_mask, 1ull << dev, __ATOMIC_RELEASE);
     }
   }
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attr[1];
+  cfg.blockDim = dim3(K::kThreads);
+  cfg.dynamicSmemBytes = K::kSmemBytes;
+  cfg.stream = g.stream;
+  cfg.attrs = attr;
+  p.pdl_early_trigger = 0;
+  if (g.programmatic_dependent_launch) {
+    static std::atomic<unsigned char> waits[64];  // per kernel (this template instance) and device
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return e;
+    cfg.numAttrs = add_pdl_attribute(true, reinterpret_cast<const void*>(kernel), dev, waits, attr, 0);
+    // The explicit (early) trigger only where the next grid's waiting CTAs cannot crowd ours: one CTA
+    // per SM fits (they queue for our slots), or a same-sized next grid fits in the slots ours leave
+    // free (2 x our CTAs per SM <= the CTAs per SM the resources allow). Measured on the H200
+    // (benchmarks/small_gemm.py, trigger right after the wait for every grid): the 256-CTA grids of
+    // 64x64x64, 32x128x32, 32x64x64, 64x32x64 (2 CTAs per SM, room for 3) and 16x16x256 ran 5-28 %
+    // slower than without PDL (64x64x64 at 1024^3 9.99 -> 12.83 us; 32x64x64 at 128x4096x4096 20.4 ->
+    // 28.2), the trigger moved to the last k-tile load was no better; every grid this rule lets
+    // trigger gained 3-36 % (16 CTAs at 64^3: 2.43 -> 1.79 us), 256 CTAs of 16x16x64 at 256^3 20 %.
+    static std::atomic<int> per_sm_cache[64];  // CTAs per SM the resources allow, per device
+    int per_sm = per_sm_cache[dev & 63].load(std::memory_order_relaxed);
+    if (per_sm <= 0) {
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, K::kThreads, K::kSmemBytes);
+      if (e != cudaSuccess) return e;
+      per_sm_cache[dev & 63].store(per_sm, std::memory_order_relaxed);
+    }
+    int sms = g.sm_count;
+    if (sms <= 0) {
+      e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+      if (e != cudaSuccess) return e;
+    }
+    const long long ours_per_sm = (tiles * g.batch + sms - 1) / sms;
+    p.pdl_early_trigger = (per_sm <= 1 || 2 * ours_per_sm <= per_sm) ? 1 : 0;
+  }
   constexpr long long kMaxGridZ = 65535;
   for (long long b0 = 0; b0 < g.batch; b0 += kMaxGridZ) {
     const long long nb = g.batch - b0 < kMaxGridZ ? g.batch - b0 : kMaxGridZ;
     p.batch_base = static_cast<int>(b0);
-    dim3 grid(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(nb));
-    kernel<<<grid, K::kThreads, K::kSmemBytes, g.stream>>>(p);
-    cudaError_t e = cudaGetLastError();
+    cfg.gridDim = dim3(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(nb));
+    cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, p);
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;

@@ -30,6 +30,7 @@
 #include <mutex>
 
 #include "../gemm_args.hpp"
+#include "../pdl.hpp"
 
 namespace origami {
 namespace wgmma {
@@ -290,8 +291,16 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
   auto full_bar = [&](int s) { return bars + 8u * s; };
   auto empty_bar = [&](int s) { return bars + 8u * (kStages + s); };
 
+  // Programmatic dependent launch (pdl.hpp): this CTA's set-up below (barrier init, tensor-map prefetch)
+  // overlaps the previous kernel; global memory waits for it, then the next kernel may launch.
   const int warpgroup = threadIdx.x / 128;
   if (threadIdx.x == 0) {
+    // The tensor maps live in the kernel's parameter space, not in memory a prior kernel writes
+    // (K == 0: no maps were encoded).
+    if (p.k_blocks > 0) {
+      asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_a) : "memory");
+      asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_b) : "memory");
+    }
     for (int s = 0; s < kStages; ++s) {
       mbar_init(full_bar(s), 1);                    // the producer's arrive.expect_tx
       // one arrive per consumer warp of every CTA whose smem this stage's multicast writes
@@ -303,6 +312,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
   if constexpr (kCluster > 1) cluster_sync();
   else __syncthreads();
   const int rank = kCluster > 1 ? static_cast<int>(cluster_ctarank()) : 0;
+  pdl_wait_for_prior_grids();  // before the first TMA load and the first store of C
+  pdl_launch_dependents();
 
   if (warpgroup == 0) {
     // ------------------------------ producer warpgroup ------------------------------
@@ -591,22 +602,25 @@ struct Launcher {
       e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
       if (e != cudaSuccess) return e;
     }
+    cudaLaunchConfig_t cfg{};
+    cudaLaunchAttribute attr[2];
+    cfg.blockDim = dim3(P::kThreads);
+    cfg.dynamicSmemBytes = P::kSmemBytes;
+    cfg.stream = g.stream;
+    cfg.attrs = attr;
+    static std::atomic<unsigned char> waits[64];  // pdl.hpp, per kernel (this template instance) and device
+    cfg.numAttrs = add_pdl_attribute(g.programmatic_dependent_launch, reinterpret_cast<const void*>(kernel), dev,
+                                     waits, attr, 0);
     if constexpr (kCluster == 1) {
       const int grid = static_cast<int>(units < sms ? units : sms);  // persistent: one CTA per SM
-      kernel<<<grid, P::kThreads, P::kSmemBytes, g.stream>>>(map_a, map_b, p);
-      return cudaGetLastError();
+      cfg.gridDim = dim3(grid);
+      return cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, p);
     } else {
-      cudaLaunchConfig_t cfg{};
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = kCluster;
-      attr[0].val.clusterDim.y = 1;
-      attr[0].val.clusterDim.z = 1;
-      cfg.blockDim = dim3(P::kThreads);
-      cfg.dynamicSmemBytes = P::kSmemBytes;
-      cfg.stream = g.stream;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
+      attr[cfg.numAttrs].id = cudaLaunchAttributeClusterDimension;
+      attr[cfg.numAttrs].val.clusterDim.x = kCluster;
+      attr[cfg.numAttrs].val.clusterDim.y = 1;
+      attr[cfg.numAttrs].val.clusterDim.z = 1;
+      ++cfg.numAttrs;
       // Persistent: as many clusters as can be resident at once. Not sms / 2: a cluster needs its
       // CTAs in one GPC, and GPCs with an odd number of free SMs leave one idle.
       static std::atomic<int> resident_clusters[64];

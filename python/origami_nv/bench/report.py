@@ -275,8 +275,17 @@ def _header(an: dict, suite_name: str, mode: str) -> list[str]:
     for name, d in (m.get("systems") or {}).items():
         lines.append(f"| system `{name}` | {d.get('label', name)}; model mode {d.get('mode')}, "
                      f"gpu row {d.get('gpu') or 'auto'}, clock for predicted time "
-                     f"{_f((d.get('clock_hz') or 0) / 1e6, '{:.0f} MHz')} ({d.get('clock_key', '?')}) |")
+                     f"{_f((d.get('clock_hz') or 0) / 1e6, '{:.0f} MHz')} ({d.get('clock_key', '?')})"
+                     + _pdl_text(name, d) + " |")
     return lines + [""]
+
+
+def _pdl_text(name: str, system: dict) -> str:
+    if name != "origami":  # the seed's Triton kernels have no such switch
+        return ""
+    if "programmatic_dependent_launch" not in system:
+        return "; programmatic dependent launch not recorded (runs before it existed: off)"
+    return "; programmatic dependent launch " + ("on" if system["programmatic_dependent_launch"] else "off")
 
 
 def _mode_text(tm: dict) -> str:

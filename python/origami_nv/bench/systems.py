@@ -223,7 +223,14 @@ class OrigamiSystem:
         return {"label": "origami_nv (model pick through torch.ops.origami_nv)", "mode": self.mode or "default",
                 "gpu": self.gpu or self._hw_name, "clock_hz": self._clock_hz, "clock_key": self._clock_key, "arch": self.arch,
                 "b_layout": self.b_layout, "kernels": len(self.on.kernels()),
-                "version": getattr(self.on, "__version__", "")}
+                "version": getattr(self.on, "__version__", ""),
+                "programmatic_dependent_launch": self._pdl_setting()}
+
+    def _pdl_setting(self) -> bool:
+        # The op has a setter that returns the previous value; put it straight back.
+        prev = bool(self.ops.set_programmatic_dependent_launch(True))
+        self.ops.set_programmatic_dependent_launch(prev)
+        return prev
 
     def _rank(self, size):
         return _normalize_ranked(self.on.rank(size.M, size.N, size.K, dtype=size.dtype, top=None, **self._kw))

@@ -1,0 +1,77 @@
+// Programmatic dependent launch (PDL, sm_90+; CUDA programming guide, "Programmatic Dependent Launch
+// and Synchronization"; PTX ISA, griddepcontrol).
+//
+// Why: a small GEMM is mostly fixed cost. On the H200 a 64^3 GEMM takes ~2.3 us per launch in a CUDA
+// graph of back-to-back GEMMs (cuBLAS, Triton and ours alike: reports/nvidia-h200/seed.md), of which
+// the tensor-core work is a few hundred ns; the rest is the launch of the grid, the first DRAM round
+// trip and the drain of the stores. With PDL the next kernel in the stream is launched while this one
+// still runs, its CTAs do their set-up (index math, barrier init, tensor-map prefetch) and then wait in
+// griddepcontrol.wait until this grid has completed and its memory is visible.
+//
+// Contract, kept by every kernel of every family:
+//  * griddepcontrol.wait before the first global-memory access (read or write): the previous kernel in
+//    the stream may produce our operands or read the buffer we overwrite. That makes the overlap safe
+//    whatever the previous kernel is; only set-up work overlaps.
+//  * griddepcontrol.launch_dependents right after that wait, not before it: the dependent grid launches
+//    once every CTA of this grid has issued it (or exited). Issued before the wait, a chain of launches
+//    cascades: each grid launches the next while it is itself still waiting, until waiting CTAs of many
+//    grids hold the SMs' slots and the CTAs of each grid land wherever a slot was free, several to an SM
+//    while other SMs idle (measured on the H200, benchmarks/small_gemm.py, first version: mma.sync
+//    64x64x64 at 128x4096x4096 went from 22.9 to 40.4 us, 16x16x64 at 16x4096x4096 from 14.6 to 26.4).
+//    After the wait at most two grids overlap: this one and the next, whose CTAs only do their set-up.
+//    And only where the next grid's waiting CTAs cannot crowd this one's (wgmma: persistent, one CTA per
+//    SM, always; mma_sync: decided at launch from the grid and the CTAs per SM, gemm_mma_sync.cuh
+//    launch()): a 2-CTA-per-SM grid with room for a third ran up to 28 % slower with the trigger.
+//    Without the explicit trigger the next grid still launches as this one's CTAs exit, before the
+//    memory flush that ordinary stream order waits for.
+//  * The launch attribute is set only when the kernel, as loaded on this device, was compiled for a
+//    PTX target >= sm_90 (cudaFuncAttributes::ptxVersion): code JIT-compiled from the compute_80 PTX
+//    has no griddepcontrol.wait and must be serialised the ordinary way.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <atomic>
+
+namespace origami {
+
+#ifdef __CUDACC__
+// Blocks until the grids this one depends on have completed and their writes are visible (a no-op when
+// the launch did not allow overlap, or below sm_90).
+__device__ __forceinline__ void pdl_wait_for_prior_grids() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+// Lets the next kernel of the stream launch (once every CTA of this grid has said so or exited).
+__device__ __forceinline__ void pdl_launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+#endif
+
+// True when `kernel`, as loaded on device `dev`, contains the griddepcontrol.wait above. `cache` is the
+// caller's per-kernel memo (0 = not asked yet, 1 = yes, 2 = no), indexed by device.
+inline bool kernel_waits_for_prior_grids(const void* kernel, int dev, std::atomic<unsigned char> (&cache)[64]) {
+  std::atomic<unsigned char>& slot = cache[dev & 63];
+  unsigned char v = slot.load(std::memory_order_relaxed);
+  if (v == 0) {
+    cudaFuncAttributes attr{};
+    // ptxVersion: the virtual architecture the loaded code was compiled for (90 for our sm_90 SASS).
+    v = (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.ptxVersion >= 90) ? 1 : 2;
+    if (v == 2) cudaGetLastError();
+    slot.store(v, std::memory_order_relaxed);
+  }
+  return v == 1;
+}
+
+// Appends the PDL attribute to `attrs` when `allowed` and the kernel waits; returns the new count.
+inline unsigned add_pdl_attribute(bool allowed, const void* kernel, int dev, std::atomic<unsigned char> (&cache)[64],
+                                  cudaLaunchAttribute* attrs, unsigned n) {
+  if (!allowed || !kernel_waits_for_prior_grids(kernel, dev, cache)) return n;
+  attrs[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attrs[n].val.programmaticStreamSerializationAllowed = 1;
+  return n + 1;
+}
+
+}  // namespace origami
