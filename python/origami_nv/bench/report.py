@@ -272,7 +272,11 @@ def _header(an: dict, suite_name: str, mode: str) -> list[str]:
                      f"of the same kernel (GROUP_SIZE_M may differ); picks changed at "
                      f"{len(ch)} of {rp['sizes']} sizes" + (f", {len(rp['picks_unmeasured'])} new picks never measured"
                                                              if rp["picks_unmeasured"] else "") + " |")
-    for name, d in (m.get("systems") or {}).items():
+    # Each system as its latest run described it (shards of several runs may be merged).
+    latest_systems: dict = {}
+    for x in sorted(metas, key=lambda x: x.get("t") or 0):
+        latest_systems.update(x.get("systems") or {})
+    for name, d in latest_systems.items():
         lines.append(f"| system `{name}` | {d.get('label', name)}; model mode {d.get('mode')}, "
                      f"gpu row {d.get('gpu') or 'auto'}, clock for predicted time "
                      f"{_f((d.get('clock_hz') or 0) / 1e6, '{:.0f} MHz')} ({d.get('clock_key', '?')})"
