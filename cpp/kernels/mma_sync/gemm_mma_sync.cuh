@@ -566,12 +566,15 @@ inline cudaError_t launch(void (*kernel)(Params), const GemmArgs& g, int block_m
   const long long tiles = (long long)p.tiles_m * p.tiles_n;
   if (tiles > INT32_MAX) return cudaErrorInvalidValue;
 
+  int dev = 0;
+  if (K::kSmemBytes > 48 * 1024 || g.programmatic_dependent_launch) {
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return e;
+  }
   if (K::kSmemBytes > 48 * 1024) {
     // Opt in to > 48 KB dynamic shared memory; the attribute is per device, so set it once per device.
     static unsigned long long configured_mask = 0;  // benign race: setting it twice is harmless
-    int dev = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e != cudaSuccess) return e;
+    cudaError_t e = cudaSuccess;
     if (dev >= 64 || !(__atomic_load_n(&configured_mask, __ATOMIC_ACQUIRE) & (1ull << dev))) {
       e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes);
       if (e != cudaSuccess) return e;
@@ -587,9 +590,7 @@ inline cudaError_t launch(void (*kernel)(Params), const GemmArgs& g, int block_m
   p.pdl_early_trigger = 0;
   if (g.programmatic_dependent_launch) {
     static std::atomic<unsigned char> waits[64];  // per kernel (this template instance) and device
-    int dev = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e != cudaSuccess) return e;
+    cudaError_t e = cudaSuccess;
     cfg.numAttrs = add_pdl_attribute(true, reinterpret_cast<const void*>(kernel), dev, waits, attr, 0);
     // The explicit (early) trigger only where the next grid's waiting CTAs cannot crowd ours: one CTA
     // per SM fits (they queue for our slots), or a same-sized next grid fits in the slots ours leave
