@@ -144,11 +144,12 @@ def test_wgmma_tma_out_of_bounds_fill(hw):
     rate = 16.0
     edge = predict(hw, 1, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=rate)
     assert edge["tma_oob_fill_cycles"] == pytest.approx(127 * 64 * 2 / rate)
-    assert edge["memory_bound"] == "TMA out-of-bounds fill"
     inside = predict(hw, 128, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=rate)
     assert inside["tma_oob_fill_cycles"] == 0
     off = predict(hw, 1, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=0.0)
     assert off["tma_oob_fill_cycles"] == 0 and off["total_cycles"] < edge["total_cycles"]
+    # The fill does not overlap the box's real bytes: it adds to the memory time of a K-iteration.
+    assert edge["memory_cycles"] == pytest.approx(off["memory_cycles"] + edge["tma_oob_fill_cycles"])
 
 
 def test_seed_mode_has_no_feed_terms(hw):
@@ -166,19 +167,16 @@ def _fit_model():
     return mod
 
 
-@pytest.mark.parametrize("suite,min_abf,max_failures,min_tau", [("seed", 0.77, 1, 0.71), ("llm", 0.75, 2, 0.68)])
+@pytest.mark.parametrize("suite,min_abf,max_failures,min_tau", [("seed", 0.85, 0, 0.71), ("llm", 0.75, 2, 0.68)])
 def test_installed_model_on_h200_measurements(hw, suite, min_abf, max_failures, min_tau):
     """Offline A/BF of the installed model on the committed H200 brute force (every compiled kernel
     timed per size, measured with the pipelined mma.sync main loop): the pick's measured time against
     the best. Thresholds are what the fitted constants reach (benchmarks/results/model_fit.md: seed
     min 0.80 (64x16384x4096), 1 size below 0.8, tau 0.733; llm min 0.79, 2 below 0.8, tau 0.697) with a
-    little slack. Re-measured with programmatic dependent launch (same model): seed min 0.774, tau
-    0.733; llm min 0.787, tau 0.698. The seed minimum is still 64x16384x4096, whose best kernel (mma_sync
-    64x128x64) gained 3 % from PDL while the pick (wgmma 128x128x64, M padded to 128) did not: the model
-    predicts every config there DRAM-bound at ~48 us; the best runs in 34.5. On the same data the model fitted to the first main loop (commit f8a65b6) had llm min
-    0.62 and 10 sizes below 0.8 (the one-warp BLOCK_K >= 128 kernels, predicted fast, ran at the
-    per-warp cp.async issue floor); the model the first suites were measured with had min 0.35 (seed)
-    and 0.29 (llm) on those suites."""
+    little slack. Re-measured with programmatic dependent launch (same model): seed min 0.774 at
+    64x16384x4096 (wgmma 128x128x64 picked, M padded to 128; its zero-filled TMA rows cost time the
+    model took as overlapping the DRAM term); with the fill added to the memory time (model.hpp) seed
+    min 0.88, 0 sizes below 0.8, tau 0.732; llm min 0.79, 2 below 0.8, tau 0.697."""
     raw = ROOT / "reports" / "nvidia-h200" / "raw" / suite / "rotate"
     if not raw.is_dir():
         pytest.skip(f"no raw measurements at {raw}")

@@ -485,12 +485,13 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
     b.memory_cycles = b.copy_throttle_cycles;
     b.memory_bound = "per-warp cp.async issue";
   }
-  // wgmma: the part of each TMA box outside the matrix is zero-filled at a slow rate.
+  // wgmma: the part of each TMA box outside the matrix is zero-filled at a slow rate, on top of the
+  // box's real bytes (model.hpp, wgmma_tma_oob_fill_bytes_per_cycle).
   if (c.family == Family::Wgmma && o.nv.wgmma_tma_oob_fill_bytes_per_cycle > 0) {
     const double oob_rows = (double(c.block_m) - real_rows_per_tile(p.M, b.grid_m)) +
                             (double(c.block_n) - real_rows_per_tile(p.N, b.grid_n));
     b.tma_oob_fill_cycles = oob_rows * c.block_k * bytes / o.nv.wgmma_tma_oob_fill_bytes_per_cycle;
-    if (b.tma_oob_fill_cycles > b.memory_cycles) { b.memory_cycles = b.tma_oob_fill_cycles; b.memory_bound = "TMA out-of-bounds fill"; }
+    b.memory_cycles += b.tma_oob_fill_cycles;
   }
 }
 

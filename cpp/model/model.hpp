@@ -170,14 +170,16 @@ struct NvModelConstants {
   double mma_sync_warp_copy_queue_bytes = 4096.0;
   double mma_sync_warp_copy_throttled_bytes_per_cycle = 3.85;
   // wgmma kernels: a TMA box that hangs over the matrix edge (M < BLOCK_M: decode, small batch)
-  // has its out-of-bounds part zero-filled by the TMA unit, and that fill is slow: on the H200 the
-  // 128x64x64 kernel at 1x4096x4096 takes 941 cycles per K-iteration against 439 at
-  // 128x4096x4096 (same grid, same B traffic), 256x128x64 at 1x8192x8192 1936 against 1191;
-  // the extra time grows with the zero-filled rows (~7.5 cycles per 128-byte row, i.e. ~17 B/cycle,
-  // for the BLOCK_N <= 128 kernels) and hides under compute when a K-iteration's MMAs take longer.
-  // So one K-iteration of a block takes at least (zero-filled bytes per stage) / this rate
-  // (16 B/cycle, rounded from those measurements; the fit on llm gives 24). 0 = term off.
-  double wgmma_tma_oob_fill_bytes_per_cycle = 16.0;
+  // has its out-of-bounds part zero-filled by the TMA unit, and that fill is slow and does not overlap
+  // the box's real bytes: on the H200 the 128x64x64 kernel at 1x4096x4096 takes 941 cycles per
+  // K-iteration against 439 at 128x4096x4096 (same grid, same B traffic): +502 cycles for 127 zero
+  // rows of 128 B, ~32 B/cycle; 128x128x64 at 64x16384x4096 (64 zero rows) takes ~1257 cycles where
+  // the DRAM term alone is 834 (reports/nvidia-h200/seed.md, re-measured with PDL). So the fill time,
+  // (zero-filled bytes per stage) / this rate, is added to the K-iteration's memory time. The first
+  // form took the larger of the two (16 B/cycle): seed A/BF min 0.77 at 64x16384x4096, which this
+  // form lifts to 0.88 (seed-bf16, held out: 0.77 -> 0.91) with tau unchanged (0.733 -> 0.732, llm
+  // 0.698 -> 0.697; benchmarks/fit_model.py). 0 = term off.
+  double wgmma_tma_oob_fill_bytes_per_cycle = 32.0;
 };
 
 struct ModelOptions {

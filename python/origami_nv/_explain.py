@@ -193,8 +193,10 @@ class Explanation:
             L.append(f"  cp.async issue floor = (stage bytes / warps - mma_sync_warp_copy_queue_bytes) / throttled"
                      f" per-warp rate = {_n(b['copy_throttle_cycles'], 1)} cycles")
         if b.get("tma_oob_fill_cycles"):
-            L.append(f"  TMA out-of-bounds fill = zero-filled box bytes / fill rate = {_n(b['tma_oob_fill_cycles'], 1)} cycles")
-        L.append(f"  L_mem = {_n(b['memory_cycles'], 1)} cycles  <- {b['memory_bound']}-bound")
+            L.append(f"  TMA out-of-bounds fill = zero-filled box bytes / fill rate = {_n(b['tma_oob_fill_cycles'], 1)} cycles"
+                     " (added to the memory time: the fill does not overlap the box's real bytes)")
+        oob = " + TMA out-of-bounds fill" if b.get("tma_oob_fill_cycles") else ""
+        L.append(f"  L_mem = {_n(b['memory_cycles'], 1)} cycles  <- {b['memory_bound']}-bound{oob}")
         L.append("[Algorithm 8] Tile latency")
         L.append(f"  L_steady   = max(L_compute, L_mem) + (1 - overlap) x min = {_n(b['steady_cycles'], 1)} cycles"
                  f" per K-iteration  <- {b['bound']}-bound")
