@@ -26,12 +26,24 @@ struct GemmArgs {
   std::int64_t b_stride_k = 0, b_stride_n = 0, b_stride_batch = 0;
   std::int64_t c_stride_m = 0, c_stride_batch = 0;
   int group_size_m = 1;
+  // Split-K (TileConfig::split_k): the launcher uses effective_split_k(K, block_k, split_k) slices.
+  // With more than one, every slice writes its fp32 partial tile to `workspace` and a second kernel
+  // (launch_split_k_reduce) sums them into C; the workspace holds split_k_workspace_elems() floats,
+  // slice s of batch b at workspace + (s * batch + b) * M * N, rows of N (ldc = N).
+  int split_k = 1;
+  float* workspace = nullptr;
   int sm_count = 0;             // for persistent families (0 = ask the device)
   cudaStream_t stream = nullptr;
   // Allow the launch to overlap the previous kernel of the stream (programmatic dependent launch,
   // pdl.hpp); the launcher still checks that the loaded kernel waits for it.
   bool programmatic_dependent_launch = false;
 };
+
+// fp32 elements of split-K workspace a launch of a kernel with this block_k needs (0: no split).
+inline std::int64_t split_k_workspace_elems(const GemmArgs& g, int block_k) {
+  const int s = effective_split_k(g.K, block_k, g.split_k);
+  return s > 1 ? static_cast<std::int64_t>(s) * g.batch * g.M * g.N : 0;
+}
 
 using LaunchFn = cudaError_t (*)(const GemmArgs&);
 

@@ -78,16 +78,19 @@ double family_flops_per_cycle(const ModelHardware& hw, const NvModelConstants& n
 #define ORIGAMI_BLOCK_N(...) static const std::vector<int> kBlockN{__VA_ARGS__};
 #define ORIGAMI_BLOCK_K(...) static const std::vector<int> kBlockK{__VA_ARGS__};
 #define ORIGAMI_GROUP_SIZE_M(...) static const std::vector<int> kGroupSizeM{__VA_ARGS__};
+#define ORIGAMI_SPLIT_K(...) static const std::vector<int> kSplitK{__VA_ARGS__};
 #include "config_space.def"
 #undef ORIGAMI_BLOCK_M
 #undef ORIGAMI_BLOCK_N
 #undef ORIGAMI_BLOCK_K
 #undef ORIGAMI_GROUP_SIZE_M
+#undef ORIGAMI_SPLIT_K
 
 std::vector<int> space_block_m() { return kBlockM; }
 std::vector<int> space_block_n() { return kBlockN; }
 std::vector<int> space_block_k() { return kBlockK; }
 std::vector<int> space_group_size_m() { return kGroupSizeM; }
+std::vector<int> space_split_k() { return kSplitK; }
 
 // ---- occupancy (CUDA occupancy calculator rules) -------------------------------------------------
 // Follows cuda_occupancy.h (cudaOccMaxBlocksPerSMRegsLimit / ...SmemLimit / ...WarpsLimit), the

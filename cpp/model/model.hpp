@@ -343,5 +343,6 @@ std::vector<int> space_block_m();
 std::vector<int> space_block_n();
 std::vector<int> space_block_k();
 std::vector<int> space_group_size_m();
+std::vector<int> space_split_k();
 
 }  // namespace origami

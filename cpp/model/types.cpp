@@ -37,7 +37,28 @@ std::string TileConfig::to_string() const {
   Text os;
   os << family_name(family) << ' ' << block_m << 'x' << block_n << 'x' << block_k << " s" << stages << " w" << warps
      << " g" << group_size_m;
+  if (split_k > 1) os << " sk" << split_k;
   return os.str();
+}
+
+const char* layout_name(bool a_k_contiguous, bool b_k_contiguous) {
+  if (a_k_contiguous) return b_k_contiguous ? "nt" : "nn";
+  return b_k_contiguous ? "tt" : "tn";
+}
+
+bool parse_layout(std::string_view s, bool& a_k_contiguous, bool& b_k_contiguous) {
+  if (s.size() != 2) return false;
+  auto letter = [](char c, bool& transposed) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c != 'n' && c != 't') return false;
+    transposed = c == 't';
+    return true;
+  };
+  bool ta = false, tb = false;
+  if (!letter(s[0], ta) || !letter(s[1], tb)) return false;
+  a_k_contiguous = !ta;  // A row-major: K contiguous
+  b_k_contiguous = tb;   // B transposed view: K contiguous
+  return true;
 }
 
 }  // namespace origami

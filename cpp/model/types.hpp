@@ -24,8 +24,9 @@ enum class Family : int {
 };
 const char* family_name(Family f);  // "mma_sync", "wgmma"
 
-// One GEMM tile configuration. group_size_m is a launch-time parameter of every kernel
-// (the Triton-order raster); the rest are compile-time parameters of one specialisation.
+// One GEMM tile configuration. group_size_m (the Triton-order raster) and split_k (the K
+// decomposition) are launch-time parameters of every kernel; the rest are compile-time parameters
+// of one specialisation.
 struct TileConfig {
   int block_m = 0;
   int block_n = 0;
@@ -34,15 +35,52 @@ struct TileConfig {
   int stages = 2;
   int warps = 8;  // warps per thread block (threads = 32 * warps)
   Family family = Family::MmaSync;
+  // K slices (split-K). 1: one CTA (or persistent work unit) owns a whole output tile. S > 1: S work
+  // units per tile each reduce a contiguous range of k-tiles into fp32 partials in a workspace, and a
+  // second kernel sums the S partials in slice order (fixed order: the same bits every run) and
+  // rounds once to the output dtype. The slices a launch really uses: effective_split_k().
+  int split_k = 1;
 
-  // Same compiled kernel (group_size_m excluded: it does not select a specialisation).
+  // Same compiled kernel (group_size_m and split_k excluded: they do not select a specialisation).
   bool same_kernel(const TileConfig& o) const {
     return block_m == o.block_m && block_n == o.block_n && block_k == o.block_k &&
            stages == o.stages && warps == o.warps && family == o.family;
   }
-  bool operator==(const TileConfig& o) const { return same_kernel(o) && group_size_m == o.group_size_m; }
-  std::string to_string() const;  // e.g. "mma_sync 128x128x32 s4 w8 g8"
+  bool operator==(const TileConfig& o) const {
+    return same_kernel(o) && group_size_m == o.group_size_m && split_k == o.split_k;
+  }
+  std::string to_string() const;  // e.g. "mma_sync 128x128x32 s4 w8 g8", "... g1 sk4" when split_k > 1
 };
+
+// The K slices a launch of `split_k` really uses for a K of `K` in k-tiles of `block_k`: every slice
+// gets ceil(k_tiles / split_k) k-tiles (the last may get fewer), and slices that would be empty are
+// dropped (K = 640, block_k = 64, split_k = 4: 10 k-tiles as 3+3+3+1, four slices; split_k = 8:
+// 2+2+2+2+2, five). One definition for the model, the op (workspace size) and the launchers.
+constexpr std::int64_t ceil_div_i64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+constexpr int effective_split_k(std::int64_t K, int block_k, int split_k) {
+  const std::int64_t k_tiles = ceil_div_i64(K < 1 ? 1 : K, block_k < 1 ? 1 : block_k);
+  if (split_k <= 1 || k_tiles <= 1) return 1;
+  const std::int64_t per_slice = ceil_div_i64(k_tiles, split_k);
+  return static_cast<int>(ceil_div_i64(k_tiles, per_slice));
+}
+// k-tiles of every slice but the last (the whole K when split_k is 1).
+constexpr std::int64_t k_tiles_per_split(std::int64_t K, int block_k, int split_k) {
+  const std::int64_t k_tiles = ceil_div_i64(K < 1 ? 1 : K, block_k < 1 ? 1 : block_k);
+  return ceil_div_i64(k_tiles, effective_split_k(K, block_k, split_k));
+}
+
+// Operand layouts in BLAS letters, for C = A @ B with A (M x K) and B (K x N) as torch sees them:
+// 'n' = row-major (A: K contiguous; B: N contiguous), 't' = a transposed view (A: M contiguous;
+// B: K contiguous, e.g. w.t() of an nn.Linear weight). "nt" is nn.Linear's forward (x @ w.t()),
+// "nn" a plain a @ b, "tn" the weight gradient x.t() @ dy, "tt" both transposed.
+const char* layout_name(bool a_k_contiguous, bool b_k_contiguous);   // "nn", "nt", "tn", "tt"
+// Accepts "nn"/"nt"/"tn"/"tt" (any case); false for anything else.
+bool parse_layout(std::string_view s, bool& a_k_contiguous, bool& b_k_contiguous);
+// Bit of a layout in KernelResources::layouts.
+constexpr unsigned layout_bit(bool a_k_contiguous, bool b_k_contiguous) {
+  return 1u << ((a_k_contiguous ? 0 : 2) | (b_k_contiguous ? 1 : 0));
+}
+constexpr unsigned kAllLayouts = 0xFu;
 
 // The real resources of one compiled kernel, as the build (ptxas report) or the driver
 // (cudaFuncGetAttributes) reports them. Consumed by the register-pressure and shared-memory
@@ -58,11 +96,22 @@ struct KernelResources {
   int smem_bytes = 0;             // all shared memory one block needs: every pipeline stage + epilogue staging
   std::string arch;               // e.g. "sm_90"
   std::string source;             // "ptxas" (build) or "cudaFuncGetAttributes" (driver)
+  // Operand layouts compiled for this config (layout_bit); a problem in another layout makes the op
+  // copy an operand into a compiled one first. kAllLayouts when unknown (the abstract space).
+  unsigned layouts = kAllLayouts;
 };
 
+// The GEMM as the kernel will run it: C[b] (M x N) = A[b] (M x K) @ B[b] (K x N) for b < batch.
 struct Problem {
   std::int64_t M = 0, N = 0, K = 0;
   DType dtype = DType::Float16;
+  std::int64_t batch = 1;        // independent GEMMs of one shape (torch.bmm, batched matmul)
+  bool a_k_contiguous = true;    // layout (see layout_name): default "nn", both operands row-major
+  bool b_k_contiguous = false;
+  // Whether an operand can be read in place (16-byte aligned base, leading dimension and batch stride
+  // multiples of 8 elements). false: the op copies it into an aligned buffer first, whatever the kernel.
+  bool a_aligned = true;
+  bool b_aligned = true;
 };
 
 }  // namespace origami
