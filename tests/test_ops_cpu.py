@@ -23,9 +23,10 @@ def test_schema_registered():
     assert "Tensor a, Tensor b" in str(ns.matmul.default._schema)
     s = str(ns.matmul_config.default._schema)
     for arg in ("int block_m", "int block_n", "int block_k", "int group_size_m", "int stages", "int warps",
-                "int family"):
+                "int family", "int split_k=1"):
         assert arg in s
-    assert "int[]" in str(ns.select_config.default._schema)
+    sel = str(ns.select_config.default._schema)
+    assert "int[]" in sel and "int batch=1" in sel and 'str layout="nn"' in sel
     assert "-> str" in str(ns.device_kernel_resources.default._schema)
     assert "bool enabled" in str(ns.set_programmatic_dependent_launch.default._schema)
 
@@ -88,10 +89,36 @@ def test_errors_are_clear():
         origami_nv.matmul(a[0], a)
     with pytest.raises(RuntimeError, match="family must be 0"):
         torch.ops.origami_nv.matmul_config(a, a, 64, 64, 32, 1, 3, 4, 7)
+    with pytest.raises(RuntimeError, match="split_k must be in"):
+        torch.ops.origami_nv.matmul_config(a, a, 64, 64, 32, 1, 3, 4, 0, 0)
+    with pytest.raises(RuntimeError, match="split_k must be in"):
+        origami_nv.matmul(a, a, config=dict(block_m=64, block_n=64, block_k=32, stages=3, warps=4, split_k=-2))
     with pytest.raises(ValueError, match="unknown kernel family"):
         origami_nv.matmul(a, a, config=dict(block_m=64, block_n=64, block_k=32, stages=3, warps=4, family="x"))
     with pytest.raises(TypeError, match="config must be"):
         origami_nv.matmul(a, a, config=object())
+
+
+def test_select_config_argument_errors():
+    # The same argument checks with or without a GPU (select_config itself needs the CUDA op).
+    ns = torch.ops.origami_nv
+    with pytest.raises(RuntimeError, match="layout must be one of nn, nt, tn, tt"):
+        ns.select_config(64, 64, 64, "float16", 1, "xx")
+    with pytest.raises(RuntimeError, match="batch must be >= 1"):
+        ns.select_config(64, 64, 64, "float16", 0, "nn")
+    with pytest.raises(RuntimeError, match="unsupported dtype"):
+        ns.select_config(64, 64, 64, "float64", 1, "nn")
+
+
+def test_split_k_config_on_cpu_matches_reference():
+    # The CPU implementation ignores the tile (and the split) but validates it; results as any config.
+    g = torch.Generator().manual_seed(1)
+    a = torch.randn(5, 300, generator=g).half()
+    b = torch.randn(300, 7, generator=g).half()
+    c = origami_nv.matmul(a, b, config=dict(block_m=16, block_n=16, block_k=64, stages=6, warps=1, split_k=4))
+    torch.testing.assert_close(c, _ref(a, b))
+    c8 = torch.ops.origami_nv.matmul_config(a, b, 16, 16, 64, 1, 6, 1, 0, 4)
+    torch.testing.assert_close(c8, c)
 
 
 def test_fake_tensor_shapes():
@@ -114,6 +141,7 @@ def test_opcheck_cpu():
     for a, b in args:
         torch.library.opcheck(torch.ops.origami_nv.matmul.default, (a, b))
         torch.library.opcheck(torch.ops.origami_nv.matmul_config.default, (a, b, 64, 64, 32, 2, 3, 4, 0))
+        torch.library.opcheck(torch.ops.origami_nv.matmul_config.default, (a, b, 64, 64, 32, 2, 3, 4, 0, 3))
 
 
 def test_autograd_cpu():

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "registry.hpp"
+#include "split_k.hpp"
 
 namespace origami {
 namespace detail {
@@ -14,6 +15,14 @@ std::vector<KernelEntry> build_kernel_table();  // generated: kernel_table.cpp
 const std::vector<KernelEntry>& compiled_kernels() {
   static const std::vector<KernelEntry> table = detail::build_kernel_table();  // thread-safe static init
   return table;
+}
+
+cudaError_t launch_gemm(const KernelEntry& e, const GemmArgs& g) {
+  const int slices = effective_split_k(g.K, e.config.block_k, g.split_k);
+  if (slices > 1 && g.workspace == nullptr) return cudaErrorInvalidValue;
+  const cudaError_t err = e.launch(g);
+  if (err != cudaSuccess || slices <= 1) return err;
+  return launch_split_k_reduce(g, e.dtype, slices);
 }
 
 const KernelEntry* find_kernel(const TileConfig& c, DType dtype, bool a_k, bool b_k) {

@@ -8,6 +8,10 @@
 
 namespace origami {
 
+// Launches a compiled kernel for g: the GEMM, and with split-K (effective_split_k(g.K, block_k, g.split_k)
+// > 1) the reduction of its partials into C (g.workspace must hold split_k_workspace_elems(g, block_k)).
+cudaError_t launch_gemm(const KernelEntry& e, const GemmArgs& g);
+
 // Every compiled kernel, in generation order. Built once, thread-safe.
 const std::vector<KernelEntry>& compiled_kernels();
 

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "model/types.hpp"
+
 namespace origami_ops {
 
 // Numbers in messages are formatted with std::to_string, never by streaming them into a std::ostream:
@@ -96,13 +98,32 @@ inline at::Tensor a_as_3d(const at::Tensor& a, const MatmulShape& s) {
 inline at::Tensor b_as_3d(const at::Tensor& b, const MatmulShape& s) { return s.batched ? b : b.unsqueeze(0); }
 
 inline void check_config_args(int64_t block_m, int64_t block_n, int64_t block_k, int64_t group_size_m,
-                              int64_t stages, int64_t warps, int64_t family) {
+                              int64_t stages, int64_t warps, int64_t family, int64_t split_k) {
+  TORCH_CHECK(split_k >= 1 && split_k <= 65535, "origami_nv.matmul_config: split_k must be in [1, 65535], got ",
+              num(split_k));
   TORCH_CHECK(block_m > 0 && block_n > 0 && block_k > 0 && stages > 0 && warps > 0, "origami_nv.matmul_config: ",
               "block sizes, stages and warps must be positive, got block_m=", num(block_m), " block_n=", num(block_n),
               " block_k=", num(block_k), " stages=", num(stages), " warps=", num(warps));
   TORCH_CHECK(group_size_m >= 1, "origami_nv.matmul_config: group_size_m must be >= 1, got ", num(group_size_m));
   TORCH_CHECK(family == 0 || family == 1, "origami_nv.matmul_config: family must be 0 (mma_sync) or 1 (wgmma), got ",
               num(family));
+}
+
+// The Problem select_config describes (the same checks on every device).
+inline origami::Problem problem_from_args(int64_t M, int64_t N, int64_t K, const std::string& dtype, int64_t batch,
+                                          const std::string& layout) {
+  auto dt = origami::parse_dtype(dtype);
+  TORCH_CHECK(dt.has_value(), "origami_nv.select_config: unsupported dtype '", dtype, "'; supported: ",
+              origami::supported_dtypes());
+  TORCH_CHECK(M >= 0 && N >= 0 && K >= 0, "origami_nv.select_config: M, N, K must be >= 0");
+  TORCH_CHECK(batch >= 1, "origami_nv.select_config: batch must be >= 1, got ", num(batch));
+  origami::Problem p;
+  TORCH_CHECK(origami::parse_layout(layout, p.a_k_contiguous, p.b_k_contiguous),
+              "origami_nv.select_config: layout must be one of nn, nt, tn, tt, got '", layout, "'");
+  p.M = std::max<int64_t>(M, 1); p.N = std::max<int64_t>(N, 1); p.K = std::max<int64_t>(K, 1);
+  p.dtype = *dt;
+  p.batch = batch;
+  return p;
 }
 
 }  // namespace origami_ops

@@ -40,16 +40,17 @@ static at::Tensor matmul_cpu(const at::Tensor& a, const at::Tensor& b) {
 // the same way on every device (whether it is compiled is only known to the CUDA side).
 static at::Tensor matmul_config_cpu(const at::Tensor& a, const at::Tensor& b, int64_t block_m, int64_t block_n,
                                     int64_t block_k, int64_t group_size_m, int64_t stages, int64_t warps,
-                                    int64_t family) {
-  check_config_args(block_m, block_n, block_k, group_size_m, stages, warps, family);
+                                    int64_t family, int64_t split_k) {
+  check_config_args(block_m, block_n, block_k, group_size_m, stages, warps, family, split_k);
   return matmul_cpu_impl(a, b, "origami_nv.matmul_config");
 }
 
-static std::vector<int64_t> select_config(int64_t M, int64_t N, int64_t K, const std::string& dtype) {
+static std::vector<int64_t> select_config(int64_t M, int64_t N, int64_t K, const std::string& dtype, int64_t batch,
+                                          const std::string& layout) {
 #ifdef ORIGAMI_NV_TORCH_CUDA
-  return select_config_cuda(M, N, K, dtype);
+  return select_config_cuda(M, N, K, dtype, batch, layout);
 #else
-  (void)M; (void)N; (void)K; (void)dtype;
+  (void)problem_from_args(M, N, K, dtype, batch, layout);  // the same argument errors as on a GPU build
   TORCH_CHECK(false, "origami_nv.select_config: this build of origami_nv has no CUDA op (torch or nvcc was CPU-only "
                      "at build time); use origami_nv.select() for the model's choice without a GPU");
 #endif
@@ -121,8 +122,9 @@ const bool kClassicLocale = [] {
 TORCH_LIBRARY(origami_nv, m) {
   m.def("matmul(Tensor a, Tensor b) -> Tensor");
   m.def("matmul_config(Tensor a, Tensor b, int block_m, int block_n, int block_k, int group_size_m, int stages, "
-        "int warps, int family) -> Tensor");
-  m.def("select_config(int M, int N, int K, str dtype) -> int[]", &origami_ops::select_config);
+        "int warps, int family, int split_k=1) -> Tensor");
+  m.def("select_config(int M, int N, int K, str dtype, int batch=1, str layout=\"nn\") -> int[]",
+        &origami_ops::select_config);
   m.def("device_kernel_resources() -> str", &origami_ops::device_kernel_resources);
   m.def("set_programmatic_dependent_launch(bool enabled) -> bool", &origami_ops::set_programmatic_dependent_launch);
 }

@@ -11,9 +11,11 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 
 #include "matmul_shapes.hpp"
 #include "ops_cuda.hpp"
@@ -172,12 +174,14 @@ Operand prepare(const at::Tensor& t, bool is_a, bool want_k_contig, bool force_l
       r = &out.back();
       r->config = e.config;
       r->config.group_size_m = 1;
+      r->layouts = 0;
       r->dtype = e.dtype;
       r->threads = e.threads;
       r->smem_bytes = e.smem_bytes;
       r->arch = "sm_" + std::to_string(cc);
       r->source = "cudaFuncGetAttributes";
     }
+    r->layouts |= origami::layout_bit(e.a_k_contiguous, e.b_k_contiguous);
     r->registers_per_thread = std::max(r->registers_per_thread, d.num_regs);
     r->local_bytes = std::max(r->local_bytes, d.local_size_bytes);
     r->spill_store_bytes = std::max(r->spill_store_bytes, d.local_size_bytes);
@@ -211,13 +215,11 @@ const origami::Selector& selector_for(int dev, DType dtype) {
 }
 #endif
 
-TileConfig select_for(int dev, DType dtype, int64_t M, int64_t N, int64_t K) {
+TileConfig select_for(int dev, const origami::Problem& p) {
 #ifdef ORIGAMI_NV_HAVE_MODEL
-  origami::Problem p;
-  p.M = M; p.N = N; p.K = K; p.dtype = dtype;
-  return selector_for(dev, dtype).select(p).config;
+  return selector_for(dev, p.dtype).select(p).config;
 #else
-  (void)dev; (void)dtype; (void)M; (void)N; (void)K;
+  (void)dev; (void)p;
   TORCH_CHECK(false, "origami_nv.matmul: this build has no model library (cpp/model); use matmul_config");
 #endif
 }
@@ -226,27 +228,86 @@ TileConfig select_for(int dev, DType dtype, int64_t M, int64_t N, int64_t K) {
 std::string config_string(const TileConfig& c) {
   return "(block_m=" + num(c.block_m) + ", block_n=" + num(c.block_n) + ", block_k=" + num(c.block_k) +
          ", group_size_m=" + num(c.group_size_m) + ", stages=" + num(c.stages) + ", warps=" + num(c.warps) +
-         ", family=" + (c.family == Family::MmaSync ? "mma_sync" : "wgmma") + ")";
+         ", family=" + (c.family == Family::MmaSync ? "mma_sync" : "wgmma") +
+         (c.split_k > 1 ? ", split_k=" + num(c.split_k) : std::string()) + ")";
 }
 
-// ---- the launch --------------------------------------------------------------------------------------
-at::Tensor run(const at::Tensor& a, const at::Tensor& b, const TileConfig* explicit_config, const char* op) {
-  const MatmulShape s = check_and_shape(a, b, op);
-  TORCH_CHECK(a.is_cuda(), op, ": expected CUDA tensors");
-  c10::cuda::CUDAGuard guard(a.device());
-  if (s.M == 0 || s.N == 0 || s.batch == 0) return at::empty(s.out_sizes, a.options());
-  if (s.K == 0) return at::zeros(s.out_sizes, a.options());
-  TORCH_CHECK(s.M <= INT32_MAX && s.N <= INT32_MAX && s.K <= INT32_MAX, op, ": M, N, K must each be < 2^31, got M=",
-              num(s.M), " N=", num(s.N), " K=", num(s.K));
+// ---- the launch plan ---------------------------------------------------------------------------------
+// What the op decides for one (device, dtype, shape, operand strides and alignment, requested config): the
+// compiled kernel variant, which operands it copies first, and the config (with split-K). Deciding it scans
+// the kernel list and, for a new shape, runs the selector; launching it is a hash lookup. Plans live in a
+// per-thread table (no lock on the hot path: torch may call the op from several threads at once).
+struct PlanKey {
+  int dev = 0;
+  int dtype = 0;
+  int64_t batch = 0, M = 0, N = 0, K = 0;
+  int64_t a_strides[3] = {0, 0, 0}, b_strides[3] = {0, 0, 0};  // of the 3-D views (batch, rows, cols)
+  int align = 0;                     // bit 0: A's data pointer 16-byte aligned, bit 1: B's
+  TileConfig config;                 // the requested config (explicit); block_m == 0: the model picks
+  bool operator==(const PlanKey& o) const {
+    return dev == o.dev && dtype == o.dtype && batch == o.batch && M == o.M && N == o.N && K == o.K &&
+           std::equal(a_strides, a_strides + 3, o.a_strides) && std::equal(b_strides, b_strides + 3, o.b_strides) &&
+           align == o.align && config == o.config;
+  }
+};
 
-  const int dev = a.get_device();
-  const DType dtype = to_dtype(a.scalar_type());
+struct PlanKeyHash {
+  size_t operator()(const PlanKey& k) const {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a over the fields
+    auto mix = [&h](int64_t v) {
+      h ^= static_cast<uint64_t>(v);
+      h *= 1099511628211ull;
+    };
+    mix(k.dev); mix(k.dtype); mix(k.batch); mix(k.M); mix(k.N); mix(k.K);
+    for (int i = 0; i < 3; ++i) { mix(k.a_strides[i]); mix(k.b_strides[i]); }
+    mix(k.align);
+    mix(k.config.block_m); mix(k.config.block_n); mix(k.config.block_k); mix(k.config.group_size_m);
+    mix(k.config.stages); mix(k.config.warps); mix(static_cast<int>(k.config.family)); mix(k.config.split_k);
+    return static_cast<size_t>(h);
+  }
+};
+
+struct Plan {
+  const KernelEntry* entry = nullptr;
+  TileConfig config;          // what runs (group_size_m and split_k included)
+  bool copy_a = false, copy_b = false;
+  int64_t workspace_elems = 0;  // split-K fp32 workspace (0: none)
+  bool pdl_capable = false;   // compute capability >= 9.0
+};
+
+// The problem as the kernels will see it: layout and alignment from the operands' strides and pointers.
+origami::Problem problem_of(const at::Tensor& a3, const at::Tensor& b3, const MatmulShape& s, DType dtype) {
+  origami::Problem p;
+  p.M = s.M; p.N = s.N; p.K = s.K; p.batch = s.batch; p.dtype = dtype;
+  bool ok = false;
+  constexpr int64_t kAlign = 8;  // KernelEntry::alignment_elems of every family (16-byte chunks of 16-bit data)
+  Operand probe;
+  if (try_layout(a3, 2, 1, kAlign, probe)) { p.a_k_contiguous = true; ok = true; }
+  else if (try_layout(a3, 1, 2, kAlign, probe)) { p.a_k_contiguous = false; ok = true; }
+  p.a_aligned = ok;
+  ok = false;
+  if (try_layout(b3, 2, 1, kAlign, probe)) { p.b_k_contiguous = false; ok = true; }   // B (K, N): N contiguous
+  else if (try_layout(b3, 1, 2, kAlign, probe)) { p.b_k_contiguous = true; ok = true; }
+  p.b_aligned = ok;
+  return p;
+}
+
+Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, const MatmulShape& s,
+               const TileConfig* explicit_config, const char* op) {
+  const int dev = key.dev;
+  const DType dtype = static_cast<DType>(key.dtype);
   const int cc = device_cc(dev);
   TORCH_CHECK(cc >= 80, op, ": needs a GPU of compute capability 8.0 or newer, device ", num(dev), " is ",
               num(cc / 10), ".", num(cc % 10));
   const int optin = smem_optin_bytes(dev);
-
-  TileConfig cfg = explicit_config ? *explicit_config : select_for(dev, dtype, s.M, s.N, s.K);
+  Plan plan;
+  plan.pdl_capable = cc >= 90;
+#ifdef ORIGAMI_NV_HAVE_MODEL
+  plan.config = explicit_config ? *explicit_config : select_for(dev, problem_of(a3, b3, s, dtype));
+#else
+  plan.config = explicit_config ? *explicit_config : select_for(dev, problem_of(a3, b3, s, dtype));
+#endif
+  const TileConfig& cfg = plan.config;
 
   // Every compiled layout variant of this config that runs here.
   std::vector<const KernelEntry*> variants;
@@ -267,37 +328,78 @@ at::Tensor run(const at::Tensor& a, const at::Tensor& b, const TileConfig* expli
     }
     TORCH_CHECK(false, msg);
   }
-
-  const at::Tensor a3 = a_as_3d(a, s);
-  const at::Tensor b3 = b_as_3d(b, s);
-  // Pick the variant that reads both operands in place; else the one that copies the fewest elements
-  // (e.g. A and B both column-major: the M-contiguous-A x K-contiguous-B variant is not compiled, so the
+  // The variant that reads both operands in place; else the one that copies the fewest elements (e.g. A
+  // and B both column-major: the M-contiguous-A x K-contiguous-B mma_sync variant is not compiled, so the
   // smaller of the two operands is copied to the layout of a compiled variant).
-  const KernelEntry* chosen = nullptr;
-  Operand A, B;
   int64_t best_copy_elems = -1;
   for (const KernelEntry* e : variants) {
     bool ok_a = false, ok_b = false;
-    Operand ta = prepare(a3, true, e->a_k_contiguous, false, e->alignment_elems, ok_a);
-    Operand tb = prepare(b3, false, e->b_k_contiguous, false, e->alignment_elems, ok_b);
+    prepare(a3, true, e->a_k_contiguous, false, e->alignment_elems, ok_a);
+    prepare(b3, false, e->b_k_contiguous, false, e->alignment_elems, ok_b);
     const int64_t copy_elems = (ok_a ? 0 : a3.numel()) + (ok_b ? 0 : b3.numel());
     if (best_copy_elems < 0 || copy_elems < best_copy_elems) {
       best_copy_elems = copy_elems;
-      chosen = e;
-      if (ok_a && ok_b) {
-        A = ta;
-        B = tb;
-        break;
-      }
+      plan.entry = e;
+      plan.copy_a = !ok_a;
+      plan.copy_b = !ok_b;
+      if (copy_elems == 0) break;
     }
   }
-  if (!(A.ptr && B.ptr && best_copy_elems == 0)) {
-    bool ok = false;
-    A = prepare(a3, true, chosen->a_k_contiguous, true, chosen->alignment_elems, ok);
-    B = prepare(b3, false, chosen->b_k_contiguous, true, chosen->alignment_elems, ok);
+  origami::GemmArgs g;
+  g.M = s.M; g.N = s.N; g.K = s.K; g.batch = s.batch; g.split_k = cfg.split_k;
+  plan.workspace_elems = origami::split_k_workspace_elems(g, plan.entry->config.block_k);
+  return plan;
+}
+
+// Plans of this thread. Bounded: a process that sees ever new shapes (dynamic shapes) starts over rather
+// than growing without limit; a re-plan costs one selection (cached in the selector) and a kernel-list scan.
+const Plan& plan_for(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, const MatmulShape& s,
+                     const TileConfig* explicit_config, const char* op) {
+  thread_local std::unordered_map<PlanKey, Plan, PlanKeyHash> plans;
+  auto it = plans.find(key);
+  if (it != plans.end()) return it->second;
+  Plan plan = make_plan(key, a3, b3, s, explicit_config, op);  // may throw: nothing is cached then
+  if (plans.size() >= 4096) plans.clear();
+  return plans.emplace(key, plan).first->second;
+}
+
+// ---- the launch --------------------------------------------------------------------------------------
+at::Tensor run(const at::Tensor& a, const at::Tensor& b, const TileConfig* explicit_config, const char* op) {
+  const MatmulShape s = check_and_shape(a, b, op);
+  TORCH_CHECK(a.is_cuda(), op, ": expected CUDA tensors");
+  c10::cuda::CUDAGuard guard(a.device());
+  if (s.M == 0 || s.N == 0 || s.batch == 0) return at::empty(s.out_sizes, a.options());
+  if (s.K == 0) return at::zeros(s.out_sizes, a.options());
+  TORCH_CHECK(s.M <= INT32_MAX && s.N <= INT32_MAX && s.K <= INT32_MAX, op, ": M, N, K must each be < 2^31, got M=",
+              num(s.M), " N=", num(s.N), " K=", num(s.K));
+  if (explicit_config) {
+    TORCH_CHECK(explicit_config->split_k >= 1, op, ": split_k must be >= 1, got ", num(explicit_config->split_k));
   }
 
+  const at::Tensor a3 = a_as_3d(a, s);
+  const at::Tensor b3 = b_as_3d(b, s);
+  PlanKey key;
+  key.dev = a.get_device();
+  key.dtype = static_cast<int>(to_dtype(a.scalar_type()));
+  key.batch = s.batch; key.M = s.M; key.N = s.N; key.K = s.K;
+  for (int i = 0; i < 3; ++i) {
+    key.a_strides[i] = a3.stride(i);
+    key.b_strides[i] = b3.stride(i);
+  }
+  key.align = (aligned_ptr(a3.data_ptr()) ? 1 : 0) | (aligned_ptr(b3.data_ptr()) ? 2 : 0);
+  if (explicit_config) key.config = *explicit_config;
+  const Plan& plan = plan_for(key, a3, b3, s, explicit_config, op);
+  const KernelEntry* chosen = plan.entry;
+
+  // The plan was made for these strides and alignment, so an operand it reads in place still reads in place.
+  bool ok = false;
+  Operand A = prepare(a3, true, chosen->a_k_contiguous, true, chosen->alignment_elems, ok);
+  Operand B = prepare(b3, false, chosen->b_k_contiguous, true, chosen->alignment_elems, ok);
+
   at::Tensor c = at::empty({s.batch, s.M, s.N}, a.options());
+  // Split-K partials: from the caching allocator on the current stream (graph-capture safe, no sync).
+  at::Tensor workspace;
+  if (plan.workspace_elems > 0) workspace = at::empty({plan.workspace_elems}, a.options().dtype(at::kFloat));
   origami::GemmArgs g;
   g.a = A.ptr;
   g.b = B.ptr;
@@ -310,11 +412,14 @@ at::Tensor run(const at::Tensor& a, const at::Tensor& b, const TileConfig* expli
   g.b_stride_batch = B.batch_stride;
   g.c_stride_m = s.N;
   g.c_stride_batch = s.M * s.N;
-  g.group_size_m = cfg.group_size_m;
-  g.stream = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(dev)).stream();
-  g.programmatic_dependent_launch = cc >= 90 && programmatic_dependent_launch_enabled();
-  const cudaError_t err = chosen->launch(g);
-  TORCH_CHECK(err == cudaSuccess, op, ": launching ", origami::describe_kernel(*chosen), " failed: ",
+  g.group_size_m = plan.config.group_size_m;
+  g.split_k = plan.config.split_k;
+  g.workspace = plan.workspace_elems > 0 ? workspace.data_ptr<float>() : nullptr;
+  g.stream = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(key.dev)).stream();
+  g.programmatic_dependent_launch = plan.pdl_capable && programmatic_dependent_launch_enabled();
+  const cudaError_t err = origami::launch_gemm(*chosen, g);
+  TORCH_CHECK(err == cudaSuccess, op, ": launching ", origami::describe_kernel(*chosen),
+              plan.config.split_k > 1 ? " (split-K " + num(plan.config.split_k) + ")" : std::string(), " failed: ",
               cudaGetErrorString(err));
   return c.view(s.out_sizes);
 }
@@ -324,8 +429,9 @@ at::Tensor run(const at::Tensor& a, const at::Tensor& b, const TileConfig* expli
 at::Tensor matmul_cuda(const at::Tensor& a, const at::Tensor& b) { return run(a, b, nullptr, "origami_nv.matmul"); }
 
 at::Tensor matmul_config_cuda(const at::Tensor& a, const at::Tensor& b, int64_t block_m, int64_t block_n,
-                              int64_t block_k, int64_t group_size_m, int64_t stages, int64_t warps, int64_t family) {
-  check_config_args(block_m, block_n, block_k, group_size_m, stages, warps, family);
+                              int64_t block_k, int64_t group_size_m, int64_t stages, int64_t warps, int64_t family,
+                              int64_t split_k) {
+  check_config_args(block_m, block_n, block_k, group_size_m, stages, warps, family, split_k);
   TileConfig c;
   c.block_m = static_cast<int>(block_m);
   c.block_n = static_cast<int>(block_n);
@@ -334,18 +440,18 @@ at::Tensor matmul_config_cuda(const at::Tensor& a, const at::Tensor& b, int64_t 
   c.stages = static_cast<int>(stages);
   c.warps = static_cast<int>(warps);
   c.family = family == 0 ? Family::MmaSync : Family::Wgmma;
+  c.split_k = static_cast<int>(split_k);
   return run(a, b, &c, "origami_nv.matmul_config");
 }
 
-std::vector<int64_t> select_config_cuda(int64_t M, int64_t N, int64_t K, const std::string& dtype) {
-  auto dt = origami::parse_dtype(dtype);
-  TORCH_CHECK(dt.has_value(), "origami_nv.select_config: unsupported dtype '", dtype, "'; supported: ",
-              origami::supported_dtypes());
-  TORCH_CHECK(M >= 0 && N >= 0 && K >= 0, "origami_nv.select_config: M, N, K must be >= 0");
+std::vector<int64_t> select_config_cuda(int64_t M, int64_t N, int64_t K, const std::string& dtype, int64_t batch,
+                                        const std::string& layout) {
+  const origami::Problem p = problem_from_args(M, N, K, dtype, batch, layout);
   int dev = 0;
   check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
-  TileConfig c = select_for(dev, *dt, std::max<int64_t>(M, 1), std::max<int64_t>(N, 1), std::max<int64_t>(K, 1));
-  return {c.block_m, c.block_n, c.block_k, c.group_size_m, c.stages, c.warps, static_cast<int64_t>(c.family)};
+  const TileConfig c = select_for(dev, p);
+  return {c.block_m, c.block_n, c.block_k, c.group_size_m, c.stages, c.warps, static_cast<int64_t>(c.family),
+          c.split_k};
 }
 
 std::string device_kernel_resources_cuda() {

@@ -6,8 +6,10 @@ its fake (meta) implementation for torch.compile and its autograd formula here.
 
 Operators (torch.ops.origami_nv.*):
     matmul(Tensor a, Tensor b) -> Tensor                  the model-selected kernel
-    matmul_config(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family) -> Tensor
-    select_config(int M, int N, int K, str dtype) -> int[]   what matmul would launch here
+    matmul_config(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family, split_k=1) -> Tensor
+    select_config(int M, int N, int K, str dtype, int batch=1, str layout="nn") -> int[]
+                                                          what matmul would launch here (8 ints: the 7 tile
+                                                          fields of matmul_config, then split_k)
     device_kernel_resources() -> str                      JSON: cudaFuncGetAttributes of every kernel
     set_programmatic_dependent_launch(bool) -> bool       switch PDL on sm_90+ (returns the old setting)
 """
@@ -86,7 +88,7 @@ def _register_python_side(torch):
         return a.new_empty(_out_shape(a, b))
 
     @torch.library.register_fake("origami_nv::matmul_config")
-    def _matmul_config_fake(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family):
+    def _matmul_config_fake(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family, split_k=1):
         return a.new_empty(_out_shape(a, b))
 
     def _setup_context(ctx, inputs, output):
@@ -117,7 +119,7 @@ def _register_python_side(torch):
 
     def _backward_config(ctx, grad):
         ga, gb = _backward(ctx, grad)
-        return (ga, gb) + (None,) * 7
+        return (ga, gb) + (None,) * 8
 
     torch.library.register_autograd("origami_nv::matmul", _backward, setup_context=_setup_context)
     torch.library.register_autograd("origami_nv::matmul_config", _backward_config, setup_context=_setup_context)
@@ -125,13 +127,14 @@ def _register_python_side(torch):
 
 # ---- public API ----------------------------------------------------------------------------------------
 def _config_fields(config):
-    """(block_m, block_n, block_k, group_size_m, stages, warps, family) from an origami_nv.Config, the
-    pybind TileConfig, a dict, or a 7-sequence in select_config's order."""
+    """(block_m, block_n, block_k, group_size_m, stages, warps, family, split_k) from an origami_nv.Config,
+    the pybind TileConfig, a dict, or a 7- or 8-sequence in select_config's order (split_k last, default 1)."""
     if isinstance(config, (list, tuple)):
-        if len(config) != 7:
+        if len(config) not in (7, 8):
             raise ValueError("config as a sequence must be [block_m, block_n, block_k, group_size_m, stages, "
-                             f"warps, family], got {config!r}")
-        return tuple(int(v) for v in config)
+                             f"warps, family(, split_k)], got {config!r}")
+        vals = tuple(int(v) for v in config)
+        return vals if len(vals) == 8 else vals + (1,)
     get = (lambda k, d=None: config.get(k, d)) if isinstance(config, dict) else \
         (lambda k, d=None: getattr(config, k, d))
     try:
@@ -140,6 +143,7 @@ def _config_fields(config):
         raise TypeError(f"config must be an origami_nv.Config / TileConfig (with block_m, block_n, block_k, "
                         f"group_size_m, stages, warps, family) or None, got {type(config).__name__}") from None
     gsm = int(get("group_size_m", 1) or 1)
+    split_k = int(get("split_k", 1) or 1)
     stages = int(get("stages"))
     warps = int(get("warps"))
     fam = get("family", "mma_sync")
@@ -153,7 +157,7 @@ def _config_fields(config):
         fam = _FAMILIES[fam.name]
     else:
         fam = int(fam)
-    return bm, bn, bk, gsm, stages, warps, fam
+    return bm, bn, bk, gsm, stages, warps, fam, split_k
 
 
 def matmul(a, b, *, config=None):
@@ -167,10 +171,13 @@ def matmul(a, b, *, config=None):
     leading dimension is not 16-byte aligned (e.g. a row-major K = 7), are first copied into an aligned
     buffer. K = 0 gives zeros, other zero-size dimensions an empty result.
 
-    config: None (the Origami model picks the tile for this shape and device), or an explicit
-        configuration: an origami_nv.Config, the pybind TileConfig, a dict with block_m, block_n,
-        block_k, group_size_m, stages, warps, family; it must be a compiled kernel (see kernels()),
-        else a RuntimeError lists the closest compiled ones.
+    config: None (the Origami model picks the tile, and whether to split K, for this shape, layout and
+        device), or an explicit configuration: an origami_nv.Config, the pybind TileConfig, a dict with
+        block_m, block_n, block_k, group_size_m, stages, warps, family and optionally split_k; its tile
+        must be a compiled kernel (see kernels()), else a RuntimeError lists the closest compiled ones.
+        split_k = S > 1 runs S K-slices per output tile into an fp32 workspace (from the caching
+        allocator, on the current stream) and sums them in slice order in a second kernel: the same bits
+        every run. S is capped where slices would be empty (cpp/model/types.hpp: effective_split_k).
 
     On CPU tensors the result is computed in fp32 with torch and rounded to the input dtype (the same
     contract, untuned). Differentiable (backward runs the same op on transposed views) and usable under

@@ -42,6 +42,12 @@ struct Params {
   int group_size_m;
   int batch_base;                           // first batch index of this launch (grid.z chunks)
   int pdl_early_trigger;                    // launch the next kernel right after our wait (pdl.hpp)
+  // Split-K (GemmArgs::split_k): grid.y slices of k_tiles_per_split k-tiles each; with more than one the
+  // fp32 partial tile of slice s, batch b goes to ws + (s * batch_count + b) * M * N (rows of N).
+  int split_k;
+  int k_tiles_per_split;
+  float* ws;
+  long long batch_count;
 };
 
 // ---- PTX wrappers ------------------------------------------------------------------------------
@@ -152,6 +158,7 @@ struct Kernel {
   static constexpr int kEpilogueBytes = BM * kEpiPitch * 2;
   static constexpr int kSmemBytes = kPipelineBytes > kEpilogueBytes ? kPipelineBytes : kEpilogueBytes;
 
+  static constexpr int kBlockK = BK;
   static constexpr int kKSteps = BK / 16;  // 16-wide mma k-steps per k-tile
   // The k-steps of a k-tile run in kStepGroups groups of kStepsUnrolled compile-time-unrolled steps:
   // up to 4 per group, 2 for 64x64 warp tiles (128 accumulators + two fragment sets leave ~60
@@ -293,8 +300,14 @@ struct Kernel {
     const int n0 = tile_n * BN;
     const long long batch = (long long)p.batch_base + blockIdx.z;
 
-    const T* A = static_cast<const T*>(p.a) + batch * p.a_batch;
-    const T* B = static_cast<const T*>(p.b) + batch * p.b_batch;
+    // Split-K: the CTA's slice (blockIdx.y) is a sub-problem whose K is the slice's k-tiles, with A and B
+    // advanced to its first k-tile; only the last slice can end in a partial k-tile. One slice (split_k
+    // = 1) is the whole K.
+    const int slice = blockIdx.y;
+    const long long k_begin = (long long)slice * p.k_tiles_per_split * BK;
+    const int K = static_cast<int>(min((long long)p.K - k_begin, (long long)p.k_tiles_per_split * BK));
+    const T* A = static_cast<const T*>(p.a) + batch * p.a_batch + (A_K ? k_begin : k_begin * p.lda);
+    const T* B = static_cast<const T*>(p.b) + batch * p.b_batch + (B_K ? k_begin : k_begin * p.ldb);
     T* C = static_cast<T*>(p.c) + batch * p.c_batch;
 
     const int tid = threadIdx.x;
@@ -305,8 +318,8 @@ struct Kernel {
     const int lrow = lane & 7;
     const int lmat = lane >> 3;
 
-    const int k_tiles = (p.K + BK - 1) / BK;
-    const int k_full_tiles = p.K / BK;  // k-tiles with no K edge
+    const int k_tiles = (K + BK - 1) / BK;
+    const int k_full_tiles = K / BK;  // k-tiles with no K edge
     // A CTA away from the M (N) edge copies its A (B) tiles without per-chunk predicates, except the
     // last k-tile when K % BK != 0.
     const bool a_mn_full = m0 + BM <= p.M;
@@ -334,12 +347,12 @@ struct Kernel {
     auto copy_one = [&](auto is_a, int i, unsigned a_s, unsigned b_s, int k0, bool a_full, bool b_full) {
       if constexpr (decltype(is_a)::value) {
         if (a_full) copy_full<CopyA, TileA>(a_s, a_cur, p.lda, a_r0, a_c0, i);
-        else if (A_K) copy_edge<CopyA, TileA>(a_s, a_cur, A, p.lda, m0, p.M, k0, p.K, a_r0, a_c0, i);
-        else          copy_edge<CopyA, TileA>(a_s, a_cur, A, p.lda, k0, p.K, m0, p.M, a_r0, a_c0, i);
+        else if (A_K) copy_edge<CopyA, TileA>(a_s, a_cur, A, p.lda, m0, p.M, k0, K, a_r0, a_c0, i);
+        else          copy_edge<CopyA, TileA>(a_s, a_cur, A, p.lda, k0, K, m0, p.M, a_r0, a_c0, i);
       } else {
         if (b_full) copy_full<CopyB, TileB>(b_s, b_cur, p.ldb, b_r0, b_c0, i);
-        else if (B_K) copy_edge<CopyB, TileB>(b_s, b_cur, B, p.ldb, n0, p.N, k0, p.K, b_r0, b_c0, i);
-        else          copy_edge<CopyB, TileB>(b_s, b_cur, B, p.ldb, k0, p.K, n0, p.N, b_r0, b_c0, i);
+        else if (B_K) copy_edge<CopyB, TileB>(b_s, b_cur, B, p.ldb, n0, p.N, k0, K, b_r0, b_c0, i);
+        else          copy_edge<CopyB, TileB>(b_s, b_cur, B, p.ldb, k0, K, n0, p.N, b_r0, b_c0, i);
       }
     };
     // Copy iterations [J0, J1) of k-tile kt into ring stage `stage`; iteration j < CopyA::kIters is A's
@@ -492,6 +505,36 @@ struct Kernel {
     }
     for (; kt < k_tiles; ++kt) k_tile(std::false_type());
 
+    if (p.split_k > 1) {
+      // ---- split-K epilogue: the fp32 partial tile straight from the accumulators (no shared memory) ----
+      // Each lane holds column pairs (c, c + 1) of rows r and r + 8: a float2 store, and the 4 lanes of a row
+      // cover 8 consecutive floats (one 32-byte sector), so every store instruction writes whole sectors.
+      cp_async_wait<0>();  // the trailing (empty) copy groups: nothing may be in flight at exit
+      float* W = p.ws + ((long long)slice * p.batch_count + batch) * (long long)p.M * p.N;
+      const bool pairs_ok = (p.N & 1) == 0;  // every row starts 8-byte aligned
+      const int r = lane >> 2;
+      const int c = (lane & 3) * 2;
+#pragma unroll
+      for (int mi = 0; mi < kMi; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < kNi; ++ni) {
+          const int gn = n0 + warp_n0 + ni * 8 + c;
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int gm = m0 + warp_m0 + mi * 16 + r + h * 8;
+            if (gm >= p.M || gn >= p.N) continue;
+            float* dst = W + (long long)gm * p.N + gn;
+            if (pairs_ok) {
+              *reinterpret_cast<float2*>(dst) = make_float2(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
+            } else {
+              dst[0] = acc[mi][ni][2 * h];
+              if (gn + 1 < p.N) dst[1] = acc[mi][ni][2 * h + 1];
+            }
+          }
+        }
+      return;
+    }
+
     // ---- epilogue: fp32 -> T, staged through shared memory, 16-byte coalesced stores ----
     cp_async_wait<0>();
     __syncthreads();  // every warp is done reading the pipeline buffers we now overwrite
@@ -565,6 +608,12 @@ inline cudaError_t launch(void (*kernel)(Params), const GemmArgs& g, int block_m
   p.group_size_m = g.group_size_m < 1 ? 1 : g.group_size_m;
   const long long tiles = (long long)p.tiles_m * p.tiles_n;
   if (tiles > INT32_MAX) return cudaErrorInvalidValue;
+  p.split_k = effective_split_k(g.K, K::kBlockK, g.split_k);
+  p.k_tiles_per_split = static_cast<int>(k_tiles_per_split(g.K, K::kBlockK, g.split_k));
+  p.ws = g.workspace;
+  p.batch_count = g.batch;
+  if (p.split_k > 1 && p.ws == nullptr) return cudaErrorInvalidValue;  // the op allocates it (gemm_args.hpp)
+  if (p.split_k > 65535) return cudaErrorInvalidValue;                  // grid.y
 
   int dev = 0;
   if (K::kSmemBytes > 48 * 1024 || g.programmatic_dependent_launch) {
@@ -612,14 +661,14 @@ inline cudaError_t launch(void (*kernel)(Params), const GemmArgs& g, int block_m
       e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
       if (e != cudaSuccess) return e;
     }
-    const long long ours_per_sm = (tiles * g.batch + sms - 1) / sms;
+    const long long ours_per_sm = (tiles * p.split_k * g.batch + sms - 1) / sms;
     p.pdl_early_trigger = (per_sm <= 1 || 2 * ours_per_sm <= per_sm) ? 1 : 0;
   }
   constexpr long long kMaxGridZ = 65535;
   for (long long b0 = 0; b0 < g.batch; b0 += kMaxGridZ) {
     const long long nb = g.batch - b0 < kMaxGridZ ? g.batch - b0 : kMaxGridZ;
     p.batch_base = static_cast<int>(b0);
-    cfg.gridDim = dim3(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(nb));
+    cfg.gridDim = dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(p.split_k), static_cast<unsigned>(nb));
     cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, p);
     if (e != cudaSuccess) return e;
   }

@@ -221,6 +221,13 @@ struct KernelParams {
   int units_m;              // tile rows per cluster row: ceil(tiles_m / cluster)
   int units_total;          // units_m * tiles_n * batch: what the persistent clusters walk
   int k_blocks;             // ceil(K / 64)
+  // Split-K (GemmArgs::split_k): a unit is (batch, slice, tile); slice s runs k-blocks
+  // [s * k_blocks_per_split, min(k_blocks, (s + 1) * k_blocks_per_split)) and, with more than one slice,
+  // writes its fp32 partial tile to ws + (s * batch_count + b) * M * N (rows of N) instead of C.
+  int split_k;
+  int k_blocks_per_split;
+  float* ws;
+  long long batch_count;
   int group_size_m;         // in units (cluster rows of tiles)
   int a_batch_step;         // 1, or 0 when A is broadcast over the batch (stride 0)
   int b_batch_step;
@@ -234,14 +241,22 @@ struct KernelParams {
 // With 2-CTA clusters the raster walks units of cluster x 1 tiles (the CTAs of a cluster share the
 // B tile, rank r takes tile row cluster * unit_row + r) and group_size_m counts unit rows.
 struct TileCoord {
-  int batch, tile_m, tile_n;
+  int batch, slice, tile_m, tile_n;
+  int kb_begin, kb_end;  // the slice's k-blocks
 };
 template <int kCluster>
 __device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p, int rank) {
-  const int per_batch = p.units_m * p.tiles_n;
+  // Unit order: batch slowest, then the K slice, then the tiles of one slice in the raster (so the units in
+  // flight at once share A rows and B columns of one K range, as without split-K).
+  const int per_slice = p.units_m * p.tiles_n;
+  const int per_batch = per_slice * p.split_k;
   TileCoord t;
   t.batch = unit / per_batch;
-  const int pid = unit - t.batch * per_batch;
+  const int in_batch = unit - t.batch * per_batch;
+  t.slice = in_batch / per_slice;
+  const int pid = in_batch - t.slice * per_slice;
+  t.kb_begin = t.slice * p.k_blocks_per_split;
+  t.kb_end = min(p.k_blocks, t.kb_begin + p.k_blocks_per_split);
   const int per_group = p.group_size_m * p.tiles_n;
   const int group = pid / per_group;
   const int first_m = group * p.group_size_m;
@@ -325,7 +340,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         const TileCoord tc = tile_coord<kCluster>(unit, p, rank);
         const int m0 = tc.tile_m * BM, n0 = tc.tile_n * BN;
         const int ba = tc.batch * p.a_batch_step, bb = tc.batch * p.b_batch_step;
-        for (int kb = 0; kb < p.k_blocks; ++kb) {
+        for (int kb = tc.kb_begin; kb < tc.kb_end; ++kb) {
           mbar_wait(empty_bar(stage), phase ^ 1);
           const std::uint32_t fb = full_bar(stage);
           mbar_arrive_expect_tx(fb, P::kStageBytes);  // zero-filled out-of-range bytes count too
@@ -378,14 +393,15 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
 
     for (int unit = blockIdx.x / kCluster; unit < p.units_total; unit += gridDim.x / kCluster) {
       const TileCoord tc = tile_coord<kCluster>(unit, p, rank);
-      if (p.k_blocks == 0) {
+      const int n_kb = tc.kb_end - tc.kb_begin;  // this unit's k-blocks (all of K without split-K)
+      if (n_kb == 0) {
 #pragma unroll
         for (int mi = 0; mi < kMmaM; ++mi)
 #pragma unroll
           for (int i = 0; i < kAcc; ++i) acc[mi][i] = 0.f;
       }
       int prev_stage = 0;
-      for (int kb = 0; kb < p.k_blocks; ++kb) {
+      for (int kb = 0; kb < n_kb; ++kb) {
         mbar_wait(full_bar(stage), phase);
         const std::uint32_t a_base = ring + stage * P::kStageBytes;
         const std::uint32_t b_base = a_base + P::kABytes;
@@ -424,15 +440,42 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       wgmma_wait<0>();
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi) fence_accumulators(acc[mi]);
-      if (p.k_blocks > 0 && lane == 0) {
+      if (n_kb > 0 && lane == 0) {
         mbar_arrive(empty_bar(prev_stage));
         if constexpr (kCluster > 1) mbar_arrive_peer(empty_bar(prev_stage), rank ^ 1);
+      }
+
+      const int m_base = tc.tile_m * BM + cw * P::kRowsPerConsumer;
+      if (p.split_k > 1) {
+        // ---- split-K epilogue: the fp32 partial tile straight from the accumulators ----
+        // acc[mi][4j + 2h + e] is row mi*64 + warp*16 + lane/4 + 8h, column 8j + 2*(lane%4) + e (the wgmma
+        // D fragment): a float2 per (mi, j, h), the 4 lanes of a row writing one 32-byte sector.
+        float* W = p.ws + (static_cast<long long>(tc.slice) * p.batch_count + tc.batch) *
+                              static_cast<long long>(p.M) * p.N;
+        const bool pairs_ok = (p.N & 1) == 0;  // every row starts 8-byte aligned
+#pragma unroll
+        for (int mi = 0; mi < kMmaM; ++mi)
+#pragma unroll
+          for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const int gm = m_base + mi * 64 + warp * 16 + lane / 4 + 8 * h;
+              const int gn = tc.tile_n * BN + 8 * j + 2 * (lane % 4);
+              if (gm >= p.M || gn >= p.N) continue;
+              float* dst = W + static_cast<long long>(gm) * p.N + gn;
+              if (pairs_ok) {
+                *reinterpret_cast<float2*>(dst) = make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
+              } else {
+                dst[0] = acc[mi][4 * j + 2 * h];
+                if (gn + 1 < p.N) dst[1] = acc[mi][4 * j + 2 * h + 1];
+              }
+            }
+        continue;
       }
 
       // ---- epilogue: registers -> shared memory (this consumer's rows) -> global ----
       // In BN / kEpiN column slices through this warpgroup's kRowsPerConsumer x kEpiN buffer.
       std::uint8_t* c_rows = c_stage + static_cast<std::size_t>(cw) * P::kRowsPerConsumer * P::kCRowBytes;
-      const int m_base = tc.tile_m * BM + cw * P::kRowsPerConsumer;
       std::uint16_t* cg = static_cast<std::uint16_t*>(p.c) + tc.batch * p.c_stride_batch;
       constexpr int kChunksPerRow = kEpiN / 8;  // 16-byte chunks per staged row
       constexpr int kChunks = P::kRowsPerConsumer * kChunksPerRow;
@@ -572,10 +615,15 @@ struct Launcher {
     p.tiles_m = static_cast<int>((g.M + BM - 1) / BM);
     p.tiles_n = static_cast<int>((g.N + BN - 1) / BN);
     p.units_m = (p.tiles_m + kCluster - 1) / kCluster;
-    const std::int64_t units = static_cast<std::int64_t>(p.units_m) * p.tiles_n * g.batch;
+    p.k_blocks = static_cast<int>((g.K + kBlockK - 1) / kBlockK);
+    p.split_k = has_k ? effective_split_k(g.K, kBlockK, g.split_k) : 1;
+    p.k_blocks_per_split = has_k ? static_cast<int>(k_tiles_per_split(g.K, kBlockK, g.split_k)) : 0;
+    p.ws = g.workspace;
+    p.batch_count = g.batch;
+    if (p.split_k > 1 && p.ws == nullptr) return cudaErrorInvalidValue;  // the op allocates it (gemm_args.hpp)
+    const std::int64_t units = static_cast<std::int64_t>(p.units_m) * p.tiles_n * p.split_k * g.batch;
     if (units * kCluster > INT32_MAX) return cudaErrorInvalidValue;
     p.units_total = static_cast<int>(units);
-    p.k_blocks = static_cast<int>((g.K + kBlockK - 1) / kBlockK);
     // group_size_m counts tile rows (the model's raster); the kernel walks cluster rows.
     p.group_size_m = std::max(1, ((g.group_size_m > 0 ? g.group_size_m : 1) + kCluster - 1) / kCluster);
     p.a_batch_step = a_batch > 1 ? 1 : 0;
