@@ -21,6 +21,8 @@ def _ref(a, b):
 def test_schema_registered():
     ns = torch.ops.origami_nv
     assert "Tensor a, Tensor b" in str(ns.matmul.default._schema)
+    assert "Tensor bias" in str(ns.matmul_bias.default._schema)
+    assert "Tensor? bias=None" in str(ns.matmul_config.default._schema)
     s = str(ns.matmul_config.default._schema)
     for arg in ("int block_m", "int block_n", "int block_k", "int group_size_m", "int stages", "int warps",
                 "int family", "int split_k=1"):
@@ -119,6 +121,45 @@ def test_split_k_config_on_cpu_matches_reference():
     torch.testing.assert_close(c, _ref(a, b))
     c8 = torch.ops.origami_nv.matmul_config(a, b, 16, 16, 64, 1, 6, 1, 0, 4)
     torch.testing.assert_close(c8, c)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_bias_cpu_one_rounding_and_errors(dtype):
+    g = torch.Generator().manual_seed(2)
+    a = torch.randn(2, 6, 40, generator=g).to(dtype)
+    w = torch.randn(9, 40, generator=g).to(dtype)
+    bias = torch.randn(9, generator=g).to(dtype)
+    out = origami_nv.matmul(a, w.t(), bias=bias)
+    want = (torch.matmul(a.float(), w.float().t()) + bias.float()).to(dtype)  # fp32 sum, one rounding
+    assert torch.equal(out, want)
+    cfg = dict(block_m=64, block_n=64, block_k=32, stages=3, warps=4, split_k=2)
+    assert torch.equal(origami_nv.matmul(a, w.t(), bias=bias, config=cfg), want)
+    # K = 0: the result is the bias on every row
+    z = origami_nv.matmul(torch.empty(3, 0, dtype=dtype), torch.empty(0, 9, dtype=dtype), bias=bias)
+    assert torch.equal(z, bias.expand(3, 9))
+    with pytest.raises(RuntimeError, match="bias must be 1-D with N = 9"):
+        origami_nv.matmul(a, w.t(), bias=bias[:4])
+    with pytest.raises(RuntimeError, match="bias must be 1-D"):
+        origami_nv.matmul(a, w.t(), bias=bias.expand(6, 9))
+    with pytest.raises(TypeError, match="bias dtype"):
+        origami_nv.matmul(a, w.t(), bias=bias.float())
+
+
+def test_bias_autograd_and_opcheck_cpu():
+    a = torch.randn(2, 5, 16, dtype=torch.float16, requires_grad=True)
+    w = torch.randn(7, 16, dtype=torch.float16, requires_grad=True)
+    bias = torch.randn(7, dtype=torch.float16, requires_grad=True)
+    out = origami_nv.matmul(a, w.t(), bias=bias)
+    g = torch.randn_like(out)
+    out.backward(g)
+    torch.testing.assert_close(bias.grad.float(), g.float().sum((0, 1)), rtol=1e-2, atol=1e-2)
+    a32, w32 = a.detach().float().requires_grad_(), w.detach().float().requires_grad_()
+    (torch.matmul(a32, w32.t())).backward(g.float())
+    torch.testing.assert_close(a.grad.float(), a32.grad, rtol=2e-2, atol=2e-2)
+    torch.testing.assert_close(w.grad.float(), w32.grad, rtol=2e-2, atol=2e-2)
+    x, wt, b = torch.randn(9, 16).half(), torch.randn(5, 16).half().t(), torch.randn(5).half()
+    torch.library.opcheck(torch.ops.origami_nv.matmul_bias.default, (x, wt, b))
+    torch.library.opcheck(torch.ops.origami_nv.matmul_config.default, (x, wt, 64, 64, 32, 2, 3, 4, 0, 1, b))
 
 
 def test_fake_tensor_shapes():

@@ -110,6 +110,33 @@ def test_split_batched_odd_and_decode_shapes(family):
             _check(origami_nv.matmul(a, b, config=_cfg(t, split)), a, b, dt, what)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_fused_bias_every_tile_with_and_without_split(dtype):
+    """bias[n] is added in fp32 before the one rounding: in the epilogue of both families, and in the reduction
+    with split-K. Every compiled tile, ragged sizes, the nn.Linear layout (x @ w.t())."""
+    dt = DTYPES[dtype]
+    gen = torch.Generator(device="cuda").manual_seed(9)
+    for i, t in enumerate(_tiles(dtype)):
+        bm, bn, bk = t[:3]
+        M, N, K = bm + 3, bn + 7, 3 * bk + 5
+        x = torch.randn(M, K, device="cuda", generator=gen).to(dt)
+        w = torch.randn(N, K, device="cuda", generator=gen).to(dt)
+        bias = (torch.randn(N, device="cuda", generator=gen) * 4).to(dt)
+        ref = (x.float() @ w.float().t() + bias.float())
+        for split in (1, 3):
+            _poison(M * N, dt)
+            out = origami_nv.matmul(x, w.t(), bias=bias, config=_cfg(t, split))
+            assert not torch.isnan(out).any(), f"{t} split {split}: NaN"
+            err = ((out.float() - ref).norm() / ref.norm()).item()
+            assert err <= TOL[dt], f"{t} split {split} bias: relative error {err:.3e}"
+    x = torch.randn(3, 5, 64, device="cuda", generator=gen).to(dt)
+    w = torch.randn(48, 64, device="cuda", generator=gen).to(dt)
+    bias = torch.randn(48, device="cuda", generator=gen).to(dt)
+    out = origami_nv.matmul(x, w.t(), bias=bias)  # the model's pick, N-D @ 2-D
+    ref = x.float() @ w.float().t() + bias.float()
+    assert ((out.float() - ref).norm() / ref.norm()).item() <= TOL[dt]
+
+
 def _det_configs():
     out = []
     for fam in ("mma_sync", "wgmma"):

@@ -32,6 +32,10 @@ struct GemmArgs {
   // slice s of batch b at workspace + (s * batch + b) * M * N, rows of N (ldc = N).
   int split_k = 1;
   float* workspace = nullptr;
+  // Fused bias (nullptr: none): N elements of the input dtype, bias[n] added to every row of C in fp32
+  // before the one rounding to the output dtype (nn.Linear / addmm with a 1-D bias). With split-K the
+  // reduction adds it.
+  const void* bias = nullptr;
   int sm_count = 0;             // for persistent families (0 = ask the device)
   cudaStream_t stream = nullptr;
   // Allow the launch to overlap the previous kernel of the stream (programmatic dependent launch,

@@ -32,8 +32,12 @@ struct ReduceParams {
   long long slice_stride;    // batch * m * n: floats between slices
   int slices;
   int vector4;               // 4 consecutive columns per thread (alignment checked on the host)
+  const void* bias;          // N elements of T added to every row (nullptr: none)
 };
 
+template <typename T> __device__ __forceinline__ float to_float(T v);
+template <> __device__ __forceinline__ float to_float<__half>(__half v) { return __half2float(v); }
+template <> __device__ __forceinline__ float to_float<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
 template <typename T> __device__ __forceinline__ T from_float(float v);
 template <> __device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
 template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
@@ -55,6 +59,11 @@ __global__ void __launch_bounds__(256) split_k_reduce_kernel(const ReduceParams 
         acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
       }
       const long long b = e / mn, r = e - b * mn, row = r / p.n, col = r - row * p.n;
+      if (p.bias != nullptr) {  // after the partials, in slice order: one fixed order of additions
+        const T* bias = static_cast<const T*>(p.bias) + col;
+        acc.x += to_float<T>(bias[0]); acc.y += to_float<T>(bias[1]);
+        acc.z += to_float<T>(bias[2]); acc.w += to_float<T>(bias[3]);
+      }
       T* dst = static_cast<T*>(p.c) + b * p.c_batch + row * p.ldc + col;
       union { T h[4]; uint2 u; } out;
       out.h[0] = from_float<T>(acc.x); out.h[1] = from_float<T>(acc.y);
@@ -67,6 +76,7 @@ __global__ void __launch_bounds__(256) split_k_reduce_kernel(const ReduceParams 
       float acc = p.ws[e];
       for (int s = 1; s < p.slices; ++s) acc += p.ws[e + s * p.slice_stride];
       const long long b = e / mn, r = e - b * mn, row = r / p.n, col = r - row * p.n;
+      if (p.bias != nullptr) acc += to_float<T>(static_cast<const T*>(p.bias)[col]);
       static_cast<T*>(p.c)[b * p.c_batch + row * p.ldc + col] = from_float<T>(acc);
     }
   }
@@ -84,6 +94,7 @@ cudaError_t launch_reduce(const GemmArgs& g, int slices) {
   p.batch = g.batch;
   p.slice_stride = g.batch * g.M * g.N;
   p.slices = slices;
+  p.bias = g.bias;
   p.vector4 = (g.N % 4 == 0) && (g.c_stride_m % 4 == 0) && (g.batch == 1 || g.c_stride_batch % 4 == 0) &&
               (reinterpret_cast<std::uintptr_t>(g.c) % 8 == 0) && (reinterpret_cast<std::uintptr_t>(g.workspace) % 16 == 0);
   const long long items = p.vector4 ? g.batch * g.M * g.N / 4 : g.batch * g.M * g.N;

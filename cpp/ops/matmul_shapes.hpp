@@ -88,6 +88,15 @@ inline MatmulShape check_and_shape(const at::Tensor& a, const at::Tensor& b, con
   return s;
 }
 
+// A fused bias: 1-D, N elements, the dtype and device of the operands (broadcast over every row).
+inline void check_bias(const at::Tensor& bias, const at::Tensor& a, const MatmulShape& s, const char* op) {
+  TORCH_CHECK(bias.dim() == 1 && bias.size(0) == s.N, op, ": bias must be 1-D with N = ", num(s.N),
+              " elements (added to every row), got shape ", shape_str(bias));
+  TORCH_CHECK_TYPE(bias.scalar_type() == a.scalar_type(), op, ": bias dtype ", bias.scalar_type(),
+                   " differs from the operands' ", a.scalar_type());
+  TORCH_CHECK(bias.device() == a.device(), op, ": bias must be on ", a.device(), ", got ", bias.device());
+}
+
 // The 3-D views (batch, M, K) and (batch, K, N) of the operands. Folding N-D into M is a view when
 // the leading dims are jointly strided like one dimension, else reshape copies (documented).
 inline at::Tensor a_as_3d(const at::Tensor& a, const MatmulShape& s) {

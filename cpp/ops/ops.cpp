@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <locale>
+#include <optional>
 
 #include "matmul_shapes.hpp"
 
@@ -24,25 +25,31 @@
 
 namespace origami_ops {
 
-static at::Tensor matmul_cpu_impl(const at::Tensor& a, const at::Tensor& b, const char* op) {
+static at::Tensor matmul_cpu_impl(const at::Tensor& a, const at::Tensor& b, const at::Tensor* bias, const char* op) {
   const MatmulShape s = check_and_shape(a, b, op);
+  if (bias) check_bias(*bias, a, s, op);
   const at::Tensor a3 = a_as_3d(a, s).to(at::kFloat);
   const at::Tensor b3 = b_as_3d(b, s).to(at::kFloat);
-  at::Tensor c = at::matmul(a3, b3).to(a.scalar_type());  // K = 0 gives zeros
-  return c.reshape(s.out_sizes).contiguous();
+  at::Tensor c32 = at::matmul(a3, b3);  // K = 0 gives zeros
+  if (bias) c32 = c32 + bias->to(at::kFloat);  // in fp32, then one rounding, as the kernels do
+  return c32.to(a.scalar_type()).reshape(s.out_sizes).contiguous();
 }
 
 static at::Tensor matmul_cpu(const at::Tensor& a, const at::Tensor& b) {
-  return matmul_cpu_impl(a, b, "origami_nv.matmul");
+  return matmul_cpu_impl(a, b, nullptr, "origami_nv.matmul");
+}
+
+static at::Tensor matmul_bias_cpu(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
+  return matmul_cpu_impl(a, b, &bias, "origami_nv.matmul_bias");
 }
 
 // The CPU result does not depend on the tile; the config is still validated so a bad config fails
 // the same way on every device (whether it is compiled is only known to the CUDA side).
 static at::Tensor matmul_config_cpu(const at::Tensor& a, const at::Tensor& b, int64_t block_m, int64_t block_n,
                                     int64_t block_k, int64_t group_size_m, int64_t stages, int64_t warps,
-                                    int64_t family, int64_t split_k) {
+                                    int64_t family, int64_t split_k, const std::optional<at::Tensor>& bias) {
   check_config_args(block_m, block_n, block_k, group_size_m, stages, warps, family, split_k);
-  return matmul_cpu_impl(a, b, "origami_nv.matmul_config");
+  return matmul_cpu_impl(a, b, bias.has_value() ? &*bias : nullptr, "origami_nv.matmul_config");
 }
 
 static std::vector<int64_t> select_config(int64_t M, int64_t N, int64_t K, const std::string& dtype, int64_t batch,
@@ -121,8 +128,9 @@ const bool kClassicLocale = [] {
 
 TORCH_LIBRARY(origami_nv, m) {
   m.def("matmul(Tensor a, Tensor b) -> Tensor");
+  m.def("matmul_bias(Tensor a, Tensor b, Tensor bias) -> Tensor");
   m.def("matmul_config(Tensor a, Tensor b, int block_m, int block_n, int block_k, int group_size_m, int stages, "
-        "int warps, int family, int split_k=1) -> Tensor");
+        "int warps, int family, int split_k=1, Tensor? bias=None) -> Tensor");
   m.def("select_config(int M, int N, int K, str dtype, int batch=1, str layout=\"nn\") -> int[]",
         &origami_ops::select_config);
   m.def("device_kernel_resources() -> str", &origami_ops::device_kernel_resources);
@@ -131,12 +139,14 @@ TORCH_LIBRARY(origami_nv, m) {
 
 TORCH_LIBRARY_IMPL(origami_nv, CPU, m) {
   m.impl("matmul", &origami_ops::matmul_cpu);
+  m.impl("matmul_bias", &origami_ops::matmul_bias_cpu);
   m.impl("matmul_config", &origami_ops::matmul_config_cpu);
 }
 
 #ifdef ORIGAMI_NV_TORCH_CUDA
 TORCH_LIBRARY_IMPL(origami_nv, CUDA, m) {
   m.impl("matmul", &origami_ops::matmul_cuda);
+  m.impl("matmul_bias", &origami_ops::matmul_bias_cuda);
   m.impl("matmul_config", &origami_ops::matmul_config_cuda);
 }
 #endif

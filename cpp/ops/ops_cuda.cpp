@@ -364,12 +364,15 @@ const Plan& plan_for(const PlanKey& key, const at::Tensor& a3, const at::Tensor&
 }
 
 // ---- the launch --------------------------------------------------------------------------------------
-at::Tensor run(const at::Tensor& a, const at::Tensor& b, const TileConfig* explicit_config, const char* op) {
+at::Tensor run(const at::Tensor& a, const at::Tensor& b, const at::Tensor* bias, const TileConfig* explicit_config,
+               const char* op) {
   const MatmulShape s = check_and_shape(a, b, op);
+  if (bias) check_bias(*bias, a, s, op);
   TORCH_CHECK(a.is_cuda(), op, ": expected CUDA tensors");
   c10::cuda::CUDAGuard guard(a.device());
   if (s.M == 0 || s.N == 0 || s.batch == 0) return at::empty(s.out_sizes, a.options());
-  if (s.K == 0) return at::zeros(s.out_sizes, a.options());
+  if (s.K == 0) return bias ? bias->expand(s.out_sizes).clone(at::MemoryFormat::Contiguous)
+                            : at::zeros(s.out_sizes, a.options());
   TORCH_CHECK(s.M <= INT32_MAX && s.N <= INT32_MAX && s.K <= INT32_MAX, op, ": M, N, K must each be < 2^31, got M=",
               num(s.M), " N=", num(s.N), " K=", num(s.K));
   if (explicit_config) {
@@ -415,6 +418,11 @@ at::Tensor run(const at::Tensor& a, const at::Tensor& b, const TileConfig* expli
   g.group_size_m = plan.config.group_size_m;
   g.split_k = plan.config.split_k;
   g.workspace = plan.workspace_elems > 0 ? workspace.data_ptr<float>() : nullptr;
+  at::Tensor bias_c;
+  if (bias) {
+    bias_c = bias->contiguous();
+    g.bias = bias_c.data_ptr();
+  }
   g.stream = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(key.dev)).stream();
   g.programmatic_dependent_launch = plan.pdl_capable && programmatic_dependent_launch_enabled();
   const cudaError_t err = origami::launch_gemm(*chosen, g);
@@ -426,11 +434,17 @@ at::Tensor run(const at::Tensor& a, const at::Tensor& b, const TileConfig* expli
 
 }  // namespace
 
-at::Tensor matmul_cuda(const at::Tensor& a, const at::Tensor& b) { return run(a, b, nullptr, "origami_nv.matmul"); }
+at::Tensor matmul_cuda(const at::Tensor& a, const at::Tensor& b) {
+  return run(a, b, nullptr, nullptr, "origami_nv.matmul");
+}
+
+at::Tensor matmul_bias_cuda(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
+  return run(a, b, &bias, nullptr, "origami_nv.matmul_bias");
+}
 
 at::Tensor matmul_config_cuda(const at::Tensor& a, const at::Tensor& b, int64_t block_m, int64_t block_n,
                               int64_t block_k, int64_t group_size_m, int64_t stages, int64_t warps, int64_t family,
-                              int64_t split_k) {
+                              int64_t split_k, const std::optional<at::Tensor>& bias) {
   check_config_args(block_m, block_n, block_k, group_size_m, stages, warps, family, split_k);
   TileConfig c;
   c.block_m = static_cast<int>(block_m);
@@ -441,7 +455,7 @@ at::Tensor matmul_config_cuda(const at::Tensor& a, const at::Tensor& b, int64_t 
   c.warps = static_cast<int>(warps);
   c.family = family == 0 ? Family::MmaSync : Family::Wgmma;
   c.split_k = static_cast<int>(split_k);
-  return run(a, b, &c, "origami_nv.matmul_config");
+  return run(a, b, bias.has_value() ? &*bias : nullptr, &c, "origami_nv.matmul_config");
 }
 
 std::vector<int64_t> select_config_cuda(int64_t M, int64_t N, int64_t K, const std::string& dtype, int64_t batch,

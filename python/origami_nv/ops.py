@@ -6,7 +6,9 @@ its fake (meta) implementation for torch.compile and its autograd formula here.
 
 Operators (torch.ops.origami_nv.*):
     matmul(Tensor a, Tensor b) -> Tensor                  the model-selected kernel
-    matmul_config(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family, split_k=1) -> Tensor
+    matmul_bias(Tensor a, Tensor b, Tensor bias) -> Tensor    + bias[n] on every row, fused in the epilogue
+    matmul_config(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family, split_k=1,
+                  Tensor? bias=None) -> Tensor
     select_config(int M, int N, int K, str dtype, int batch=1, str layout="nn") -> int[]
                                                           what matmul would launch here (8 ints: the 7 tile
                                                           fields of matmul_config, then split_k)
@@ -82,18 +84,43 @@ def _out_shape(a, b):
     raise RuntimeError(f"origami_nv.matmul: unsupported ranks a.dim()={a.dim()}, b.dim()={b.dim()}")
 
 
+def _check_bias(bias, a, n):
+    """The C++ op's bias checks (cpp/ops/matmul_shapes.hpp: check_bias), for the fake implementation."""
+    if bias.dim() != 1 or bias.shape[0] != n:
+        raise RuntimeError(f"origami_nv.matmul_bias: bias must be 1-D with N = {n} elements (added to every row), "
+                           f"got shape {list(bias.shape)}")
+    if bias.dtype != a.dtype:
+        raise TypeError(f"origami_nv.matmul_bias: bias dtype {bias.dtype} differs from the operands' {a.dtype}")
+    if bias.device != a.device:
+        raise RuntimeError(f"origami_nv.matmul_bias: bias must be on {a.device}, got {bias.device}")
+
+
 def _register_python_side(torch):
     @torch.library.register_fake("origami_nv::matmul")
     def _matmul_fake(a, b):
         return a.new_empty(_out_shape(a, b))
 
+    @torch.library.register_fake("origami_nv::matmul_bias")
+    def _matmul_bias_fake(a, b, bias):
+        shape = _out_shape(a, b)
+        _check_bias(bias, a, shape[-1])
+        return a.new_empty(shape)
+
     @torch.library.register_fake("origami_nv::matmul_config")
-    def _matmul_config_fake(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family, split_k=1):
-        return a.new_empty(_out_shape(a, b))
+    def _matmul_config_fake(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family, split_k=1,
+                            bias=None):
+        shape = _out_shape(a, b)
+        if bias is not None:
+            _check_bias(bias, a, shape[-1])
+        return a.new_empty(shape)
 
     def _setup_context(ctx, inputs, output):
         a, b = inputs[0], inputs[1]
         ctx.save_for_backward(a, b)
+
+    def _bias_grad(grad):
+        # d(bias) = the sum of dC over every row (all leading dims), accumulated in fp32.
+        return grad.reshape(-1, grad.shape[-1]).float().sum(0).to(grad.dtype)
 
     def _backward(ctx, grad):
         # Through the same op on transposed views (no copies for row/column-major operands):
@@ -117,12 +144,23 @@ def _register_python_side(torch):
                 gb = op(a.reshape(-1, k).t(), grad.reshape(-1, n))
         return ga, gb
 
+    def _backward_bias(ctx, grad):
+        ga, gb = _backward(ctx, grad)
+        return ga, gb, _bias_grad(grad) if ctx.needs_input_grad[2] else None
+
+    def _setup_context_config(ctx, inputs, output):
+        _setup_context(ctx, inputs, output)
+        ctx.has_bias = len(inputs) > 10 and inputs[10] is not None
+
     def _backward_config(ctx, grad):
         ga, gb = _backward(ctx, grad)
-        return (ga, gb) + (None,) * 8
+        gbias = _bias_grad(grad) if ctx.has_bias and ctx.needs_input_grad[10] else None
+        return (ga, gb) + (None,) * 8 + (gbias,)
 
     torch.library.register_autograd("origami_nv::matmul", _backward, setup_context=_setup_context)
-    torch.library.register_autograd("origami_nv::matmul_config", _backward_config, setup_context=_setup_context)
+    torch.library.register_autograd("origami_nv::matmul_bias", _backward_bias, setup_context=_setup_context)
+    torch.library.register_autograd("origami_nv::matmul_config", _backward_config,
+                                    setup_context=_setup_context_config)
 
 
 # ---- public API ----------------------------------------------------------------------------------------
@@ -160,9 +198,9 @@ def _config_fields(config):
     return bm, bn, bk, gsm, stages, warps, fam, split_k
 
 
-def matmul(a, b, *, config=None):
-    """a @ b on the tensor cores through origami_nv's kernels (fp16/bf16 in, fp32 accumulation, output in
-    the input dtype).
+def matmul(a, b, *, bias=None, config=None):
+    """a @ b (+ bias) on the tensor cores through origami_nv's kernels (fp16/bf16 in, fp32 accumulation,
+    output in the input dtype).
 
     Shapes: 2-D @ 2-D; batched 3-D @ 3-D (equal batch sizes); N-D @ 2-D with the leading dims of `a`
     folded into M (nn.Linear, including ``x @ w.t()``). Row-major and column-major (transposed-view)
@@ -179,14 +217,18 @@ def matmul(a, b, *, config=None):
         allocator, on the current stream) and sums them in slice order in a second kernel: the same bits
         every run. S is capped where slices would be empty (cpp/model/types.hpp: effective_split_k).
 
+    bias: None, or a 1-D tensor of N elements (the operands' dtype and device) added to every row of the
+        result inside the kernel's epilogue, in fp32 before the one rounding to the output dtype (nn.Linear's
+        x @ w.t() + b, addmm with a 1-D bias); with split-K the reduction kernel adds it.
+
     On CPU tensors the result is computed in fp32 with torch and rounded to the input dtype (the same
-    contract, untuned). Differentiable (backward runs the same op on transposed views) and usable under
-    torch.compile.
+    contract, untuned). Differentiable (backward runs the same op on transposed views; d(bias) is dC summed
+    over the rows) and usable under torch.compile.
     """
     ops = load_op()
     if config is None:
-        return ops.matmul(a, b)
-    return ops.matmul_config(a, b, *_config_fields(config))
+        return ops.matmul(a, b) if bias is None else ops.matmul_bias(a, b, bias)
+    return ops.matmul_config(a, b, *_config_fields(config), bias)
 
 
 class programmatic_dependent_launch:

@@ -48,6 +48,7 @@ struct Params {
   int k_tiles_per_split;
   float* ws;
   long long batch_count;
+  const void* bias;                         // GemmArgs::bias (nullptr: none)
 };
 
 // ---- PTX wrappers ------------------------------------------------------------------------------
@@ -90,6 +91,10 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4],
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
   }
 }
+
+template <typename T> __device__ __forceinline__ float to_float(T v);
+template <> __device__ __forceinline__ float to_float<__half>(__half v) { return __half2float(v); }
+template <> __device__ __forceinline__ float to_float<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
 
 template <typename T> __device__ __forceinline__ unsigned pack2(float x, float y);
 template <> __device__ __forceinline__ unsigned pack2<__half>(float x, float y) {
@@ -541,6 +546,23 @@ struct Kernel {
     {
       const int r = lane >> 2;
       const int c = (lane & 3) * 2;
+      if (p.bias != nullptr) {
+        // Fused bias: column n of every row gets bias[n], in fp32, before the one rounding to T.
+        const T* bias = static_cast<const T*>(p.bias);
+#pragma unroll
+        for (int ni = 0; ni < kNi; ++ni) {
+          const int gn = n0 + warp_n0 + ni * 8 + c;
+          const float b0 = gn < p.N ? to_float<T>(bias[gn]) : 0.f;
+          const float b1 = gn + 1 < p.N ? to_float<T>(bias[gn + 1]) : 0.f;
+#pragma unroll
+          for (int mi = 0; mi < kMi; ++mi) {
+            acc[mi][ni][0] += b0;
+            acc[mi][ni][1] += b1;
+            acc[mi][ni][2] += b0;
+            acc[mi][ni][3] += b1;
+          }
+        }
+      }
 #pragma unroll
       for (int mi = 0; mi < kMi; ++mi)
 #pragma unroll
@@ -612,6 +634,7 @@ inline cudaError_t launch(void (*kernel)(Params), const GemmArgs& g, int block_m
   p.k_tiles_per_split = static_cast<int>(k_tiles_per_split(g.K, K::kBlockK, g.split_k));
   p.ws = g.workspace;
   p.batch_count = g.batch;
+  p.bias = p.split_k > 1 ? nullptr : g.bias;  // with split-K the reduction adds it
   if (p.split_k > 1 && p.ws == nullptr) return cudaErrorInvalidValue;  // the op allocates it (gemm_args.hpp)
   if (p.split_k > 65535) return cudaErrorInvalidValue;                  // grid.y
 

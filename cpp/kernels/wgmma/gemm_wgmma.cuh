@@ -201,6 +201,12 @@ __device__ __forceinline__ std::uint64_t make_desc(std::uint32_t addr, std::uint
 }
 
 template <ElemType T>
+__device__ __forceinline__ float elem_to_float(std::uint16_t bits) {
+  if constexpr (T == ElemType::Half) return __half2float(__ushort_as_half(bits));
+  else return __bfloat162float(__ushort_as_bfloat16(bits));
+}
+
+template <ElemType T>
 __device__ __forceinline__ std::uint32_t pack2(float lo, float hi);
 template <>
 __device__ __forceinline__ std::uint32_t pack2<ElemType::Half>(float lo, float hi) {
@@ -228,6 +234,7 @@ struct KernelParams {
   int k_blocks_per_split;
   float* ws;
   long long batch_count;
+  const void* bias;         // GemmArgs::bias (nullptr: none; with split-K the reduction adds it)
   int group_size_m;         // in units (cluster rows of tiles)
   int a_batch_step;         // 1, or 0 when A is broadcast over the batch (stride 0)
   int b_batch_step;
@@ -473,6 +480,24 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         continue;
       }
 
+      if (p.bias != nullptr) {
+        // Fused bias: column n of every row gets bias[n], in fp32, before the one rounding to the output type.
+        const std::uint16_t* bias = static_cast<const std::uint16_t*>(p.bias);
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          const int gn = tc.tile_n * BN + 8 * j + 2 * (lane % 4);
+          const float b0 = gn < p.N ? elem_to_float<kT>(bias[gn]) : 0.f;
+          const float b1 = gn + 1 < p.N ? elem_to_float<kT>(bias[gn + 1]) : 0.f;
+#pragma unroll
+          for (int mi = 0; mi < kMmaM; ++mi) {
+            acc[mi][4 * j + 0] += b0;
+            acc[mi][4 * j + 1] += b1;
+            acc[mi][4 * j + 2] += b0;
+            acc[mi][4 * j + 3] += b1;
+          }
+        }
+      }
+
       // ---- epilogue: registers -> shared memory (this consumer's rows) -> global ----
       // In BN / kEpiN column slices through this warpgroup's kRowsPerConsumer x kEpiN buffer.
       std::uint8_t* c_rows = c_stage + static_cast<std::size_t>(cw) * P::kRowsPerConsumer * P::kCRowBytes;
@@ -620,6 +645,7 @@ struct Launcher {
     p.k_blocks_per_split = has_k ? static_cast<int>(k_tiles_per_split(g.K, kBlockK, g.split_k)) : 0;
     p.ws = g.workspace;
     p.batch_count = g.batch;
+    p.bias = p.split_k > 1 ? nullptr : g.bias;
     if (p.split_k > 1 && p.ws == nullptr) return cudaErrorInvalidValue;  // the op allocates it (gemm_args.hpp)
     const std::int64_t units = static_cast<std::int64_t>(p.units_m) * p.tiles_n * p.split_k * g.batch;
     if (units * kCluster > INT32_MAX) return cudaErrorInvalidValue;
