@@ -4,8 +4,8 @@
 // i.e. plain tensors and transposed views) and the kernel's alignment holds: 16-byte aligned data
 // pointer, leading dimension and batch stride multiples of KernelEntry::alignment_elems (8 elements).
 // Otherwise (other strides, an odd leading dimension such as K = 7 row-major, a misaligned slice) the
-// operand is first copied into a fresh row-major buffer whose leading dimension is padded up to the
-// alignment: one extra read+write of that operand, documented in python/origami_nv/ops.py.
+// operand is first copied into a fresh buffer whose leading dimension is padded up to 128 bytes (see
+// padded_copy): one extra read+write of that operand, documented in python/origami_nv/ops.py.
 // A dimension of size 1 has no meaningful stride, so it never forces a copy.
 #include <c10/cuda/CUDAStream.h>  // c10::cuda::getCurrentCUDAStream (= at::cuda::getCurrentCUDAStream)
 #include <c10/cuda/CUDAGuard.h>
@@ -91,12 +91,19 @@ bool try_layout(const at::Tensor& t, int d_contig, int d_lead, int64_t align, Op
   return true;
 }
 
+// Rows of a copied operand start on 128-byte boundaries (64 16-bit elements), not just on the kernels'
+// 16-byte minimum: a TMA box row (wgmma) or a warp's cp.async row (mma_sync) that straddles two 128-byte
+// lines costs a second L2 request. Measured on the H100 (n^3 fp16, row-major, in place): n = 3000 (rows of
+// 6000 B) vs 3008 (6016 B = 47 x 128 B), same tiles and ragged edges: wgmma 128x256 340 vs 534 TFLOP/s,
+// 128x128 287 vs 542, mma_sync 128x128 245 vs 292 (session notes, issue 13).
+constexpr int64_t kCopyRowAlignElems = 64;
+
 // Copy t (batch, D0, D1) into a fresh buffer with dimension `d_contig` contiguous, leading dimension
-// padded to `align` elements.
+// padded to a multiple of kCopyRowAlignElems (and of the kernel's `align`).
 Operand padded_copy(const at::Tensor& t, int d_contig, int64_t align) {
   const int d_lead = d_contig == 1 ? 2 : 1;
   const int64_t B = t.size(0), n_lead = t.size(d_lead), n_contig = t.size(d_contig);
-  const int64_t ld = round_up(std::max<int64_t>(n_contig, 1), align);
+  const int64_t ld = round_up(round_up(std::max<int64_t>(n_contig, 1), align), kCopyRowAlignElems);
   at::Tensor buf = at::empty({B, n_lead, ld}, t.options());
   at::Tensor view = buf.narrow(2, 0, n_contig);
   view.copy_(d_contig == 2 ? t : t.transpose(1, 2));
