@@ -85,6 +85,27 @@ def test_every_tile_with_split_ragged_sizes(dtype):
             _check(out, a, b, dt, f"{t} split {split} {la}{lb} {M}x{N}x{K}")
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_split_tail_of_a_multi_wave_grid(dtype):
+    """Grids of more tiles than resident CTAs: the whole waves run unsplit and only the last, partial wave's
+    tiles are split (make_split_plan, cpp/model/types.hpp). ~1500 ragged tiles, so the data-parallel part,
+    the split tail and the mapping of tail tiles in the reduction are all exercised, for every tile (bf16: a
+    third of them), batched and not."""
+    dt = DTYPES[dtype]
+    tiles = _tiles(dtype)
+    if dtype == "bfloat16":
+        tiles = tiles[::3]
+    gen = torch.Generator(device="cuda").manual_seed(10)
+    for i, t in enumerate(tiles):
+        bm, bn, bk = t[:3]
+        batch = 3 if i % 4 == 1 else None
+        M, N, K = (50 * bm + 3, 30 * bn + 1, 4 * bk + 7) if batch is None else (17 * bm + 3, 30 * bn + 1, 4 * bk + 7)
+        a = _operand(M, K, dt, "r", gen, batch)
+        b = _operand(K, N, dt, "c" if i % 2 else "r", gen, batch)
+        _poison(M * N * (batch or 1), dt)
+        _check(origami_nv.matmul(a, b, config=_cfg(t, 3)), a, b, dt, f"{t} split 3 multi-wave {batch} x {M}x{N}x{K}")
+
+
 @pytest.mark.parametrize("family", ["mma_sync", "wgmma"])
 def test_split_batched_odd_and_decode_shapes(family):
     if family == "wgmma" and torch.cuda.get_device_capability() != (9, 0):

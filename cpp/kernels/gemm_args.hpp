@@ -26,11 +26,14 @@ struct GemmArgs {
   std::int64_t b_stride_k = 0, b_stride_n = 0, b_stride_batch = 0;
   std::int64_t c_stride_m = 0, c_stride_batch = 0;
   int group_size_m = 1;
-  // Split-K (TileConfig::split_k): the launcher uses effective_split_k(K, block_k, split_k) slices.
-  // With more than one, every slice writes its fp32 partial tile to `workspace` and a second kernel
-  // (launch_split_k_reduce) sums them into C; the workspace holds split_k_workspace_elems() floats,
-  // slice s of batch b at workspace + (s * batch + b) * M * N, rows of N (ldc = N).
+  // Split-K (TileConfig::split_k) with the schedule of make_split_plan (cpp/model/types.hpp): the tiles of
+  // the last partial wave of `split_slots` resident CTAs are cut into K-slices whose fp32 partial tiles go
+  // to `workspace` (split_k_workspace_elems floats, tile-local: slice s of tail tile j at (s * tail + j) *
+  // block_m * block_n); a second kernel (launch_split_k_reduce) sums them into C. split_slots: the CTAs
+  // resident at once (the op computes it once per plan with resident_slots(), registry.hpp, and passes it so
+  // that the workspace it allocates and the launch agree).
   int split_k = 1;
+  std::int64_t split_slots = 0;
   float* workspace = nullptr;
   // Fused bias (nullptr: none): N elements of the input dtype, bias[n] added to every row of C in fp32
   // before the one rounding to the output dtype (nn.Linear / addmm with a 1-D bias). With split-K the
@@ -43,10 +46,29 @@ struct GemmArgs {
   bool programmatic_dependent_launch = false;
 };
 
-// fp32 elements of split-K workspace a launch of a kernel with this block_k needs (0: no split).
-inline std::int64_t split_k_workspace_elems(const GemmArgs& g, int block_k) {
-  const int s = effective_split_k(g.K, block_k, g.split_k);
-  return s > 1 ? static_cast<std::int64_t>(s) * g.batch * g.M * g.N : 0;
+// The split-K schedule of a launch of a (block_m, block_n, block_k) kernel, and its workspace (0: no split).
+inline SplitPlan split_plan(const GemmArgs& g, int block_m, int block_n, int block_k) {
+  return make_split_plan(g.M, g.N, g.K, g.batch, block_m, block_n, block_k, g.split_k, g.split_slots);
+}
+inline std::int64_t split_k_workspace_elems(const GemmArgs& g, int block_m, int block_n, int block_k) {
+  return split_plan(g, block_m, block_n, block_k).workspace_elems(block_m, block_n);
+}
+
+#if defined(__CUDACC__)
+#define ORIGAMI_HOST_DEVICE __host__ __device__ __forceinline__
+#else
+#define ORIGAMI_HOST_DEVICE inline
+#endif
+// Triton's GROUP_SIZE_M raster, the tile order of every kernel (and the Origami model's L2 term): groups of
+// group_size_m tile-rows, column-major inside a group. pid -> (tile_m, tile_n).
+ORIGAMI_HOST_DEVICE void triton_raster(int pid, int tiles_m, int tiles_n, int group_size_m, int& tile_m, int& tile_n) {
+  const int per_group = group_size_m * tiles_n;
+  const int group = pid / per_group;
+  const int first_m = group * group_size_m;
+  const int rows = (tiles_m - first_m) < group_size_m ? (tiles_m - first_m) : group_size_m;
+  const int in_group = pid - group * per_group;
+  tile_m = first_m + in_group % rows;
+  tile_n = in_group / rows;
 }
 
 using LaunchFn = cudaError_t (*)(const GemmArgs&);

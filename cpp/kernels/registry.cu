@@ -17,12 +17,29 @@ const std::vector<KernelEntry>& compiled_kernels() {
   return table;
 }
 
+int resident_slots(const KernelEntry& e) {
+  int dev = 0, sms = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  if (e.config.family == Family::Wgmma) return sms;  // persistent: one CTA per SM
+  const DeviceKernelResources r = query_device_resources(e);
+  return r.error == cudaSuccess ? sms * r.max_active_blocks_per_sm : 0;
+}
+
 cudaError_t launch_gemm(const KernelEntry& e, const GemmArgs& g) {
-  const int slices = effective_split_k(g.K, e.config.block_k, g.split_k);
-  if (slices > 1 && g.workspace == nullptr) return cudaErrorInvalidValue;
-  const cudaError_t err = e.launch(g);
-  if (err != cudaSuccess || slices <= 1) return err;
-  return launch_split_k_reduce(g, e.dtype, slices);
+  GemmArgs args = g;
+  if (args.split_k > 1 && args.split_slots <= 0) {
+    args.split_slots = resident_slots(e);
+    if (args.split_slots <= 0) return cudaErrorInvalidValue;
+  }
+  const TileConfig& c = e.config;
+  const SplitPlan sp = split_plan(args, c.block_m, c.block_n, c.block_k);
+  if (sp.slices > 1 && args.workspace == nullptr) return cudaErrorInvalidValue;
+  const cudaError_t err = e.launch(args);
+  if (err != cudaSuccess || sp.slices <= 1) return err;
+  return launch_split_k_reduce(args, e.dtype, c.block_m, c.block_n, c.block_k);
 }
 
 const KernelEntry* find_kernel(const TileConfig& c, DType dtype, bool a_k, bool b_k) {

@@ -1,5 +1,6 @@
-// Split-K reduction (TileConfig::split_k): C[b] = round_to_T( sum over slices s = 0..S-1 of W[s][b] ), where
-// W[s][b] is the fp32 partial tile slice s of batch b wrote to the workspace (gemm_args.hpp for the layout).
+// Split-K reduction (TileConfig::split_k, make_split_plan): for every tail tile of a split launch,
+// C = round_to_T( sum over slices s = 0..S-1 of its partial tiles (+ bias) ), the partials being the fp32
+// tiles the slices wrote to the workspace (gemm_args.hpp for the layout).
 //
 // Why a second kernel rather than a fix-up inside the GEMM (stream-K style, the last CTA of a tile adding the
 // others' partials): the sum must be the same bits every run, so the order of the additions must not depend
@@ -24,15 +25,16 @@ namespace origami {
 namespace {
 
 struct ReduceParams {
-  const float* ws;
+  const float* ws;           // tile-local partials: slice s of tail tile j at (s * tail_tiles + j) * bm * bn
   void* c;
-  long long m, n;            // C is m x n per batch
-  long long ldc, c_batch;    // elements
-  long long batch;
-  long long slice_stride;    // batch * m * n: floats between slices
-  int slices;
-  int vector4;               // 4 consecutive columns per thread (alignment checked on the host)
   const void* bias;          // N elements of T added to every row (nullptr: none)
+  int m, n;                  // C is m x n per batch
+  long long ldc, c_batch;    // elements
+  int tiles_m, tiles_n, group_size_m;  // the GEMM's raster (gemm_args.hpp: triton_raster)
+  int bm, bn;                // the GEMM's tile
+  long long dp_tiles, tail_tiles;
+  int slices;
+  int vector_store;          // 4 consecutive outputs may be stored as 8 bytes (ldc, c_batch, c aligned)
 };
 
 template <typename T> __device__ __forceinline__ float to_float(T v);
@@ -42,62 +44,72 @@ template <typename T> __device__ __forceinline__ T from_float(float v);
 template <> __device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
 template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
 
+// One thread per 4 consecutive columns of one row of one tail tile (bn is a multiple of 8, so a group never
+// crosses a tile row; the partials of a group are one 16-byte load per slice).
 template <typename T>
 __global__ void __launch_bounds__(256) split_k_reduce_kernel(const ReduceParams p) {
   // Programmatic dependent launch (pdl.hpp): the GEMM that wrote the workspace may still be running.
   pdl_wait_for_prior_grids();
-  const long long mn = p.m * p.n;
+  const long long tile_elems = static_cast<long long>(p.bm) * p.bn;
+  const long long groups = p.tail_tiles * (tile_elems / 4);
+  const long long slice_stride = p.tail_tiles * tile_elems;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  if (p.vector4) {
-    const long long groups = p.batch * mn / 4;  // n % 4 == 0: a group never crosses a row
-    for (long long g = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; g < groups; g += stride) {
-      const long long e = 4 * g;
-      const float* src = p.ws + e;
-      float4 acc = __ldg(reinterpret_cast<const float4*>(src));
-      for (int s = 1; s < p.slices; ++s) {
-        const float4 v = __ldg(reinterpret_cast<const float4*>(src + s * p.slice_stride));
-        acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
-      }
-      const long long b = e / mn, r = e - b * mn, row = r / p.n, col = r - row * p.n;
-      if (p.bias != nullptr) {  // after the partials, in slice order: one fixed order of additions
-        const T* bias = static_cast<const T*>(p.bias) + col;
-        acc.x += to_float<T>(bias[0]); acc.y += to_float<T>(bias[1]);
-        acc.z += to_float<T>(bias[2]); acc.w += to_float<T>(bias[3]);
-      }
-      T* dst = static_cast<T*>(p.c) + b * p.c_batch + row * p.ldc + col;
-      union { T h[4]; uint2 u; } out;
-      out.h[0] = from_float<T>(acc.x); out.h[1] = from_float<T>(acc.y);
-      out.h[2] = from_float<T>(acc.z); out.h[3] = from_float<T>(acc.w);
-      *reinterpret_cast<uint2*>(dst) = out.u;
+  const long long tiles_per_batch = static_cast<long long>(p.tiles_m) * p.tiles_n;
+  for (long long g = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; g < groups; g += stride) {
+    const long long j = g / (tile_elems / 4);            // tail tile
+    const int e = static_cast<int>(g - j * (tile_elems / 4)) * 4;
+    const int row = e / p.bn, col = e - row * p.bn;
+    const long long t = p.dp_tiles + j;                  // its index among all tiles
+    const long long b = t / tiles_per_batch;
+    int tile_m, tile_n;
+    triton_raster(static_cast<int>(t - b * tiles_per_batch), p.tiles_m, p.tiles_n, p.group_size_m, tile_m, tile_n);
+    const int gm = tile_m * p.bm + row, gn = tile_n * p.bn + col;
+    if (gm >= p.m || gn >= p.n) continue;
+    // Slice order 0, 1, ..., S-1, then the bias: one fixed order of additions (the same bits every run).
+    const float* src = p.ws + j * tile_elems + e;
+    float4 acc = __ldg(reinterpret_cast<const float4*>(src));
+    for (int s = 1; s < p.slices; ++s) {
+      const float4 v = __ldg(reinterpret_cast<const float4*>(src + s * slice_stride));
+      acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
     }
-  } else {
-    const long long total = p.batch * mn;
-    for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += stride) {
-      float acc = p.ws[e];
-      for (int s = 1; s < p.slices; ++s) acc += p.ws[e + s * p.slice_stride];
-      const long long b = e / mn, r = e - b * mn, row = r / p.n, col = r - row * p.n;
-      if (p.bias != nullptr) acc += to_float<T>(static_cast<const T*>(p.bias)[col]);
-      static_cast<T*>(p.c)[b * p.c_batch + row * p.ldc + col] = from_float<T>(acc);
+    float out[4] = {acc.x, acc.y, acc.z, acc.w};
+    const int valid = p.n - gn < 4 ? p.n - gn : 4;       // columns of the group inside C (the partials
+    if (p.bias != nullptr) {                             // beyond N were never written)
+      const T* bias = static_cast<const T*>(p.bias) + gn;
+      for (int i = 0; i < valid; ++i) out[i] += to_float<T>(bias[i]);
+    }
+    T* dst = static_cast<T*>(p.c) + b * p.c_batch + static_cast<long long>(gm) * p.ldc + gn;
+    if (valid == 4 && p.vector_store) {
+      union { T h[4]; uint2 u; } v;
+      for (int i = 0; i < 4; ++i) v.h[i] = from_float<T>(out[i]);
+      *reinterpret_cast<uint2*>(dst) = v.u;
+    } else {
+      for (int i = 0; i < valid; ++i) dst[i] = from_float<T>(out[i]);
     }
   }
 }
 
 template <typename T>
-cudaError_t launch_reduce(const GemmArgs& g, int slices) {
+cudaError_t launch_reduce(const GemmArgs& g, const SplitPlan& sp, int block_m, int block_n) {
   ReduceParams p;
   p.ws = g.workspace;
   p.c = g.c;
-  p.m = g.M;
-  p.n = g.N;
+  p.bias = g.bias;
+  p.m = static_cast<int>(g.M);
+  p.n = static_cast<int>(g.N);
   p.ldc = g.c_stride_m;
   p.c_batch = g.c_stride_batch;
-  p.batch = g.batch;
-  p.slice_stride = g.batch * g.M * g.N;
-  p.slices = slices;
-  p.bias = g.bias;
-  p.vector4 = (g.N % 4 == 0) && (g.c_stride_m % 4 == 0) && (g.batch == 1 || g.c_stride_batch % 4 == 0) &&
-              (reinterpret_cast<std::uintptr_t>(g.c) % 8 == 0) && (reinterpret_cast<std::uintptr_t>(g.workspace) % 16 == 0);
-  const long long items = p.vector4 ? g.batch * g.M * g.N / 4 : g.batch * g.M * g.N;
+  p.tiles_m = static_cast<int>((g.M + block_m - 1) / block_m);
+  p.tiles_n = static_cast<int>((g.N + block_n - 1) / block_n);
+  p.group_size_m = g.group_size_m < 1 ? 1 : g.group_size_m;  // as the GEMM launchers clamp it
+  p.bm = block_m;
+  p.bn = block_n;
+  p.dp_tiles = sp.dp_tiles;
+  p.tail_tiles = sp.tail_tiles;
+  p.slices = sp.slices;
+  p.vector_store = (g.c_stride_m % 4 == 0) && (g.batch == 1 || g.c_stride_batch % 4 == 0) &&
+                   (reinterpret_cast<std::uintptr_t>(g.c) % 8 == 0);
+  const long long groups = sp.tail_tiles * (static_cast<long long>(block_m) * block_n / 4);
   int dev = 0;
   cudaError_t e = cudaGetDevice(&dev);
   if (e != cudaSuccess) return e;
@@ -108,7 +120,7 @@ cudaError_t launch_reduce(const GemmArgs& g, int slices) {
   }
   constexpr int kThreads = 256;
   // Enough CTAs to keep every SM's memory pipe busy (8 x 256 threads per SM), grid-stride beyond that.
-  const long long blocks = std::min<long long>((items + kThreads - 1) / kThreads, 8ll * sms);
+  const long long blocks = std::min<long long>((groups + kThreads - 1) / kThreads, 8ll * sms);
   cudaLaunchConfig_t cfg{};
   cudaLaunchAttribute attr[1];
   cfg.gridDim = dim3(static_cast<unsigned>(blocks < 1 ? 1 : blocks));
@@ -124,11 +136,12 @@ cudaError_t launch_reduce(const GemmArgs& g, int slices) {
 
 }  // namespace
 
-cudaError_t launch_split_k_reduce(const GemmArgs& g, DType dtype, int slices) {
-  if (slices <= 1) return cudaSuccess;
-  if (g.workspace == nullptr || g.c == nullptr) return cudaErrorInvalidValue;
-  if (g.M <= 0 || g.N <= 0 || g.batch <= 0) return cudaSuccess;
-  return dtype == DType::Float16 ? launch_reduce<__half>(g, slices) : launch_reduce<__nv_bfloat16>(g, slices);
+cudaError_t launch_split_k_reduce(const GemmArgs& g, DType dtype, int block_m, int block_n, int block_k) {
+  const SplitPlan sp = split_plan(g, block_m, block_n, block_k);
+  if (sp.slices <= 1 || sp.tail_tiles == 0) return cudaSuccess;
+  if (g.workspace == nullptr || g.c == nullptr || block_n % 8 != 0) return cudaErrorInvalidValue;
+  return dtype == DType::Float16 ? launch_reduce<__half>(g, sp, block_m, block_n)
+                                 : launch_reduce<__nv_bfloat16>(g, sp, block_m, block_n);
 }
 
 }  // namespace origami

@@ -6,9 +6,10 @@
 
 namespace origami {
 
-// C (g.c, g.c_stride_m, g.c_stride_batch) = sum over s < slices of the workspace slices (gemm_args.hpp),
-// rounded once to dtype. On g.stream, after the GEMM that wrote them (programmatic dependent launch when
-// g.programmatic_dependent_launch). slices <= 1: nothing to do.
-cudaError_t launch_split_k_reduce(const GemmArgs& g, DType dtype, int slices);
+// For the split tiles of g's split-K schedule with a (block_m, block_n, block_k) kernel: C (g.c, c_stride_m,
+// c_stride_batch) = the sum of their fp32 partial tiles in the workspace in slice order, + g.bias, rounded
+// once to dtype. On g.stream, after the GEMM that wrote them (programmatic dependent launch when
+// g.programmatic_dependent_launch). No split tiles: nothing to do.
+cudaError_t launch_split_k_reduce(const GemmArgs& g, DType dtype, int block_m, int block_n, int block_k);
 
 }  // namespace origami

@@ -69,6 +69,44 @@ constexpr std::int64_t k_tiles_per_split(std::int64_t K, int block_k, int split_
   return ceil_div_i64(k_tiles, effective_split_k(K, block_k, split_k));
 }
 
+// The split-K schedule of one launch: a data-parallel prefix plus a split tail (the "DP + SK" schedule of
+// stream-K, with a deterministic reduction). Of the T output tiles (all batches, in launch order), the
+// first D = floor(T / slots) * slots -- whole waves of the `slots` CTAs resident at once -- run unsplit and
+// write C; only the T - D tiles of the last, partial wave are cut into S K-slices, S * (T - D) work units
+// that fill that wave, whose fp32 partials a second kernel sums in slice order. T <= slots gives D = 0
+// (classic split-K); T a multiple of slots leaves no tail and no split. Why not split every tile: the
+// split only pays where SMs would idle (decode-sized grids, the last wave of a large one), and every
+// split tile costs an fp32 partial write and a read in the reduction. Measured on the H100: 3072^3 fp16,
+// 288 tiles of 128x256 = 2.2 waves of 132 (session notes). One definition for the model, the op (workspace
+// size) and both families' launchers.
+struct SplitPlan {
+  int slices = 1;                    // S: effective K slices of a tail tile (1: no split at all)
+  std::int64_t k_tiles_per_slice = 0;
+  std::int64_t tiles = 0;            // T
+  std::int64_t dp_tiles = 0;         // D (= T without a split)
+  std::int64_t tail_tiles = 0;       // T - D
+  std::int64_t units() const { return dp_tiles + tail_tiles * slices; }
+  // fp32 partial tiles, tile-local (block_m x block_n each): slice s of tail tile j at (s * tail + j).
+  std::int64_t workspace_elems(int block_m, int block_n) const {
+    return slices > 1 ? std::int64_t(slices) * tail_tiles * block_m * block_n : 0;
+  }
+};
+constexpr SplitPlan make_split_plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t batch, int block_m,
+                                    int block_n, int block_k, int split_k, std::int64_t slots) {
+  SplitPlan s;
+  s.tiles = ceil_div_i64(M, block_m) * ceil_div_i64(N, block_n) * (batch < 1 ? 1 : batch);
+  s.slices = effective_split_k(K, block_k, split_k);
+  s.k_tiles_per_slice = k_tiles_per_split(K, block_k, split_k);
+  s.dp_tiles = s.slices > 1 && slots > 0 ? (s.tiles / slots) * slots : s.tiles;
+  s.tail_tiles = s.tiles - s.dp_tiles;
+  if (s.tail_tiles == 0) {  // whole waves: nothing to split
+    s.slices = 1;
+    s.k_tiles_per_slice = ceil_div_i64(K < 1 ? 1 : K, block_k < 1 ? 1 : block_k);
+    s.dp_tiles = s.tiles;
+  }
+  return s;
+}
+
 // Operand layouts in BLAS letters, for C = A @ B with A (M x K) and B (K x N) as torch sees them:
 // 'n' = row-major (A: K contiguous; B: N contiguous), 't' = a transposed view (A: M contiguous;
 // B: K contiguous, e.g. w.t() of an nn.Linear weight). "nt" is nn.Linear's forward (x @ w.t()),

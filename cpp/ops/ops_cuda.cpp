@@ -279,6 +279,7 @@ struct Plan {
   TileConfig config;          // what runs (group_size_m and split_k included)
   bool copy_a = false, copy_b = false;
   int64_t workspace_elems = 0;  // split-K fp32 workspace (0: none)
+  int64_t split_slots = 0;      // the split-K schedule's wave (resident_slots of the kernel)
   bool pdl_capable = false;   // compute capability >= 9.0
 };
 
@@ -352,9 +353,15 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
       if (copy_elems == 0) break;
     }
   }
-  origami::GemmArgs g;
-  g.M = s.M; g.N = s.N; g.K = s.K; g.batch = s.batch; g.split_k = cfg.split_k;
-  plan.workspace_elems = origami::split_k_workspace_elems(g, plan.entry->config.block_k);
+  if (cfg.split_k > 1) {
+    plan.split_slots = origami::resident_slots(*plan.entry);
+    TORCH_CHECK(plan.split_slots > 0, op, ": could not query the occupancy of ", origami::describe_kernel(*plan.entry),
+                " for its split-K schedule");
+    origami::GemmArgs g;
+    g.M = s.M; g.N = s.N; g.K = s.K; g.batch = s.batch; g.split_k = cfg.split_k; g.split_slots = plan.split_slots;
+    const TileConfig& k = plan.entry->config;
+    plan.workspace_elems = origami::split_k_workspace_elems(g, k.block_m, k.block_n, k.block_k);
+  }
   return plan;
 }
 
@@ -424,6 +431,7 @@ at::Tensor run(const at::Tensor& a, const at::Tensor& b, const at::Tensor* bias,
   g.c_stride_batch = s.M * s.N;
   g.group_size_m = plan.config.group_size_m;
   g.split_k = plan.config.split_k;
+  g.split_slots = plan.split_slots;
   g.workspace = plan.workspace_elems > 0 ? workspace.data_ptr<float>() : nullptr;
   at::Tensor bias_c;
   if (bias) {

@@ -42,12 +42,13 @@ struct Params {
   int group_size_m;
   int batch_base;                           // first batch index of this launch (grid.z chunks)
   int pdl_early_trigger;                    // launch the next kernel right after our wait (pdl.hpp)
-  // Split-K (GemmArgs::split_k): grid.y slices of k_tiles_per_split k-tiles each; with more than one the
-  // fp32 partial tile of slice s, batch b goes to ws + (s * batch_count + b) * M * N (rows of N).
+  // Split-K (GemmArgs::split_k, make_split_plan): split_k > 1 slices of k_tiles_per_split k-tiles for the
+  // tail_tiles tiles after the dp_tiles whole ones; slice s of tail tile j writes its fp32 partial tile
+  // (BM x BN, tile-local rows of BN) at ws + (s * tail_tiles + j) * BM * BN.
   int split_k;
   int k_tiles_per_split;
   float* ws;
-  long long batch_count;
+  int dp_tiles, tail_tiles;
   const void* bias;                         // GemmArgs::bias (nullptr: none)
 };
 
@@ -287,33 +288,77 @@ struct Kernel {
       }
   }
 
+  // The work unit of a CTA. Without split-K: grid (tiles, 1, batch chunk), tile bx of batch batch_base + bz.
+  // With split-K (make_split_plan, cpp/model/types.hpp): a 1-D grid of units, first the dp_tiles whole tiles
+  // (in launch order over all batches), then slice s of tail tile j at dp_tiles + s * tail + j; a slice is a
+  // sub-problem whose K is its k-tiles (only the last slice can end in a partial k-tile), and it writes the
+  // fp32 partial tile bx - dp_tiles (= s * tail + j) of the workspace instead of C. 32-bit index math: the
+  // launcher checks that the units fit in an int.
+  struct Unit {
+    long long batch;
+    int m0, n0, slice;
+    bool split;
+  };
+  __device__ __forceinline__ static Unit unit_of(const Params& p, int bx, int bz) {
+    Unit u;
+    u.slice = 0;
+    u.split = p.split_k > 1 && bx >= p.dp_tiles;
+    int pid;
+    if (p.split_k > 1) {
+      int t = bx;
+      if (u.split) {
+        const int v = t - p.dp_tiles;
+        u.slice = v / p.tail_tiles;
+        t = p.dp_tiles + (v - u.slice * p.tail_tiles);
+      }
+      const int per_batch = p.tiles_m * p.tiles_n;
+      const int b = t / per_batch;
+      pid = t - b * per_batch;
+      u.batch = b;
+    } else {
+      pid = bx;
+      u.batch = (long long)p.batch_base + bz;
+    }
+    int tile_m, tile_n;
+    triton_raster(pid, p.tiles_m, p.tiles_n, p.group_size_m, tile_m, tile_n);
+    u.m0 = tile_m * BM;
+    u.n0 = tile_n * BN;
+    return u;
+  }
+  // The CTA index read with volatile asm, so the compiler recomputes from it rather than keeping values
+  // derived from blockIdx live across the main loop.
+  __device__ __forceinline__ static int ctaid_x() {
+    int v;
+    asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(v));
+    return v;
+  }
+  __device__ __forceinline__ static int tid_x() {
+    int v;
+    asm volatile("mov.u32 %0, %%tid.x;" : "=r"(v));
+    return v;
+  }
+  __device__ __forceinline__ static int ctaid_z() {
+    int v;
+    asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(v));
+    return v;
+  }
+
   __device__ __forceinline__ static void run(const Params& p) {
     extern __shared__ __align__(128) unsigned char smem_raw[];
     T* smem = reinterpret_cast<T*>(smem_raw);
     const unsigned smem_base = smem_u32(smem);
 
-    // Triton-order raster: groups of group_size_m tile-rows, column-major inside a group.
-    const int pid = blockIdx.x;
-    const int tiles_in_group = p.group_size_m * p.tiles_n;
-    const int group_id = pid / tiles_in_group;
-    const int first_m = group_id * p.group_size_m;
-    const int group_rows = min(p.tiles_m - first_m, p.group_size_m);
-    const int in_group = pid % tiles_in_group;
-    const int tile_m = first_m + in_group % group_rows;
-    const int tile_n = in_group / group_rows;
-    const int m0 = tile_m * BM;
-    const int n0 = tile_n * BN;
-    const long long batch = (long long)p.batch_base + blockIdx.z;
-
-    // Split-K: the CTA's slice (blockIdx.y) is a sub-problem whose K is the slice's k-tiles, with A and B
-    // advanced to its first k-tile; only the last slice can end in a partial k-tile. One slice (split_k
-    // = 1) is the whole K.
-    const int slice = blockIdx.y;
-    const long long k_begin = (long long)slice * p.k_tiles_per_split * BK;
-    const int K = static_cast<int>(min((long long)p.K - k_begin, (long long)p.k_tiles_per_split * BK));
+    const Unit unit = unit_of(p, blockIdx.x, blockIdx.z);
+    const int m0 = unit.m0;
+    const int n0 = unit.n0;
+    const long long batch = unit.batch;
+    const int slice = unit.slice;
+    const bool split_unit = unit.split;
+    const long long k_begin = split_unit ? (long long)slice * p.k_tiles_per_split * BK : 0;
+    const int K = split_unit ? static_cast<int>(min((long long)p.K - k_begin, (long long)p.k_tiles_per_split * BK))
+                             : p.K;
     const T* A = static_cast<const T*>(p.a) + batch * p.a_batch + (A_K ? k_begin : k_begin * p.lda);
     const T* B = static_cast<const T*>(p.b) + batch * p.b_batch + (B_K ? k_begin : k_begin * p.ldb);
-    T* C = static_cast<T*>(p.c) + batch * p.c_batch;
 
     const int tid = threadIdx.x;
     const int lane = tid & 31;
@@ -510,31 +555,35 @@ struct Kernel {
     }
     for (; kt < k_tiles; ++kt) k_tile(std::false_type());
 
-    if (p.split_k > 1) {
+    // The tile's coordinates again, from a fresh read of the CTA index: kept live across the main loop they
+    // cost the big tiles registers they do not have (ptxas spilled 128x256x32 with them).
+    const Unit eu = unit_of(p, ctaid_x(), ctaid_z());
+    {
+    // The thread's place in the tile, likewise recomputed (from %tid.x) rather than kept across the loop.
+    const int tid = tid_x();
+    const int lane = tid & 31;
+    const int warp = tid >> 5;
+    const int warp_m0 = (warp / WARPS_N) * kWarpTileM;
+    const int warp_n0 = (warp % WARPS_N) * kWarpTileN;
+    if (eu.split) {
       // ---- split-K epilogue: the fp32 partial tile straight from the accumulators (no shared memory) ----
       // Each lane holds column pairs (c, c + 1) of rows r and r + 8: a float2 store, and the 4 lanes of a row
       // cover 8 consecutive floats (one 32-byte sector), so every store instruction writes whole sectors.
+      // Elements outside C are not written (the reduction never reads them).
       cp_async_wait<0>();  // the trailing (empty) copy groups: nothing may be in flight at exit
-      float* W = p.ws + ((long long)slice * p.batch_count + batch) * (long long)p.M * p.N;
-      const bool pairs_ok = (p.N & 1) == 0;  // every row starts 8-byte aligned
+      float* W = p.ws + static_cast<long long>(ctaid_x() - p.dp_tiles) * (BM * BN);
       const int r = lane >> 2;
       const int c = (lane & 3) * 2;
 #pragma unroll
       for (int mi = 0; mi < kMi; ++mi)
 #pragma unroll
         for (int ni = 0; ni < kNi; ++ni) {
-          const int gn = n0 + warp_n0 + ni * 8 + c;
+          const int col = warp_n0 + ni * 8 + c;
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            const int gm = m0 + warp_m0 + mi * 16 + r + h * 8;
-            if (gm >= p.M || gn >= p.N) continue;
-            float* dst = W + (long long)gm * p.N + gn;
-            if (pairs_ok) {
-              *reinterpret_cast<float2*>(dst) = make_float2(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
-            } else {
-              dst[0] = acc[mi][ni][2 * h];
-              if (gn + 1 < p.N) dst[1] = acc[mi][ni][2 * h + 1];
-            }
+            const int row = warp_m0 + mi * 16 + r + h * 8;
+            if (eu.m0 + row >= p.M || eu.n0 + col >= p.N) continue;
+            *reinterpret_cast<float2*>(W + row * BN + col) = make_float2(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
           }
         }
       return;
@@ -551,7 +600,7 @@ struct Kernel {
         const T* bias = static_cast<const T*>(p.bias);
 #pragma unroll
         for (int ni = 0; ni < kNi; ++ni) {
-          const int gn = n0 + warp_n0 + ni * 8 + c;
+          const int gn = eu.n0 + warp_n0 + ni * 8 + c;
           const float b0 = gn < p.N ? to_float<T>(bias[gn]) : 0.f;
           const float b1 = gn + 1 < p.N ? to_float<T>(bias[gn + 1]) : 0.f;
 #pragma unroll
@@ -586,11 +635,11 @@ struct Kernel {
         if (kTotal % kThreads != 0 && idx >= kTotal) break;
         const int row = idx / kChunksPerRow;
         const int chunk = idx % kChunksPerRow;
-        const int gm = m0 + row;
-        const int gn = n0 + chunk * 8;
+        const int gm = eu.m0 + row;
+        const int gn = eu.n0 + chunk * 8;
         if (gm >= p.M || gn >= p.N) continue;
         const uint4 v = *reinterpret_cast<const uint4*>(smem + row * kEpiPitch + chunk * 8);
-        T* dst = C + (long long)gm * p.ldc + gn;
+        T* dst = static_cast<T*>(p.c) + eu.batch * p.c_batch + (long long)gm * p.ldc + gn;
         if (vec_ok && gn + 8 <= p.N) {
           *reinterpret_cast<uint4*>(dst) = v;
         } else {
@@ -603,6 +652,7 @@ struct Kernel {
             if (j < n_valid) d16[j] = static_cast<unsigned short>(w[j >> 1] >> ((j & 1) * 16));
         }
       }
+    }
     }
   }
 };
@@ -630,13 +680,16 @@ inline cudaError_t launch(void (*kernel)(Params), const GemmArgs& g, int block_m
   p.group_size_m = g.group_size_m < 1 ? 1 : g.group_size_m;
   const long long tiles = (long long)p.tiles_m * p.tiles_n;
   if (tiles > INT32_MAX) return cudaErrorInvalidValue;
-  p.split_k = effective_split_k(g.K, K::kBlockK, g.split_k);
-  p.k_tiles_per_split = static_cast<int>(k_tiles_per_split(g.K, K::kBlockK, g.split_k));
+  // Split-K schedule (gemm_args.hpp: split_slots comes from the op / launch_gemm, so the workspace agrees).
+  if (g.split_k > 1 && g.split_slots <= 0) return cudaErrorInvalidValue;
+  const SplitPlan sp = split_plan(g, block_m, block_n, K::kBlockK);
+  p.split_k = sp.slices;
+  p.k_tiles_per_split = static_cast<int>(sp.k_tiles_per_slice);
   p.ws = g.workspace;
-  p.batch_count = g.batch;
-  p.bias = p.split_k > 1 ? nullptr : g.bias;  // with split-K the reduction adds it
-  if (p.split_k > 1 && p.ws == nullptr) return cudaErrorInvalidValue;  // the op allocates it (gemm_args.hpp)
-  if (p.split_k > 65535) return cudaErrorInvalidValue;                  // grid.y
+  p.dp_tiles = static_cast<int>(sp.dp_tiles);     // < units <= INT32_MAX (checked below)
+  p.tail_tiles = static_cast<int>(sp.tail_tiles);
+  p.bias = g.bias;  // added in the epilogue of whole tiles; for split tiles the reduction adds it
+  if (sp.slices > 1 && (p.ws == nullptr || sp.units() > INT32_MAX)) return cudaErrorInvalidValue;
 
   int dev = 0;
   if (K::kSmemBytes > 48 * 1024 || g.programmatic_dependent_launch) {
@@ -684,14 +737,19 @@ inline cudaError_t launch(void (*kernel)(Params), const GemmArgs& g, int block_m
       e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
       if (e != cudaSuccess) return e;
     }
-    const long long ours_per_sm = (tiles * p.split_k * g.batch + sms - 1) / sms;
+    const long long ours_per_sm = ((sp.slices > 1 ? sp.units() : tiles * g.batch) + sms - 1) / sms;
     p.pdl_early_trigger = (per_sm <= 1 || 2 * ours_per_sm <= per_sm) ? 1 : 0;
+  }
+  if (sp.slices > 1) {  // one 1-D grid of work units over every batch
+    p.batch_base = 0;
+    cfg.gridDim = dim3(static_cast<unsigned>(sp.units()), 1, 1);
+    return cudaLaunchKernelEx(&cfg, kernel, p);
   }
   constexpr long long kMaxGridZ = 65535;
   for (long long b0 = 0; b0 < g.batch; b0 += kMaxGridZ) {
     const long long nb = g.batch - b0 < kMaxGridZ ? g.batch - b0 : kMaxGridZ;
     p.batch_base = static_cast<int>(b0);
-    cfg.gridDim = dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(p.split_k), static_cast<unsigned>(nb));
+    cfg.gridDim = dim3(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(nb));
     cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, p);
     if (e != cudaSuccess) return e;
   }

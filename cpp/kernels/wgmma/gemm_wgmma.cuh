@@ -227,13 +227,13 @@ struct KernelParams {
   int units_m;              // tile rows per cluster row: ceil(tiles_m / cluster)
   int units_total;          // units_m * tiles_n * batch: what the persistent clusters walk
   int k_blocks;             // ceil(K / 64)
-  // Split-K (GemmArgs::split_k): a unit is (batch, slice, tile); slice s runs k-blocks
-  // [s * k_blocks_per_split, min(k_blocks, (s + 1) * k_blocks_per_split)) and, with more than one slice,
-  // writes its fp32 partial tile to ws + (s * batch_count + b) * M * N (rows of N) instead of C.
+  // Split-K (GemmArgs::split_k, make_split_plan): split_k > 1 slices of k_blocks_per_split k-blocks for the
+  // tail_tiles tiles after the dp_tiles whole ones; slice s of tail tile j writes its fp32 partial tile
+  // (BM x BN, tile-local rows of BN) at ws + (s * tail_tiles + j) * BM * BN instead of C.
   int split_k;
   int k_blocks_per_split;
   float* ws;
-  long long batch_count;
+  int dp_tiles, tail_tiles;
   const void* bias;         // GemmArgs::bias (nullptr: none; with split-K the reduction adds it)
   int group_size_m;         // in units (cluster rows of tiles)
   int a_batch_step;         // 1, or 0 when A is broadcast over the batch (stride 0)
@@ -248,29 +248,35 @@ struct KernelParams {
 // With 2-CTA clusters the raster walks units of cluster x 1 tiles (the CTAs of a cluster share the
 // B tile, rank r takes tile row cluster * unit_row + r) and group_size_m counts unit rows.
 struct TileCoord {
-  int batch, slice, tile_m, tile_n;
-  int kb_begin, kb_end;  // the slice's k-blocks
+  int batch, tile_m, tile_n;
+  int kb_begin, kb_end;  // the unit's k-blocks (all of K for a whole tile)
+  long long ws_tile;     // >= 0: a split-K slice, writing the partial tile ws_tile of the workspace
 };
 template <int kCluster>
 __device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p, int rank) {
-  // Unit order: batch slowest, then the K slice, then the tiles of one slice in the raster (so the units in
-  // flight at once share A rows and B columns of one K range, as without split-K).
-  const int per_slice = p.units_m * p.tiles_n;
-  const int per_batch = per_slice * p.split_k;
+  // Units: without split-K, the tiles (cluster units) in launch order, batch after batch. With split-K
+  // (make_split_plan, cpp/model/types.hpp; clusters of 1): first the dp_tiles whole tiles, then slice s of
+  // tail tile j at dp_tiles + s * tail_tiles + j (the units in flight together share one K range).
   TileCoord t;
-  t.batch = unit / per_batch;
-  const int in_batch = unit - t.batch * per_batch;
-  t.slice = in_batch / per_slice;
-  const int pid = in_batch - t.slice * per_slice;
-  t.kb_begin = t.slice * p.k_blocks_per_split;
-  t.kb_end = min(p.k_blocks, t.kb_begin + p.k_blocks_per_split);
-  const int per_group = p.group_size_m * p.tiles_n;
-  const int group = pid / per_group;
-  const int first_m = group * p.group_size_m;
-  const int rows = min(p.units_m - first_m, p.group_size_m);
-  const int in_group = pid - group * per_group;
-  t.tile_m = (first_m + in_group % rows) * kCluster + rank;  // may be tiles_m: loads zero, stores nothing
-  t.tile_n = in_group / rows;
+  t.kb_begin = 0;
+  t.kb_end = p.k_blocks;
+  t.ws_tile = -1;
+  int tile = unit;
+  if (p.split_k > 1 && unit >= p.dp_tiles) {
+    const int v = unit - p.dp_tiles;
+    const int slice = v / p.tail_tiles;
+    const int j = v - slice * p.tail_tiles;
+    tile = p.dp_tiles + j;
+    t.ws_tile = static_cast<long long>(slice) * p.tail_tiles + j;
+    t.kb_begin = slice * p.k_blocks_per_split;
+    t.kb_end = min(p.k_blocks, t.kb_begin + p.k_blocks_per_split);
+  }
+  const int per_batch = p.units_m * p.tiles_n;
+  t.batch = tile / per_batch;
+  int unit_m, tile_n;
+  triton_raster(tile - t.batch * per_batch, p.units_m, p.tiles_n, p.group_size_m, unit_m, tile_n);
+  t.tile_m = unit_m * kCluster + rank;  // may be tiles_m: loads zero, stores nothing
+  t.tile_n = tile_n;
   return t;
 }
 
@@ -453,29 +459,23 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       }
 
       const int m_base = tc.tile_m * BM + cw * P::kRowsPerConsumer;
-      if (p.split_k > 1) {
+      if (tc.ws_tile >= 0) {
         // ---- split-K epilogue: the fp32 partial tile straight from the accumulators ----
         // acc[mi][4j + 2h + e] is row mi*64 + warp*16 + lane/4 + 8h, column 8j + 2*(lane%4) + e (the wgmma
-        // D fragment): a float2 per (mi, j, h), the 4 lanes of a row writing one 32-byte sector.
-        float* W = p.ws + (static_cast<long long>(tc.slice) * p.batch_count + tc.batch) *
-                              static_cast<long long>(p.M) * p.N;
-        const bool pairs_ok = (p.N & 1) == 0;  // every row starts 8-byte aligned
+        // D fragment): a float2 per (mi, j, h), the 4 lanes of a row writing one 32-byte sector. Elements
+        // outside C are not written (the reduction never reads them).
+        float* W = p.ws + tc.ws_tile * static_cast<long long>(BM * BN);
 #pragma unroll
         for (int mi = 0; mi < kMmaM; ++mi)
 #pragma unroll
           for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              const int gm = m_base + mi * 64 + warp * 16 + lane / 4 + 8 * h;
-              const int gn = tc.tile_n * BN + 8 * j + 2 * (lane % 4);
-              if (gm >= p.M || gn >= p.N) continue;
-              float* dst = W + static_cast<long long>(gm) * p.N + gn;
-              if (pairs_ok) {
-                *reinterpret_cast<float2*>(dst) = make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
-              } else {
-                dst[0] = acc[mi][4 * j + 2 * h];
-                if (gn + 1 < p.N) dst[1] = acc[mi][4 * j + 2 * h + 1];
-              }
+              const int row = cw * P::kRowsPerConsumer + mi * 64 + warp * 16 + lane / 4 + 8 * h;
+              const int col = 8 * j + 2 * (lane % 4);
+              if (tc.tile_m * BM + row >= p.M || tc.tile_n * BN + col >= p.N) continue;
+              *reinterpret_cast<float2*>(W + row * BN + col) =
+                  make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
             }
         continue;
       }
@@ -641,13 +641,18 @@ struct Launcher {
     p.tiles_n = static_cast<int>((g.N + BN - 1) / BN);
     p.units_m = (p.tiles_m + kCluster - 1) / kCluster;
     p.k_blocks = static_cast<int>((g.K + kBlockK - 1) / kBlockK);
-    p.split_k = has_k ? effective_split_k(g.K, kBlockK, g.split_k) : 1;
-    p.k_blocks_per_split = has_k ? static_cast<int>(k_tiles_per_split(g.K, kBlockK, g.split_k)) : 0;
+    // Split-K schedule (gemm_args.hpp: split_slots comes from the op / launch_gemm, so the workspace
+    // agrees); 2-CTA clusters (a study variant) do not split.
+    const SplitPlan sp = has_k ? split_plan(g, BM, BN, kBlockK) : SplitPlan{};
+    if (has_k && g.split_k > 1 && (g.split_slots <= 0 || kCluster > 1)) return cudaErrorInvalidValue;
+    p.split_k = has_k ? sp.slices : 1;
+    p.k_blocks_per_split = has_k ? static_cast<int>(sp.k_tiles_per_slice) : 0;
     p.ws = g.workspace;
-    p.batch_count = g.batch;
-    p.bias = p.split_k > 1 ? nullptr : g.bias;
+    p.dp_tiles = static_cast<int>(sp.dp_tiles);
+    p.tail_tiles = static_cast<int>(sp.tail_tiles);
+    p.bias = g.bias;  // added in the epilogue of whole tiles; for split tiles the reduction adds it
     if (p.split_k > 1 && p.ws == nullptr) return cudaErrorInvalidValue;  // the op allocates it (gemm_args.hpp)
-    const std::int64_t units = static_cast<std::int64_t>(p.units_m) * p.tiles_n * p.split_k * g.batch;
+    const std::int64_t units = p.split_k > 1 ? sp.units() : static_cast<std::int64_t>(p.units_m) * p.tiles_n * g.batch;
     if (units * kCluster > INT32_MAX) return cudaErrorInvalidValue;
     p.units_total = static_cast<int>(units);
     // group_size_m counts tile rows (the model's raster); the kernel walks cluster rows.
