@@ -41,8 +41,16 @@ ModelMode to_mode(const std::string& s) {
   throw std::invalid_argument("unknown mode '" + s + "' (supported: seed, nv)");
 }
 
-Problem make_problem(std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype) {
-  return Problem{M, N, K, to_dtype(dtype)};
+Problem make_problem(std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype, std::int64_t batch = 1,
+                     const std::string& layout = "nn", bool a_aligned = true, bool b_aligned = true) {
+  Problem p{M, N, K, to_dtype(dtype)};
+  if (batch < 1) throw std::invalid_argument("batch must be a positive integer, got " + std::to_string(batch));
+  p.batch = batch;
+  if (!parse_layout(layout, p.a_k_contiguous, p.b_k_contiguous))
+    throw std::invalid_argument("layout must be one of nn, nt, tn, tt, got '" + layout + "'");
+  p.a_aligned = a_aligned;
+  p.b_aligned = b_aligned;
+  return p;
 }
 
 py::dict breakdown_dict(const LatencyBreakdown& b) {
@@ -103,6 +111,26 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["bound"] = b.bound;
   d["total_cycles"] = b.total_cycles;
   d["arithmetic_intensity"] = b.arithmetic_intensity;
+  d["batch"] = b.batch;
+  d["layout"] = b.layout;
+  d["l2_reuse_units"] = b.l2_reuse_units;
+  d["output_elem_bytes"] = b.output_elem_bytes;
+  d["split_slices"] = b.split_slices;
+  d["resident_slots"] = b.resident_slots;
+  d["split_dp_tiles"] = b.split_dp_tiles;
+  d["split_tail_tiles"] = b.split_tail_tiles;
+  d["dp_cycles"] = b.dp_cycles;
+  d["tail_cycles"] = b.tail_cycles;
+  d["tail_units"] = b.tail_units;
+  d["tail_waves"] = b.tail_waves;
+  d["tail_k_iters"] = b.tail_k_iters;
+  d["tail_unit_cycles"] = b.tail_unit_cycles;
+  d["tail_epilogue_cycles"] = b.tail_epilogue_cycles;
+  d["reduction_bytes"] = b.reduction_bytes;
+  d["reduction_cycles"] = b.reduction_cycles;
+  d["operand_copy_bytes"] = b.operand_copy_bytes;
+  d["operand_copy_cycles"] = b.operand_copy_cycles;
+  d["operand_copy_reason"] = b.operand_copy_reason;
   return d;
 }
 
@@ -131,7 +159,9 @@ std::string config_repr(const TileConfig& c) {
   Text os;
   os << "Config(block_m=" << c.block_m << ", block_n=" << c.block_n << ", block_k=" << c.block_k
      << ", group_size_m=" << c.group_size_m << ", stages=" << c.stages << ", warps=" << c.warps << ", family='"
-     << family_name(c.family) << "')";
+     << family_name(c.family) << "'";
+  if (c.split_k > 1) os << ", split_k=" << c.split_k;
+  os << ")";
   return os.str();
 }
 
@@ -175,23 +205,27 @@ PYBIND11_MODULE(_core, m) {
   // ---- value types --------------------------------------------------------------------------
   py::class_<TileConfig>(m, "TileConfig", "One GEMM tile configuration (hashable value type).")
       .def(py::init([](int block_m, int block_n, int block_k, int group_size_m, int stages, int warps,
-                       const std::string& family) {
+                       const std::string& family, int split_k) {
              check_positive("block_m", block_m);
              check_positive("block_n", block_n);
              check_positive("block_k", block_k);
              check_positive("group_size_m", group_size_m);
              check_positive("stages", stages);
              check_positive("warps", warps);
-             return TileConfig{block_m, block_n, block_k, group_size_m, stages, warps, to_family(family)};
+             check_positive("split_k", split_k);
+             TileConfig c{block_m, block_n, block_k, group_size_m, stages, warps, to_family(family)};
+             c.split_k = split_k;
+             return c;
            }),
            py::arg("block_m"), py::arg("block_n"), py::arg("block_k"), py::arg("group_size_m") = 1,
-           py::arg("stages") = 2, py::arg("warps") = 8, py::arg("family") = "mma_sync")
+           py::arg("stages") = 2, py::arg("warps") = 8, py::arg("family") = "mma_sync", py::arg("split_k") = 1)
       .def_readonly("block_m", &TileConfig::block_m)
       .def_readonly("block_n", &TileConfig::block_n)
       .def_readonly("block_k", &TileConfig::block_k)
       .def_readonly("group_size_m", &TileConfig::group_size_m)
       .def_readonly("stages", &TileConfig::stages)
       .def_readonly("warps", &TileConfig::warps)
+      .def_readonly("split_k", &TileConfig::split_k)
       .def_property_readonly("family", [](const TileConfig& c) { return std::string(family_name(c.family)); })
       .def_property_readonly("threads", [](const TileConfig& c) { return 32 * c.warps; })
       .def("same_kernel", &TileConfig::same_kernel, "Same compiled specialisation (GROUP_SIZE_M ignored).")
@@ -208,6 +242,7 @@ PYBIND11_MODULE(_core, m) {
                else if (k == "group_size_m") r.group_size_m = v;
                else if (k == "stages") r.stages = v;
                else if (k == "warps") r.warps = v;
+               else if (k == "split_k") r.split_k = v;
                else throw std::invalid_argument("Config has no field '" + k + "'");
              }
              return r;
@@ -217,6 +252,7 @@ PYBIND11_MODULE(_core, m) {
         d["block_m"] = c.block_m; d["block_n"] = c.block_n; d["block_k"] = c.block_k;
         d["group_size_m"] = c.group_size_m; d["stages"] = c.stages; d["warps"] = c.warps;
         d["family"] = family_name(c.family);
+        d["split_k"] = c.split_k;
         return d;
       })
       .def("__str__", &TileConfig::to_string)
@@ -225,23 +261,27 @@ PYBIND11_MODULE(_core, m) {
       .def("__ne__", [](const TileConfig& a, const TileConfig& b) { return !(a == b); })
       .def("__hash__", [](const TileConfig& c) {
         return py::hash(py::make_tuple(c.block_m, c.block_n, c.block_k, c.group_size_m, c.stages, c.warps,
-                                       static_cast<int>(c.family)));
+                                       static_cast<int>(c.family), c.split_k));
       })
       .def(py::pickle(
           [](const TileConfig& c) {
             return py::make_tuple(c.block_m, c.block_n, c.block_k, c.group_size_m, c.stages, c.warps,
-                                  static_cast<int>(c.family));
+                                  static_cast<int>(c.family), c.split_k);
           },
-          [](py::tuple t) {
-            return TileConfig{t[0].cast<int>(), t[1].cast<int>(), t[2].cast<int>(), t[3].cast<int>(),
-                              t[4].cast<int>(), t[5].cast<int>(), static_cast<Family>(t[6].cast<int>())};
+          [](py::tuple t) {  // 7-tuples: pickled before split_k existed
+            if (t.size() != 7 && t.size() != 8) throw std::runtime_error("Config pickle: expected 7 or 8 fields");
+            TileConfig c{t[0].cast<int>(), t[1].cast<int>(), t[2].cast<int>(), t[3].cast<int>(),
+                         t[4].cast<int>(), t[5].cast<int>(), static_cast<Family>(t[6].cast<int>())};
+            if (t.size() == 8) c.split_k = t[7].cast<int>();
+            return c;
           }));
 
   py::class_<KernelResources>(m, "KernelResources", "Resources of one compiled kernel (ptxas or the driver).")
       .def(py::init([](const TileConfig& config, const std::string& dtype, int threads, int registers_per_thread,
                        int spill_store_bytes, int spill_load_bytes, int local_bytes, int smem_bytes,
-                       const std::string& arch, const std::string& source) {
+                       const std::string& arch, const std::string& source, unsigned layouts) {
              KernelResources k;
+             k.layouts = layouts;
              k.config = config; k.dtype = to_dtype(dtype); k.threads = threads;
              k.registers_per_thread = registers_per_thread; k.spill_store_bytes = spill_store_bytes;
              k.spill_load_bytes = spill_load_bytes; k.local_bytes = local_bytes; k.smem_bytes = smem_bytes;
@@ -251,7 +291,7 @@ PYBIND11_MODULE(_core, m) {
            py::arg("config"), py::arg("dtype") = "float16", py::arg("threads") = 0,
            py::arg("registers_per_thread") = 0, py::arg("spill_store_bytes") = 0, py::arg("spill_load_bytes") = 0,
            py::arg("local_bytes") = 0, py::arg("smem_bytes") = 0, py::arg("arch") = "sm_90",
-           py::arg("source") = "ptxas")
+           py::arg("source") = "ptxas", py::arg("layouts") = kAllLayouts)
       .def_readwrite("config", &KernelResources::config)
       .def_property_readonly("dtype", [](const KernelResources& k) { return std::string(dtype_name(k.dtype)); })
       .def_readwrite("threads", &KernelResources::threads)
@@ -262,6 +302,7 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("smem_bytes", &KernelResources::smem_bytes)
       .def_readwrite("arch", &KernelResources::arch)
       .def_readwrite("source", &KernelResources::source)
+      .def_readwrite("layouts", &KernelResources::layouts, "bit layout_bit(a_k, b_k) per compiled operand layout")
       .def("__repr__", [](const KernelResources& k) {
         Text os;
         os << "KernelResources(" << k.config.to_string() << ", " << dtype_name(k.dtype) << ", threads=" << k.threads
@@ -312,7 +353,9 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, wgmma_tma_oob_fill_bytes_per_cycle)
       RW(NvModelConstants, mma_sync_load_issue_warps_per_sm)
       RW(NvModelConstants, mma_sync_warp_copy_queue_bytes)
-      RW(NvModelConstants, mma_sync_warp_copy_throttled_bytes_per_cycle);
+      RW(NvModelConstants, mma_sync_warp_copy_throttled_bytes_per_cycle)
+      RW(NvModelConstants, split_k_reduce_fixed_cycles) RW(NvModelConstants, operand_copy_fixed_cycles)
+      RW(NvModelConstants, split_k_min_k_tiles_per_slice) RW(NvModelConstants, split_k_candidate_kernels);
   py::class_<ModelOptions>(m, "ModelOptions", "Model mode, source flags and constants.")
       .def(py::init([](const std::string& mode) { ModelOptions o; o.mode = to_mode(mode); return o; }),
            py::arg("mode") = "nv")
@@ -320,7 +363,7 @@ PYBIND11_MODULE(_core, m) {
                     [](ModelOptions& o, const std::string& s) { o.mode = to_mode(s); })
       RW(ModelOptions, source) RW(ModelOptions, seed) RW(ModelOptions, nv)
       RW(ModelOptions, phase1_group_size_m) RW(ModelOptions, abstract_stages) RW(ModelOptions, abstract_warps)
-      RW(ModelOptions, cached_ranking_size);
+      RW(ModelOptions, cached_ranking_size) RW(ModelOptions, split_k);
 #undef RW
 
   // ---- hardware -----------------------------------------------------------------------------
@@ -365,11 +408,12 @@ PYBIND11_MODULE(_core, m) {
   // ---- model --------------------------------------------------------------------------------
   m.def("predict",
         [](std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype, const TileConfig& c,
-           const HardwareParams& hw, const ModelOptions& o, const KernelResources* kr) {
-          return breakdown_dict(predict(make_problem(M, N, K, dtype), c, hw, o, kr));
+           const HardwareParams& hw, const ModelOptions& o, const KernelResources* kr, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned) {
+          return breakdown_dict(predict(make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned), c, hw, o, kr));
         },
         py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype"), py::arg("config"), py::arg("hardware"),
-        py::arg("options"), py::arg("resources") = nullptr, "Every term of the model for one config.");
+        py::arg("options"), py::arg("resources") = nullptr, py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true,
+        "Every term of the model for one config.");
   m.def("blocks_per_sm", [](const KernelResources& kr, const HardwareParams& hw) {
     BlocksPerSm b = blocks_per_sm(kr, hw);
     py::dict d;
@@ -390,8 +434,24 @@ PYBIND11_MODULE(_core, m) {
     py::dict d;
     d["block_m"] = space_block_m(); d["block_n"] = space_block_n(); d["block_k"] = space_block_k();
     d["group_size_m"] = space_group_size_m();
+    d["split_k"] = space_split_k();
     return d;
   }, "The abstract config space (config_space.def).");
+  m.def("effective_split_k", &effective_split_k, py::arg("K"), py::arg("block_k"), py::arg("split_k"),
+        "The K slices a launch of split_k really uses (cpp/model/types.hpp).");
+  m.def("split_plan",
+        [](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t batch, int block_m, int block_n, int block_k,
+           int split_k, std::int64_t slots) {
+          const SplitPlan sp = make_split_plan(M, N, K, batch, block_m, block_n, block_k, split_k, slots);
+          py::dict d;
+          d["slices"] = sp.slices; d["k_tiles_per_slice"] = sp.k_tiles_per_slice; d["tiles"] = sp.tiles;
+          d["dp_tiles"] = sp.dp_tiles; d["tail_tiles"] = sp.tail_tiles; d["units"] = sp.units();
+          d["workspace_elems"] = sp.workspace_elems(block_m, block_n);
+          return d;
+        },
+        py::arg("M"), py::arg("N"), py::arg("K"), py::arg("batch"), py::arg("block_m"), py::arg("block_n"),
+        py::arg("block_k"), py::arg("split_k"), py::arg("slots"),
+        "The split-K schedule of a launch (make_split_plan, cpp/model/types.hpp).");
   m.def("parse_dtype", [](const std::string& s) { return std::string(dtype_name(to_dtype(s))); });
   m.def("supported_dtypes", &supported_dtypes);
 
@@ -407,19 +467,22 @@ PYBIND11_MODULE(_core, m) {
       .def("cache_size", &Selector::cache_size)
       .def("clear_cache", &Selector::clear_cache)
       .def("select_config",
-           [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype) {
+           [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned) {
+             const Problem p = make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned);
              const Selection* sel;
              {
                py::gil_scoped_release release;  // ranking may take a while the first time
-               sel = &s.select(Problem{M, N, K, to_dtype(dtype)});
+               sel = &s.select(p);
              }
              return sel->config;
            },
-           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", "The pick (cached per shape).")
+           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true,
+           "The pick (cached per problem).")
       .def("selection",
            [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype,
-              std::optional<int> top) {
-             const Selection& sel = s.select(make_problem(M, N, K, dtype));
+              std::optional<int> top, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned) {
+             const Problem p = make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned);
+             const Selection& sel = s.select(p);
              py::dict d;
              d["config"] = sel.config;
              d["breakdown"] = breakdown_dict(sel.breakdown);
@@ -429,15 +492,12 @@ PYBIND11_MODULE(_core, m) {
              py::list costs;
              for (auto& [g, c] : sel.group_size_m_costs) costs.append(py::make_tuple(g, c));
              d["group_size_m_costs"] = costs;
-             // The cached Selection keeps the head of the ranking; rank() recomputes all of it.
-             const size_t total = s.candidate_count(to_dtype(dtype));
+             // The cached Selection keeps the head of the ranking; rank() recomputes all of it (with the
+             // split-K candidates the full length is only known then).
+             std::vector<Ranked> full = s.rank(p);
+             const std::vector<Ranked>* ranked = &full;
+             const size_t total = full.size();
              const size_t want = top ? std::min<size_t>(std::max(*top, 0), total) : total;
-             std::vector<Ranked> full;
-             const std::vector<Ranked>* ranked = &sel.ranking;
-             if (want > sel.ranking.size() || sel.ranking.size() < total) {
-               full = s.rank(make_problem(M, N, K, dtype));
-               ranked = &full;
-             }
              py::list ranking;
              for (size_t i = 0; i < want; ++i)
                ranking.append(py::make_tuple((*ranked)[i].config, breakdown_dict((*ranked)[i].breakdown)));
@@ -454,23 +514,23 @@ PYBIND11_MODULE(_core, m) {
              d["excluded"] = exclusions_list(sel.excluded);
              return d;
            },
-           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("top") = py::none(),
+           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("top") = py::none(), py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true,
            "The full selection: pick, breakdowns, ranking (top entries), phase-2 costs, exclusions.")
       .def("rank",
-           [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype) {
+           [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned) {
              py::list out;
-             for (const auto& r : s.rank(make_problem(M, N, K, dtype)))
+             for (const auto& r : s.rank(make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned)))
                out.append(py::make_tuple(r.config, r.breakdown.total_cycles));
              return out;
            },
-           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16",
+           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true,
            "Phase 1 ranking (uncached): [(config, predicted cycles)], best first.")
       .def("time_rank_us",
            [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype,
-              int repeats) {
+              int repeats, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned) {
              // Timed in C++ with steady_clock: one sample = ranking every admissible config of one
              // shape (uncached), so Python call overhead is not measured.
-             const Problem p = make_problem(M, N, K, dtype);
+             const Problem p = make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned);
              std::vector<double> us;
              us.reserve(std::max(repeats, 1));
              py::gil_scoped_release release;
@@ -484,7 +544,7 @@ PYBIND11_MODULE(_core, m) {
              }
              return us;
            },
-           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("repeats") = 1000)
+           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("repeats") = 1000, py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true)
       .def("time_select_us",
            [](const Selector& s, const std::vector<std::array<std::int64_t, 3>>& shapes, const std::string& dtype) {
              // Cold selections (two phases, cache insert) of many shapes, timed in C++: total us.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace origami {
 
@@ -220,16 +221,18 @@ void occupancy_and_waves(const Problem& p, const TileConfig& c, const ModelHardw
   const int n_sm = static_cast<int>(hw.n_sm);
   b.grid_m = ceil_div(p.M, c.block_m);
   b.grid_n = ceil_div(p.N, c.block_n);
-  b.total_tiles = b.grid_m * b.grid_n;
+  // nv: predict() presets the work units of the phase it times (tiles or split-K slices); otherwise every
+  // tile of every batch (batch = 1: the seed's grid_m x grid_n).
+  if (o.mode == ModelMode::Seed || b.total_tiles <= 0) b.total_tiles = b.grid_m * b.grid_n * std::max<std::int64_t>(p.batch, 1);
   b.active_sms = static_cast<int>(std::min<std::int64_t>(b.total_tiles, n_sm));
   if (o.mode == ModelMode::Seed || kr == nullptr) {
     b.blocks_per_sm = 1;
     b.occupancy_limiter = "seed: one block per SM";
-  } else {
+  } else if (b.occupancy_limiter == nullptr || b.occupancy_limiter[0] == '\0') {
     const BlocksPerSm bps = blocks_per_sm(*kr, hw);
     b.blocks_per_sm = std::max(bps.blocks, 1);
     b.occupancy_limiter = bps.limiter;
-  }
+  }  // else: predict() filled blocks_per_sm and the limiter once for all phases
   const std::int64_t slots = std::int64_t(n_sm) * b.blocks_per_sm;
   b.concurrent_tiles = std::min<std::int64_t>(b.total_tiles, slots);
   b.num_waves = ceil_div(b.total_tiles, slots);
@@ -311,9 +314,16 @@ void l2_hit_rate(const Problem& p, const TileConfig& c, const ModelHardware& hw,
   const std::int64_t WGM = std::max(c.group_size_m, 1);
   b.group_size_m = static_cast<int>(WGM);
   b.working_set_bytes = double(p.M + p.N) * c.block_k * bytes;
-  const double k_iters = double(ceil_div(p.K, c.block_k));
+  const double k_iters = o.mode == ModelMode::Nv && b.num_iter > 0 ? double(b.num_iter) : double(ceil_div(p.K, c.block_k));
   const double requested_total = double(b.total_tiles) * (double(c.block_m) + c.block_n) * c.block_k * k_iters * bytes;
-  const double compulsory = (double(p.M) * p.K + double(p.K) * p.N) * bytes;
+  // The operands this phase reads (nv: its units' share of every batch's A and B; seed: one GEMM).
+  double compulsory = (double(p.M) * p.K + double(p.K) * p.N) * bytes;
+  if (o.mode == ModelMode::Nv) {
+    // units x k_iters of this phase over all tiles x all of K: D / T for the whole tiles, ~(T - D) / T for
+    // the split tail (its S slices cover K once).
+    const double all = double(b.grid_m * b.grid_n) * std::max<std::int64_t>(p.batch, 1) * double(ceil_div(p.K, c.block_k));
+    compulsory *= std::max<std::int64_t>(p.batch, 1) * std::min(1.0, double(b.total_tiles) * k_iters / all);
+  }
   b.l2_global_reuse_rate = std::max(0.0, 1.0 - compulsory / requested_total);
 
   if (o.mode == ModelMode::Nv) {
@@ -323,8 +333,17 @@ void l2_hit_rate(const Problem& p, const TileConfig& c, const ModelHardware& hw,
         (real_rows_per_tile(p.M, b.grid_m) + real_rows_per_tile(p.N, b.grid_n)) * c.block_k * k_iters * bytes;
     b.l2_global_reuse_rate = std::max(0.0, 1.0 - compulsory / real_requested_total);
     // The tiles in flight at once follow the kernel's Triton raster: count the unique A rows and
-    // B columns they touch; every other byte they load is an L2 hit.
-    const Footprint f = triton_raster_footprint(b.grid_m, b.grid_n, static_cast<int>(WGM), 0, b.concurrent_tiles);
+    // B columns they touch; every other byte they load is an L2 hit. Units of different batches, or of
+    // different K slices, read disjoint data: the footprint repeats every l2_reuse_units units.
+    const std::int64_t period = std::max<std::int64_t>(1, b.l2_reuse_units > 0 ? b.l2_reuse_units : b.grid_m * b.grid_n);
+    const std::int64_t full_sets = b.concurrent_tiles / period, rest = b.concurrent_tiles % period;
+    Footprint f = triton_raster_footprint(b.grid_m, b.grid_n, static_cast<int>(WGM), 0, rest);
+    if (full_sets > 0) {
+      const Footprint f_set =
+          triton_raster_footprint(b.grid_m, b.grid_n, static_cast<int>(WGM), 0, std::min(period, b.grid_m * b.grid_n));
+      f.unique_m += full_sets * f_set.unique_m;
+      f.unique_n += full_sets * f_set.unique_n;
+    }
     b.l2_tile_m = f.unique_m;
     b.l2_tile_n = f.unique_n;
     // Rows/columns past the matrix edge are not fetched (TMA out-of-bounds fill, cp.async zero
@@ -544,29 +563,57 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
   const NvModelConstants& nv = o.nv;
   const double latency = b.l2_hit_rate * hw.l2_latency_cycles + (1.0 - b.l2_hit_rate) * hw.hbm_latency_penalty;
   b.prologue_cycles = nv.prologue_latency_factor * latency;
-  b.num_iter = k_iters;
+  const std::int64_t unit_k_iters = b.num_iter > 0 ? b.num_iter : k_iters;  // predict() presets a slice's
+  b.num_iter = unit_k_iters;
   const double hi = std::max(b.compute_cycles, b.memory_cycles), lo = std::min(b.compute_cycles, b.memory_cycles);
   b.steady_cycles = c.stages >= 2 ? hi + (1.0 - nv.overlap_efficiency) * lo : hi + lo;
   b.bound = b.compute_cycles >= b.memory_cycles ? "compute" : "memory";
   const double per_iter_overhead =
       c.family == Family::Wgmma ? nv.wgmma_k_iter_overhead_cycles : nv.mma_sync_k_iter_overhead_cycles;
-  b.loop_overhead_cycles = per_iter_overhead * double(k_iters);
+  b.loop_overhead_cycles = per_iter_overhead * double(unit_k_iters);
   b.epilogue_bw = hw.dram_perf_ratio * dram_bw_fraction(hw, o, b.active_sms);
-  b.output_bytes = double(b.concurrent_tiles) * real_rows_per_tile(p.M, b.grid_m) * real_rows_per_tile(p.N, b.grid_n) * bytes;
+  const double out_bytes = b.output_elem_bytes > 0 ? b.output_elem_bytes : bytes;
+  b.output_bytes = double(b.concurrent_tiles) * real_rows_per_tile(p.M, b.grid_m) * real_rows_per_tile(p.N, b.grid_n) * out_bytes;
   b.epilogue_cycles = b.output_bytes / b.epilogue_bw + nv.epilogue_latency_factor * hw.hbm_latency_penalty;
   b.k_pad_penalty_cycles = 0.0;  // the padded K-iteration is already one of the k_iters
   b.setup_cycles = nv.tile_setup_cycles;
-  b.tile_cycles = b.prologue_cycles + b.steady_cycles * double(k_iters) + b.loop_overhead_cycles +
+  b.tile_cycles = b.prologue_cycles + b.steady_cycles * double(unit_k_iters) + b.loop_overhead_cycles +
                   b.epilogue_cycles + b.setup_cycles;
 }
 
 // ---- [Algorithm 9] total latency ---------------------------------------------------------------
 void total_latency(LatencyBreakdown& b) { b.total_cycles = b.tile_cycles * double(b.num_waves); }
 
-LatencyBreakdown predict(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
-                         const KernelResources* kr) {
-  LatencyBreakdown b;
+std::int64_t resident_slots(const TileConfig& c, const ModelHardware& hw, const KernelResources* kr) {
+  const std::int64_t n_sm = static_cast<std::int64_t>(hw.n_sm);
+  if (c.family == Family::Wgmma || kr == nullptr) return n_sm;  // persistent: one CTA per SM
+  return n_sm * std::max(blocks_per_sm(*kr, hw).blocks, 1);
+}
+
+namespace {
+std::int64_t resident_slots(const TileConfig& c, const ModelHardware& hw, const BlocksPerSm* bps) {
+  const std::int64_t n_sm = static_cast<std::int64_t>(hw.n_sm);
+  if (c.family == Family::Wgmma || bps == nullptr) return n_sm;
+  return n_sm * std::max(bps->blocks, 1);
+}
+}  // namespace
+
+namespace {
+
+// Algorithms 3-9 for one phase of a launch. nv: `units` work units of `k_iters` K-iterations (0, 0: every
+// tile, all of K), the L2 reuse period and the bytes per output element.
+void predict_phase(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                   const KernelResources* kr, const BlocksPerSm* bps, std::int64_t units, std::int64_t k_iters,
+                   std::int64_t reuse_units, double out_elem_bytes, LatencyBreakdown& b) {
   b.mode = o.mode;
+  if (bps != nullptr) {
+    b.blocks_per_sm = std::max(bps->blocks, 1);
+    b.occupancy_limiter = bps->limiter;
+  }
+  b.total_tiles = units;
+  b.num_iter = k_iters;
+  b.l2_reuse_units = reuse_units;
+  b.output_elem_bytes = out_elem_bytes;
   occupancy_and_waves(p, c, hw, o, kr, b);  // nv compute needs the blocks sharing an SM
   compute_latency(p, c, hw, o, b);
   l2_hit_rate(p, c, hw, o, b);
@@ -574,7 +621,88 @@ LatencyBreakdown predict(const Problem& p, const TileConfig& c, const ModelHardw
   work_utilization(p, c, b);
   tile_latency(p, c, hw, o, b);
   total_latency(b);
+}
+
+// The copies the op makes before the kernel (cpp/ops/ops_cuda.cpp): an operand it cannot read in place
+// (misaligned) is copied whatever the kernel; a layout the kernel family does not compile (mma_sync has no
+// "tt" variant) costs a copy of the smaller operand. Each copy reads and writes the operand at DRAM speed.
+void operand_copies(const Problem& p, const ModelHardware& hw, const ModelOptions& o, const KernelResources* kr,
+                    LatencyBreakdown& b) {
+  const double bytes = dtype_bytes(p.dtype), batch = double(std::max<std::int64_t>(p.batch, 1));
+  const double a_bytes = double(p.M) * p.K * bytes * batch, b_bytes = double(p.K) * p.N * bytes * batch;
+  double copied = 0;
+  if (!p.a_aligned) copied += a_bytes;
+  if (!p.b_aligned) copied += b_bytes;
+  if (copied > 0) b.operand_copy_reason = "misaligned operand (16-byte base / leading dimension rule)";
+  const bool compiled = kr == nullptr || (kr->layouts & layout_bit(p.a_k_contiguous, p.b_k_contiguous)) != 0;
+  if (p.a_aligned && p.b_aligned && !compiled) {
+    copied += std::min(a_bytes, b_bytes);
+    b.operand_copy_reason = "operand layout not compiled for this kernel family: the smaller operand is copied";
+  }
+  b.operand_copy_bytes = copied;
+  b.operand_copy_cycles = copied > 0 ? 2.0 * copied / hw.dram_perf_ratio + o.nv.operand_copy_fixed_cycles : 0.0;
+}
+
+}  // namespace
+
+LatencyBreakdown predict(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                         const KernelResources* kr) {
+  LatencyBreakdown b;
+  predict_into(p, c, hw, o, kr, b);
   return b;
+}
+
+void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                  const KernelResources* kr, LatencyBreakdown& b) {
+  if (o.mode == ModelMode::Seed) {
+    predict_phase(p, c, hw, o, kr, nullptr, 0, 0, 0, 0.0, b);
+    return;
+  }
+
+  const std::int64_t batch = std::max<std::int64_t>(p.batch, 1);
+  const std::int64_t tiles_per_batch = ceil_div(p.M, c.block_m) * ceil_div(p.N, c.block_n);
+  BlocksPerSm bps_value;
+  const BlocksPerSm* bps = nullptr;
+  if (kr != nullptr) {
+    bps_value = blocks_per_sm(*kr, hw);
+    bps = &bps_value;
+  }
+  const std::int64_t slots = resident_slots(c, hw, bps);
+  const SplitPlan sp = make_split_plan(p.M, p.N, p.K, batch, c.block_m, c.block_n, c.block_k, c.split_k, slots);
+  const double bytes = dtype_bytes(p.dtype);
+  std::optional<LatencyBreakdown> tail_phase;  // the split tail, when there are whole tiles too
+  if (sp.dp_tiles > 0) predict_phase(p, c, hw, o, kr, bps, sp.dp_tiles, ceil_div(p.K, c.block_k), tiles_per_batch, bytes, b);
+  if (sp.slices > 1) {
+    // The split tail: S slices of each of its tiles, slice-major; units of one slice read one K range.
+    LatencyBreakdown& t = sp.dp_tiles == 0 ? b : tail_phase.emplace();
+    predict_phase(p, c, hw, o, kr, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, sp.tail_tiles, 4.0, t);
+  }
+  const LatencyBreakdown& tail = tail_phase ? *tail_phase : b;
+  b.batch = batch;
+  b.layout = layout_name(p.a_k_contiguous, p.b_k_contiguous);
+  b.resident_slots = slots;
+  b.split_slices = sp.slices;
+  b.split_dp_tiles = sp.dp_tiles;
+  b.split_tail_tiles = sp.tail_tiles;
+  b.dp_cycles = sp.dp_tiles > 0 ? b.tile_cycles * double(b.num_waves) : 0.0;
+  if (sp.slices > 1) {
+    b.tail_units = tail.total_tiles;
+    b.tail_waves = tail.num_waves;
+    b.tail_k_iters = tail.num_iter;
+    b.tail_unit_cycles = tail.tile_cycles;
+    b.tail_epilogue_cycles = tail.epilogue_cycles;
+    b.tail_cycles = tail.tile_cycles * double(tail.num_waves);
+    // The reduction: every split tile's S partials read, C written once, at the L2 rate when the partials
+    // are still there (written just before) else at DRAM's; plus its fixed cost (NvModelConstants).
+    const double elems = double(sp.tail_tiles) * real_rows_per_tile(p.M, ceil_div(p.M, c.block_m)) *
+                         real_rows_per_tile(p.N, ceil_div(p.N, c.block_n));
+    const double partial_bytes = elems * 4.0 * sp.slices;
+    b.reduction_bytes = partial_bytes + elems * bytes;
+    const double rate = partial_bytes <= hw.l2_bytes ? hw.l2_perf_ratio : hw.dram_perf_ratio;
+    b.reduction_cycles = b.reduction_bytes / rate + o.nv.split_k_reduce_fixed_cycles;
+  }
+  operand_copies(p, hw, o, kr, b);
+  b.total_cycles = b.dp_cycles + b.tail_cycles + b.reduction_cycles + b.operand_copy_cycles;
 }
 
 }  // namespace origami

@@ -180,6 +180,24 @@ struct NvModelConstants {
   // form lifts to 0.88 (seed-bf16, held out: 0.77 -> 0.91) with tau unchanged (0.733 -> 0.732, llm
   // 0.698 -> 0.697; benchmarks/fit_model.py). 0 = term off.
   double wgmma_tma_oob_fill_bytes_per_cycle = 32.0;
+  // --- Split-K and operand copies (terms of 2026-11-23; estimates until the gen-train data set exists,
+  //     benchmarks/fit_model.py fits them then). ---
+  // The split-K reduction is a second kernel (cpp/kernels/split_k.cu) launched with programmatic dependent
+  // launch: its launch overlaps the GEMM, what remains is its first memory round trip and the drain of its
+  // stores, plus its share of the launch. Estimate: ~1 us at the H100/H200's ~1.9 GHz, the size of the
+  // per-launch cost PDL leaves for a small GEMM (benchmarks/results/small_gemm_h200.md: 64^3 ~1.8 us).
+  double split_k_reduce_fixed_cycles = 2000.0;
+  // An operand the kernel cannot read in place (misaligned, or a layout the kernel family does not compile)
+  // is first copied by the op with torch's copy kernel: a launch without PDL plus the copy. Estimate: ~2 us.
+  double operand_copy_fixed_cycles = 4000.0;
+  // A slice shorter than this many k-tiles is not considered: its fixed costs (prologue, partial write,
+  // its share of the reduction) outweigh what it overlaps. 2: the shortest slices that won on the H100
+  // (1x1024x4096, 16x16x64 tiles split 16: 4 k-tiles per slice; session notes) had 4.
+  int split_k_min_k_tiles_per_slice = 2;
+  // The selector evaluates split candidates for this many kernels (half per family), those whose unsplit
+  // time the ideal balance bound (the last wave as full as the others) improves most; the rest rank unsplit. Keeps a cold
+  // selection near the 20 us target (issue 11) while every kernel that a split could make the best stays in.
+  int split_k_candidate_kernels = 8;
 };
 
 struct ModelOptions {
@@ -196,6 +214,9 @@ struct ModelOptions {
   // seed mode counts one stage (the seed's formula), in nv mode `abstract_stages` stages.
   int abstract_stages = 2;
   int abstract_warps = 8;
+  // nv: rank split-K candidates too (selector.cpp). Off: every kernel unsplit, e.g. to judge the model on
+  // measurements that have no split-K timings (the reports before 2026-11-23).
+  bool split_k = true;
   // How many phase-1 entries a cached Selection keeps (0 = all). A full ranking is ~0.5 KB per
   // candidate; a process that sees thousands of shapes should not keep them all. Selector::rank
   // recomputes the full list on demand (explain does).
@@ -254,7 +275,29 @@ struct LatencyBreakdown {
   double tile_cycles = 0;              // L_tile
   const char* bound = "";              // "compute" or "memory" (steady state)
   // [Alg 9]
-  double total_cycles = 0;             // L_total = L_tile * num_waves
+  double total_cycles = 0;             // L_total = L_tile * num_waves (nv: + the split and copy terms below)
+  // --- nv: the problem and the launch schedule. total_tiles above counts the work units this breakdown's
+  // phase times (tiles, or K-slices of split tiles), num_iter their K-iterations. ---
+  std::int64_t batch = 1;
+  const char* layout = "nn";
+  std::int64_t l2_reuse_units = 0;     // units of one disjoint data set (a batch's tiles, a slice's tail tiles)
+  double output_elem_bytes = 0;        // bytes the epilogue writes per element (dtype, or 4: fp32 partial)
+  // split-K (cpp/model/types.hpp: make_split_plan)
+  int split_slices = 1;                // S (1: no split)
+  std::int64_t resident_slots = 0;     // CTAs resident at once (the schedule's wave)
+  std::int64_t split_dp_tiles = 0;     // whole tiles (the data-parallel part)
+  std::int64_t split_tail_tiles = 0;   // tiles of the last partial wave, split S ways
+  double dp_cycles = 0;                // the whole tiles: waves x tile cycles
+  double tail_cycles = 0;              // the split tail: its waves x its unit cycles
+  std::int64_t tail_units = 0, tail_waves = 0, tail_k_iters = 0;
+  double tail_unit_cycles = 0;         // one slice: prologue + its K-iterations + the fp32 partial write
+  double tail_epilogue_cycles = 0;     // the partial write within tail_unit_cycles
+  double reduction_bytes = 0;          // partials read + C written by the reduction kernel
+  double reduction_cycles = 0;         // bytes at the L2 (partials L2-resident) or DRAM rate + fixed cost
+  // operand copies the op makes before the kernel (misaligned operand, layout not compiled for the family)
+  double operand_copy_bytes = 0;
+  double operand_copy_cycles = 0;
+  const char* operand_copy_reason = "";
   // Tie-break key (phase 1): arithmetic intensity of the tile, flops per byte loaded
   double arithmetic_intensity = 0;
 };
@@ -310,9 +353,20 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
                   const ModelOptions& o, LatencyBreakdown& b);                         // Alg 8
 void total_latency(LatencyBreakdown& b);                                               // Alg 9
 
-// All of the above in order. c.group_size_m is the WGM the L2 model uses.
+// All of the above in order. c.group_size_m is the WGM the L2 model uses. nv mode: the launch schedule of
+// c.split_k (make_split_plan: whole waves unsplit, the last partial wave split) as up to two phases timed by
+// the functions above, the split-K reduction, and the op's operand copies; the returned breakdown's per-
+// iteration terms are those of the data-parallel phase (or of the split tail when every tile is split).
 LatencyBreakdown predict(const Problem& p, const TileConfig& c, const ModelHardware& hw,
                          const ModelOptions& o, const KernelResources* kr = nullptr);
+// The same, into a caller's default-constructed breakdown (the selector scores ~150 candidates per shape:
+// no copies).
+void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                  const KernelResources* kr, LatencyBreakdown& b);
+
+// The resident CTA slots of a kernel (n_sm x blocks per SM; the wgmma family is persistent, one CTA per SM),
+// as the split-K schedule counts them. nullptr resources: one per SM.
+std::int64_t resident_slots(const TileConfig& c, const ModelHardware& hw, const KernelResources* kr);
 
 // ---- Occupancy (CUDA occupancy calculator rules) ------------------------------------------------
 struct BlocksPerSm {

@@ -27,7 +27,12 @@ struct PerDtype {
   std::vector<Exclusion> excluded;
 };
 
-using CacheKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, int>;
+// The whole Problem: shape, dtype, batch, layout and alignment (bits) all change the pick.
+using CacheKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, int, std::int64_t, int>;
+CacheKey cache_key(const Problem& p) {
+  const int bits = (p.a_k_contiguous ? 1 : 0) | (p.b_k_contiguous ? 2 : 0) | (p.a_aligned ? 4 : 0) | (p.b_aligned ? 8 : 0);
+  return CacheKey{p.M, p.N, p.K, static_cast<int>(p.dtype), p.batch, bits};
+}
 
 // Seed's shared-memory filter: one stage, (BM*BK + BK*BN) * bytes <= smem per block.
 PerDtype seed_space(DType dt, const ModelHardware& hw, const ModelOptions& o) {
@@ -101,6 +106,74 @@ PerDtype kernel_space(DType dt, const ModelHardware& hw, const std::vector<Kerne
   return out;
 }
 
+// Split-K candidates (nv): a split can only pay where the last wave of a kernel's grid leaves resident
+// slots idle; its best case is the ideal balance, every wave as full as the others: unsplit time x tiles /
+// (slots x waves). Kernels where that bound gains less than 5 % are not split: below the model's own error,
+// and each split tile pays a partial write and a share of the reduction that the bound leaves out (H100:
+// 4096^3 with 128x256 tiles, 3.9 waves, measured 746 TFLOP/s unsplit, 667 split 2; session notes). Of the others, the
+// split_k_candidate_kernels with the lowest bound (half per kernel family) are tried with the splits of
+// config_space.def and those
+// that fill whole waves of their resident slots with the split tail (floor(w * slots / tail), w = 1..3),
+// slices of at least split_k_min_k_tiles_per_slice k-tiles, one per distinct schedule (make_split_plan).
+void add_split_candidates(const Problem& p, const PerDtype& pd, const ModelHardware& mhw, const ModelOptions& o,
+                          std::vector<Ranked>& scored) {
+  const NvModelConstants& nv = o.nv;
+  struct Bound { double cycles; std::size_t index; };
+  std::vector<Bound> bounds;
+  const std::size_t unsplit = scored.size();
+  for (std::size_t i = 0; i < unsplit; ++i) {
+    const LatencyBreakdown& b = scored[i].breakdown;
+    if (b.resident_slots <= 0 || b.num_waves <= 0) continue;
+    const double fill = double(b.total_tiles) / double(b.resident_slots * b.num_waves);
+    if (fill > 0.95) continue;
+    const std::int64_t k_tiles = (p.K + scored[i].config.block_k - 1) / scored[i].config.block_k;
+    if (k_tiles < 2 * std::max(nv.split_k_min_k_tiles_per_slice, 1)) continue;
+    bounds.push_back({b.total_cycles * fill, i});
+  }
+  // The bound alone would hand every slot to one family: small mma_sync tiles keep many CTAs per SM, so
+  // their "fill" and bound are tiny, while a split wgmma tile can be the real best (H100, 1x4096x4096:
+  // wgmma 64x256 split 4 beat every mma_sync split; session notes). So each family gets its share.
+  std::sort(bounds.begin(), bounds.end(), [](const Bound& a, const Bound& b) { return a.cycles < b.cycles; });
+  const int per_family = std::max(nv.split_k_candidate_kernels, 0) / 2;
+  int taken[2] = {0, 0};
+  std::vector<std::size_t> chosen;
+  for (const Bound& bd : bounds) {
+    int& t = taken[static_cast<int>(scored[bd.index].config.family) & 1];
+    if (t < per_family) {
+      ++t;
+      chosen.push_back(bd.index);
+    }
+  }
+  const std::vector<int> small = space_split_k();
+  for (std::size_t index : chosen) {
+    const TileConfig c = scored[index].config;  // copies: scored grows below
+    const std::int64_t tiles = scored[index].breakdown.total_tiles, slots = scored[index].breakdown.resident_slots;
+    const std::int64_t tail = tiles >= slots ? tiles % slots : tiles;
+    if (tail == 0) continue;
+    const std::int64_t k_tiles = (p.K + c.block_k - 1) / c.block_k;
+    const std::int64_t max_split = k_tiles / std::max(nv.split_k_min_k_tiles_per_slice, 1);
+    std::vector<int> splits(small.begin(), small.end());
+    for (int w = 1; w <= 3; ++w) splits.push_back(static_cast<int>(std::min<std::int64_t>(w * slots / tail, 4096)));
+    std::vector<std::pair<int, std::int64_t>> seen;  // (slices, dp_tiles) of the schedules already scored
+    const KernelResources* kr = nullptr;
+    for (const Candidate& cand : pd.candidates)
+      if (cand.config.same_kernel(c) && cand.resources) { kr = &*cand.resources; break; }
+    for (int s : splits) {
+      if (s < 2 || s > max_split) continue;
+      const SplitPlan sp = make_split_plan(p.M, p.N, p.K, p.batch, c.block_m, c.block_n, c.block_k, s, slots);
+      if (sp.slices < 2) continue;
+      const std::pair<int, std::int64_t> key{sp.slices, sp.dp_tiles};
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+      seen.push_back(key);
+      TileConfig cs = c;
+      cs.split_k = sp.slices;
+      scored.emplace_back();
+      scored.back().config = cs;
+      predict_into(p, cs, mhw, o, kr, scored.back().breakdown);
+    }
+  }
+}
+
 }  // namespace
 
 struct Selector::Impl {
@@ -158,6 +231,12 @@ static void check_problem(const Problem& p) {
   if (p.M > kMax) big("M", p.M);
   if (p.N > kMax) big("N", p.N);
   if (p.K > kMax) big("K", p.K);
+  if (p.batch < 1) {
+    Text os;
+    os << "batch must be a positive integer, got " << p.batch;
+    throw std::invalid_argument(os.str());
+  }
+  if (p.batch > kMax) big("batch", p.batch);
 }
 
 std::vector<Ranked> Selector::rank(const Problem& p) const {
@@ -167,12 +246,16 @@ std::vector<Ranked> Selector::rank(const Problem& p) const {
     throw std::invalid_argument(std::string("no admissible tile configuration for ") + dtype_name(p.dtype) + " on " +
                                 impl_->hw.name + " (" + std::to_string(pd.excluded.size()) + " excluded)");
   std::vector<Ranked> scored;
-  scored.reserve(pd.candidates.size());
+  scored.reserve(pd.candidates.size() + 64);
   for (const Candidate& cand : pd.candidates) {
     TileConfig c = cand.config;
     c.group_size_m = impl_->phase1_g;
-    scored.push_back({c, predict(p, c, impl_->mhw, impl_->options, cand.resources ? &*cand.resources : nullptr)});
+    scored.emplace_back();
+    scored.back().config = c;
+    predict_into(p, c, impl_->mhw, impl_->options, cand.resources ? &*cand.resources : nullptr, scored.back().breakdown);
   }
+  if (impl_->options.mode == ModelMode::Nv && impl_->options.split_k)
+    add_split_candidates(p, pd, impl_->mhw, impl_->options, scored);
   // Lowest predicted cycles; ties (within 1e-9 relative) go to the higher arithmetic intensity
   // (seed 000, 2.2), then to the candidate order (stable sort): the config space's enumeration
   // order BLOCK_M, BLOCK_N, BLOCK_K ascending (what the seed's first-minimum does; 9 of the 23
@@ -188,13 +271,13 @@ std::vector<Ranked> Selector::rank(const Problem& p) const {
   });
   std::vector<Ranked> out;
   out.reserve(scored.size());
-  for (const Key& k : keys) out.push_back(scored[k.index]);
+  for (const Key& k : keys) out.push_back(std::move(scored[k.index]));
   return out;
 }
 
 const Selection& Selector::select(const Problem& p) const {
   check_problem(p);
-  const CacheKey key{p.M, p.N, p.K, static_cast<int>(p.dtype)};
+  const CacheKey key = cache_key(p);
   {
     std::shared_lock<std::shared_mutex> lock(impl_->mu);
     auto it = impl_->cache.find(key);

@@ -46,15 +46,16 @@ class Selector {
   Selector(HardwareParams hw, std::vector<KernelResources> kernels, ModelOptions options = {});
   ~Selector();
 
-  // Thread-safe; cached per (M, N, K, dtype). The reference stays valid until clear_cache().
-  // Throws std::invalid_argument for M, N, K outside [1, 2^31-1].
+  // Thread-safe; cached per Problem (shape, dtype, batch, layout, alignment). The reference stays valid until
+  // clear_cache(). Throws std::invalid_argument for M, N, K, batch outside [1, 2^31-1].
   const Selection& select(const Problem& p) const;
 
   const HardwareParams& hardware() const;
   const ModelOptions& options() const;
 
   // Extensions (MODEL helper):
-  // Phase 1 only, uncached: every admissible candidate for p.dtype, best first. Throws
+  // Phase 1 only, uncached: every admissible candidate for p.dtype, best first (nv: with the split-K
+  // candidates of the kernels a split can help, cpp/model/selector.cpp). Throws
   // std::invalid_argument for non-positive M, N, K or when no candidate is admissible.
   std::vector<Ranked> rank(const Problem& p) const;
   // The candidates the filters removed for a dtype (computed once at construction).

@@ -1,6 +1,7 @@
 """Command line: ``python -m origami_nv {explain,gpus,hardware,calibrate,bench} ...`` (also ``origami-nv``).
 
     python -m origami_nv explain 4096 4096 4096 [--dtype float16] [--gpu H100_SXM] [--top 10] [--json] [--mode nv|seed]
+                                                [--batch B] [--layout nn|nt|tn|tt] [--misaligned a|b|ab]
     python -m origami_nv gpus [--json]
     python -m origami_nv hardware [--gpu NAME] [--json]
     python -m origami_nv calibrate ...     (forwards to origami_nv.calibrate.main)
@@ -39,6 +40,11 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--top", type=_dim, default=10, help="rows of the ranking table (default 10)")
     e.add_argument("--mode", choices=MODES, default=DEFAULT_MODE, help=f"model mode (default {DEFAULT_MODE})")
     e.add_argument("--json", action="store_true", help="print JSON instead of text")
+    e.add_argument("--batch", type=_dim, default=1, help="independent GEMMs of this shape (batched matmul; default 1)")
+    e.add_argument("--layout", choices=("nn", "nt", "tn", "tt"), default="nn",
+                   help="operand layouts: n = row-major, t = transposed view; nt = x @ w.t() (default nn)")
+    e.add_argument("--misaligned", choices=("a", "b", "ab"), default=None,
+                   help="operands the op must copy first (not 16-byte aligned / leading dimension not a multiple of 8)")
     g = sub.add_parser("gpus", help="the calibrated GPU table rows")
     g.add_argument("--json", action="store_true", help="print the table as JSON")
     h = sub.add_parser("hardware", help="resolved hardware parameters with their tiers")
@@ -86,7 +92,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == "explain":
             from ._api import explain
 
-            e = explain(args.M, args.N, args.K, dtype=args.dtype, gpu=args.gpu, mode=args.mode, top=args.top)
+            mis = args.misaligned or ""
+            e = explain(args.M, args.N, args.K, dtype=args.dtype, gpu=args.gpu, mode=args.mode, top=args.top,
+                        batch=args.batch, layout=args.layout, a_aligned="a" not in mis, b_aligned="b" not in mis)
             print(json.dumps(e.to_dict(), indent=2) if args.json else str(e))
             return 0
         if args.command == "gpus":

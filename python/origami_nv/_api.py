@@ -102,6 +102,29 @@ def _check_mode(mode: Any) -> str:
     return mode
 
 
+LAYOUTS: Tuple[str, ...] = ("nn", "nt", "tn", "tt")
+
+
+def _check_problem_extras(batch: Any, layout: Any, a_aligned: Any, b_aligned: Any) -> Tuple[int, str, bool, bool]:
+    """batch (positive int), layout (BLAS letters, cpp/model/types.hpp: layout_name), alignment flags."""
+    if isinstance(batch, bool):
+        raise ValueError(f"batch must be a positive integer, got {batch!r}")
+    try:
+        b = operator.index(batch)
+    except TypeError:
+        raise ValueError(f"batch must be a positive integer, got {batch!r} ({type(batch).__name__})") from None
+    if b <= 0 or b > _MAX_DIM:
+        raise ValueError(f"batch must be a positive integer <= {_MAX_DIM}, got {b}")
+    lay = layout.lower() if isinstance(layout, str) else layout
+    if lay not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)} ('n' = row-major, 't' = a transposed view: "
+                         f"'nt' is x @ w.t()), got {layout!r}")
+    for name, v in (("a_aligned", a_aligned), ("b_aligned", b_aligned)):
+        if not isinstance(v, bool):
+            raise ValueError(f"{name} must be True or False, got {v!r}")
+    return b, lay, a_aligned, b_aligned
+
+
 def _check_gpu(gpu: Any) -> Optional[str]:
     if gpu is None:
         return None
@@ -199,7 +222,7 @@ def _resources_from_dict(r: Dict[str, Any]) -> Any:
         cfg, dtype=str(r["dtype"]), threads=int(r["threads"]), registers_per_thread=int(r["registers_per_thread"]),
         spill_store_bytes=int(r.get("spill_store_bytes", 0)), spill_load_bytes=int(r.get("spill_load_bytes", 0)),
         local_bytes=int(r.get("local_bytes", 0)), smem_bytes=int(r["smem_bytes"]), arch=str(r.get("arch", "")),
-        source=str(r.get("source", "")))
+        source=str(r.get("source", "")), layouts=int(r.get("layouts", 0xF)))
 
 
 def _resolve(gpu: Optional[str], override: Optional[str]) -> Tuple[Any, Optional[str]]:
@@ -243,11 +266,18 @@ def get_selector(gpu: Optional[str] = None, mode: str = DEFAULT_MODE) -> _Select
 
 # ---- select / rank ----------------------------------------------------------------------------
 def select(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = None,
-           mode: str = DEFAULT_MODE) -> Config:
-    """The tile configuration the model picks for C[M,N] = A[M,K] @ B[K,N].
+           mode: str = DEFAULT_MODE, *, batch: int = 1, layout: str = "nn", a_aligned: bool = True,
+           b_aligned: bool = True) -> Config:
+    """The tile configuration the model picks for C[b] (M x N) = A[b] (M x K) @ B[b] (K x N), b < batch.
 
     Args:
         M, N, K: positive problem sizes.
+        batch: independent GEMMs of this shape in one launch (torch.bmm / batched matmul).
+        layout: the operands' layouts in BLAS letters: 'n' row-major, 't' a transposed view; "nn" is a
+            plain a @ b, "nt" nn.Linear's x @ w.t(), "tn" the weight gradient x.t() @ dy, "tt" both
+            transposed (the mma_sync family has no "tt" kernel: the op copies the smaller operand).
+        a_aligned, b_aligned: False when an operand cannot be read in place (base not 16-byte aligned, or a
+            leading dimension / batch stride not a multiple of 8 elements): the op copies it first.
         dtype: "float16" or "bfloat16" (aliases fp16/half/bf16 and torch dtypes accepted).
         gpu: a row of the calibrated table (see :func:`gpus`); None = the visible GPU, or the
             default row (H100_SXM) when no GPU is visible.
@@ -257,20 +287,22 @@ def select(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = 
         The chosen :class:`Config`, with its phase-2 GROUP_SIZE_M. Cached per
         (M, N, K, dtype, gpu, mode, ORIGAMI_NV_HW_PARAMS).
     """
-    key = (M, N, K, dtype, gpu, mode, _environ.get(_ENV_OVERRIDE))
+    key = (M, N, K, dtype, gpu, mode, _environ.get(_ENV_OVERRIDE), batch, layout, a_aligned, b_aligned)
     try:
         hit = _picks.get(key)
     except TypeError:  # an unhashable argument: the checks below say what is wrong with it
         hit = None
-    if hit is not None and type(M) is int and type(N) is int and type(K) is int:
+    if hit is not None and type(M) is int and type(N) is int and type(K) is int and type(batch) is int:
         return hit
     M, N, K = _check_dim("M", M), _check_dim("N", N), _check_dim("K", K)
+    batch, layout, a_aligned, b_aligned = _check_problem_extras(batch, layout, a_aligned, b_aligned)
     dt = _check_dtype(dtype)
     entry = get_selector(gpu, mode)
-    cfg = entry.selector.select_config(M, N, K, dt)
+    cfg = entry.selector.select_config(M, N, K, dt, batch=batch, layout=layout, a_aligned=a_aligned,
+                                       b_aligned=b_aligned)
     if type(dtype) is str and (gpu is None or type(gpu) is str):
         _picks[key] = cfg
-        _picks[(M, N, K, dt, gpu, mode, key[-1])] = cfg
+        _picks[(M, N, K, dt, gpu, mode, key[6], batch, layout, a_aligned, b_aligned)] = cfg
     return cfg
 
 
@@ -293,17 +325,22 @@ def _cycles_to_us(hw: Any, cycles: float) -> float:
 
 
 def rank(M: int, N: int, K: int, top: Optional[int] = 10, dtype: Any = "float16", gpu: Optional[str] = None,
-         mode: str = DEFAULT_MODE) -> List[RankedConfig]:
+         mode: str = DEFAULT_MODE, *, batch: int = 1, layout: str = "nn", a_aligned: bool = True,
+         b_aligned: bool = True) -> List[RankedConfig]:
     """Candidates ranked by predicted cycles, best first (phase 1; the pick's GROUP_SIZE_M is
-    chosen afterwards by :func:`select`). ``top=None`` returns every admissible candidate."""
+    chosen afterwards by :func:`select`). ``top=None`` returns every admissible candidate, with the
+    split-K variants the model considers (``config.split_k > 1``). batch, layout, a_aligned, b_aligned:
+    as for :func:`select`."""
     M, N, K = _check_dim("M", M), _check_dim("N", N), _check_dim("K", K)
+    batch, layout, a_aligned, b_aligned = _check_problem_extras(batch, layout, a_aligned, b_aligned)
     if top is not None:
         top = operator.index(top)
         if top < 0:
             raise ValueError(f"top must be >= 0 or None, got {top}")
     dt = _check_dtype(dtype)
     entry = get_selector(gpu, mode)
-    sel = entry.selector.selection(M, N, K, dt, top)
+    sel = entry.selector.selection(M, N, K, dt, top, batch=batch, layout=layout, a_aligned=a_aligned,
+                                   b_aligned=b_aligned)
     out = []
     for i, (cfg, bd) in enumerate(sel["ranking"]):
         out.append(RankedConfig(i + 1, cfg, bd["total_cycles"], _cycles_to_us(entry.hardware, bd["total_cycles"]), bd))
@@ -311,25 +348,41 @@ def rank(M: int, N: int, K: int, top: Optional[int] = 10, dtype: Any = "float16"
 
 
 def explain(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = None, mode: str = DEFAULT_MODE,
-            top: int = 10):
+            top: int = 10, *, batch: int = 1, layout: str = "nn", a_aligned: bool = True, b_aligned: bool = True):
     """Why the model picks what it picks: the Appendix A walk-through of every term (value and
     unit) for the chosen config, the tier and source of each hardware value, the top-k table, the
-    phase-2 GROUP_SIZE_M costs and the excluded candidates with their reasons.
+    phase-2 GROUP_SIZE_M costs and the excluded candidates with their reasons. For a batched,
+    transposed, misaligned or split-K problem it also shows the split schedule, the copy and reduction
+    terms, and the pick of the plain problem (batch 1, "nn", aligned) and why the two differ.
 
     Returns an :class:`origami_nv._explain.Explanation` (``str()`` for text, ``_repr_html_`` in
     notebooks, ``to_dict()`` for JSON)."""
     from ._explain import Explanation
 
     M, N, K = _check_dim("M", M), _check_dim("N", N), _check_dim("K", K)
+    batch, layout, a_aligned, b_aligned = _check_problem_extras(batch, layout, a_aligned, b_aligned)
     top = operator.index(top)
     if top < 1:
         raise ValueError(f"top must be >= 1, got {top}")
     dt = _check_dtype(dtype)
     entry = get_selector(gpu, mode)
-    sel = entry.selector.selection(M, N, K, dt, None)
+    extras = dict(batch=batch, layout=layout, a_aligned=a_aligned, b_aligned=b_aligned)
+    sel = entry.selector.selection(M, N, K, dt, None, **extras)
+    plain = None
+    if (batch, layout, a_aligned, b_aligned) != (1, "nn", True, True) and mode == "nv":
+        # The plain 2-D row-major problem's pick, and both picks' predictions for the real problem.
+        plain_cfg = entry.selector.select_config(M, N, K, dt)
+        resources = None
+        for kr in (_kernel_resources()[0] if not entry.selector.abstract_space else []):
+            if kr.dtype == dt and kr.config.same_kernel(plain_cfg):
+                resources = kr
+                break
+        plain = dict(config=plain_cfg,
+                     breakdown_real=_core.predict(M, N, K, dt, plain_cfg, entry.hardware, entry.selector.options,
+                                                  resources, **extras))
     return Explanation(problem=(M, N, K), dtype=dt, mode=mode, selection=sel, hardware=hardware_of(entry),
                        candidates_note=entry.candidates_note, top=top,
-                       candidate_count=entry.selector.candidate_count(dt))
+                       candidate_count=entry.selector.candidate_count(dt), extras=extras, plain=plain)
 
 
 # ---- hardware -------------------------------------------------------------------------------------

@@ -22,7 +22,15 @@ def _n(v: float, digits: int = 0) -> str:
 
 
 def _cfg(c: Any) -> str:
-    return f"({c.block_m}, {c.block_n}, {c.block_k}) {c.family} s{c.stages} w{c.warps}"
+    split = getattr(c, "split_k", 1)
+    return f"({c.block_m}, {c.block_n}, {c.block_k}) {c.family} s{c.stages} w{c.warps}" + (f" sk{split}" if split > 1 else "")
+
+
+# The breakdown terms compared when a batched / transposed / misaligned problem picks differently from the
+# plain one (name in the breakdown, label).
+_DIFF_TERMS = (("dp_cycles", "whole tiles (waves x tile)"), ("tail_cycles", "split tail"),
+               ("reduction_cycles", "split-K reduction"), ("operand_copy_cycles", "operand copies"),
+               ("num_waves", "waves"), ("l2_hit_rate", "L2 hit rate"))
 
 
 class Explanation:
@@ -34,8 +42,13 @@ class Explanation:
     """
 
     def __init__(self, problem: Tuple[int, int, int], dtype: str, mode: str, selection: Dict[str, Any],
-                 hardware: Any, candidates_note: str, top: int, candidate_count: int):
+                 hardware: Any, candidates_note: str, top: int, candidate_count: int,
+                 extras: Optional[Dict[str, Any]] = None, plain: Optional[Dict[str, Any]] = None):
         self.problem = problem
+        # batch, layout, a_aligned, b_aligned; plain: the pick of the plain problem (batch 1, "nn", aligned)
+        # with its prediction under the real problem (None when the problem is the plain one).
+        self.extras = dict(extras or dict(batch=1, layout="nn", a_aligned=True, b_aligned=True))
+        self.plain = plain
         self.dtype = dtype
         self.mode = mode
         self.selection = selection
@@ -155,8 +168,10 @@ class Explanation:
         L = []
         which = "estimated resources of the abstract space" if self.selection["abstract_space"] else "real resources"
         L.append(f"[Algorithm 4] Occupancy ({which}; CUDA occupancy calculator rules)")
-        L.append(f"  grid = ceil({M}/{c.block_m}) x ceil({N}/{c.block_n}) = {b['grid_m']} x {b['grid_n']}"
-                 f" = {_n(b['total_tiles'])} tiles")
+        batch = self.extras["batch"]
+        units = "work units (split-K slices)" if b["split_slices"] > 1 and b["split_dp_tiles"] == 0 else "tiles"
+        L.append(f"  grid = ceil({M}/{c.block_m}) x ceil({N}/{c.block_n}) = {b['grid_m']} x {b['grid_n']} tiles"
+                 + (f" x batch {batch}" if batch > 1 else "") + f"; this phase: {_n(b['total_tiles'])} {units}")
         L.append(f"  blocks_per_SM = {b['blocks_per_sm']} (limited by {b['occupancy_limiter']});"
                  f" active_SMs = {b['active_sms']}; tiles in flight = {_n(b['concurrent_tiles'])}")
         L.append(f"  num_waves = ceil({_n(b['total_tiles'])} / ({_n(hv('n_sm'))} x {b['blocks_per_sm']})) = {b['num_waves']} waves")
@@ -206,10 +221,67 @@ class Explanation:
                  f" = {_n(b['epilogue_cycles'], 1)} cycles")
         L.append(f"  setup      = {_n(b['setup_cycles'])} cycles")
         L.append(f"  L_tile     = {_n(b['tile_cycles'], 1)} cycles")
+        L.extend(self._schedule_lines())
         L.append("[Algorithm 9] Total latency")
-        L.append(f"  L_total = {_n(b['tile_cycles'], 1)} x {b['num_waves']} waves = {_n(b['total_cycles'])} cycles"
+        parts = []
+        if b["split_slices"] > 1:
+            if b["split_dp_tiles"] > 0:
+                parts.append(f"whole tiles {_n(b['dp_cycles'])}")
+            parts.append(f"split tail {_n(b['tail_cycles'])}")
+            parts.append(f"reduction {_n(b['reduction_cycles'])}")
+        else:
+            parts.append(f"{_n(b['tile_cycles'], 1)} x {b['num_waves']} waves")
+        if b["operand_copy_cycles"]:
+            parts.append(f"operand copies {_n(b['operand_copy_cycles'])}")
+        flops = 2.0 * M * N * K * self.extras["batch"]
+        L.append(f"  L_total = {' + '.join(parts)} = {_n(b['total_cycles'])} cycles"
                  f" ({self._us(b['total_cycles']):,.1f} us at {_n(hv('sustained_clock_mhz'))} MHz;"
-                 f" {2.0 * M * N * K / self._us(b['total_cycles']) / 1e6:,.1f} TFLOP/s)")
+                 f" {flops / self._us(b['total_cycles']) / 1e6:,.1f} TFLOP/s)")
+        return L
+
+    def _schedule_lines(self) -> List[str]:
+        """Split-K schedule and operand copies (nv)."""
+        b = self.breakdown
+        L = []
+        if b["split_slices"] > 1:
+            L.append(f"[Split-K] {b['split_slices']} K-slices of the last partial wave's tiles"
+                     " (cpp/model/types.hpp: make_split_plan)")
+            L.append(f"  resident slots = {_n(b['resident_slots'])}; whole tiles (unsplit) = {_n(b['split_dp_tiles'])};"
+                     f" split tiles = {_n(b['split_tail_tiles'])} -> {_n(b['tail_units'])} units of"
+                     f" {b['tail_k_iters']} K-iterations in {b['tail_waves']} wave(s)")
+            L.append(f"  slice = {_n(b['tail_unit_cycles'], 1)} cycles, of which the fp32 partial write"
+                     f" {_n(b['tail_epilogue_cycles'], 1)}; split tail = {_n(b['tail_cycles'])} cycles")
+            L.append(f"  reduction (second kernel, slice order) = {_n(b['reduction_bytes'])} bytes at the L2/DRAM rate"
+                     f" + fixed cost = {_n(b['reduction_cycles'])} cycles")
+        if b["operand_copy_cycles"]:
+            L.append(f"[Operand copies] {b['operand_copy_reason']}: {_n(b['operand_copy_bytes'])} bytes read and"
+                     f" written = {_n(b['operand_copy_cycles'])} cycles")
+        return L
+
+    def _problem_line(self) -> str:
+        x = self.extras
+        bits = [f"batch {x['batch']}", f"layout {x['layout']}"]
+        if not (x["a_aligned"] and x["b_aligned"]):
+            bits.append("misaligned: " + ", ".join(n for n, ok in (("A", x["a_aligned"]), ("B", x["b_aligned"])) if not ok))
+        return "; ".join(bits)
+
+    def _plain_lines(self) -> List[str]:
+        """Why the pick differs from the plain problem's (batch 1, "nn", aligned)."""
+        if self.plain is None:
+            return []
+        pc, pb = self.plain["config"], self.plain["breakdown_real"]
+        b = self.breakdown
+        L = [f"The plain problem ({self.problem[0]}, {self.problem[1]}, {self.problem[2]}), batch 1, layout nn, aligned,"
+             f" picks {_cfg(pc)}"]
+        if pc.same_kernel(self.config) and getattr(pc, "split_k", 1) == getattr(self.config, "split_k", 1):
+            L.append("  the same kernel and split as here.")
+            return L
+        L.append(f"  under this problem it is predicted at {_n(pb['total_cycles'])} cycles vs the pick's"
+                 f" {_n(b['total_cycles'])} ({pb['total_cycles'] / b['total_cycles']:.2f}x):")
+        for key, label in _DIFF_TERMS:
+            if pb[key] != b[key]:
+                fmt = (lambda v: f"{v:.3f}") if key == "l2_hit_rate" else _n
+                L.append(f"    {label:<28} plain pick {fmt(pb[key]):>14}   pick {fmt(b[key]):>14}")
         return L
 
     def _ranking_rows(self) -> List[Tuple[int, Any, Dict[str, Any]]]:
@@ -219,7 +291,8 @@ class Explanation:
         M, N, K = self.problem
         s = self.selection
         c = self.config
-        L = [f"origami_nv explain: ({M}, {N}, {K}) {self.dtype}, mode {self.mode}, gpu {self.hardware.name}"]
+        L = [f"origami_nv explain: ({M}, {N}, {K}) {self.dtype}, {self._problem_line()}, mode {self.mode},"
+             f" gpu {self.hardware.name}"]
         L.append(f"Candidates: {self.candidate_count} admissible, {len(s['excluded'])} excluded; {self.candidates_note}")
         L.append("")
         L.extend(self._hardware_lines())
@@ -237,8 +310,13 @@ class Explanation:
                  f"{_n(s['final_breakdown']['total_cycles'])} cycles")
         L.append("")
         L.append(f"Final configuration: BLOCK_M={c.block_m}, BLOCK_N={c.block_n}, BLOCK_K={c.block_k}, "
-                 f"GROUP_SIZE_M={c.group_size_m}, stages={c.stages}, warps={c.warps}, family={c.family}")
+                 f"GROUP_SIZE_M={c.group_size_m}, stages={c.stages}, warps={c.warps}, family={c.family}, "
+                 f"split_k={getattr(c, 'split_k', 1)}")
         L.append("")
+        plain = self._plain_lines()
+        if plain:
+            L.extend(plain)
+            L.append("")
         L.append(f"Top {min(self.top, s['ranking_size'])} of {s['ranking_size']} (phase 1):")
         L.append(f"  {'#':>3}  {'config':<34} {'cycles':>14} {'us':>10} {'bound':<8} {'memory':<15} "
                  f"{'waves':>6} {'blk/SM':>6} {'L2 hit':>7}")
@@ -261,7 +339,7 @@ class Explanation:
         s = self.selection
         M, N, K = self.problem
         parts = [f"<div class='origami-explain'><h4>origami_nv explain: ({M}, {N}, {K}) {e(self.dtype)},"
-                 f" mode {e(self.mode)}, gpu {e(self.hardware.name)}</h4>"]
+                 f" {e(self._problem_line())}, mode {e(self.mode)}, gpu {e(self.hardware.name)}</h4>"]
         parts.append(f"<p><b>Pick:</b> {e(_cfg(self.config))} g{self.config.group_size_m},"
                      f" {_n(self.predicted_cycles)} predicted cycles. {e(self._family_line())}</p>")
         parts.append(f"<p>{e(self.candidates_note)}</p>")
@@ -275,6 +353,10 @@ class Explanation:
         parts.append("</table>")
         walk = self._seed_walkthrough() if self.mode == "seed" else self._nv_walkthrough()
         parts.append("<details open><summary>Walk-through</summary><pre>" + e("\n".join(walk)) + "</pre></details>")
+        plain = self._plain_lines()
+        if plain:
+            parts.append("<details open><summary>Against the plain problem</summary><pre>" + e("\n".join(plain))
+                         + "</pre></details>")
         parts.append("<details><summary>Hardware parameters</summary><table><tr><th>key</th><th>value</th>"
                      "<th>unit</th><th>tier</th><th>source</th></tr>")
         for k, v in self.hardware.values.items():
@@ -293,7 +375,7 @@ class Explanation:
         s = self.selection
         M, N, K = self.problem
         return {
-            "problem": {"M": M, "N": N, "K": K, "dtype": self.dtype},
+            "problem": {"M": M, "N": N, "K": K, "dtype": self.dtype, **self.extras},
             "mode": self.mode,
             "gpu": self.hardware.name,
             "candidates": {"admissible": self.candidate_count, "excluded": len(s["excluded"]),
@@ -313,6 +395,9 @@ class Explanation:
                          "memory_bound": b["memory_bound"]} for r, cfg, b in self._ranking_rows()],
             "excluded": [{"config": cfg.to_dict(), "reason": why} for cfg, why in s["excluded"]],
             "hardware": self.hardware.to_dict(),
+            "plain": None if self.plain is None else {
+                "config": self.plain["config"].to_dict(),
+                "predicted_cycles_here": self.plain["breakdown_real"]["total_cycles"]},
         }
 
 

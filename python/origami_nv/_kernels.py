@@ -41,6 +41,11 @@ def excluded_tiles() -> list[dict]:
     return [dict(e) for e in _table().get("excluded", [])]
 
 
+def layout_bit(a_k_contiguous: bool, b_k_contiguous: bool) -> int:
+    """cpp/model/types.hpp: layout_bit (bit 0 'nn', 1 'nt', 2 'tn', 3 'tt')."""
+    return 1 << ((0 if a_k_contiguous else 2) | (1 if b_k_contiguous else 0))
+
+
 def _arch_matches(record_arch: str, arch: str) -> bool:
     # sm_90a code (the wgmma family) runs on sm_90 devices: asking for sm_90 includes it.
     return record_arch == arch or record_arch == arch + "a"
@@ -53,7 +58,8 @@ def compiled_kernel_resources(dtype="float16", arch="sm_90") -> list[dict]:
     block_k, stages, warps, family "mma_sync"/"wgmma"), dtype, threads, registers_per_thread,
     spill_store_bytes, spill_load_bytes, local_bytes, smem_bytes, arch, source ("ptxas").
     A configuration is compiled once per operand layout (A K/M-contiguous x B K/N-contiguous); the op
-    may launch any of them, so each value here is the worst (largest) over those layout variants.
+    may launch any of them, so each value here is the worst (largest) over those layout variants, and
+    `layouts` is the bit mask of the compiled ones (cpp/model/types.hpp: layout_bit).
     Returns [] when the build had no CUDA.
     """
     dt = _canonical_dtype(dtype)
@@ -70,9 +76,11 @@ def compiled_kernel_resources(dtype="float16", arch="sm_90") -> list[dict]:
                             stages=c["stages"], warps=c["warps"], family=c["family"]),
                 dtype=dt, threads=r["threads"], registers_per_thread=r["registers_per_thread"],
                 spill_store_bytes=r["spill_store_bytes"], spill_load_bytes=r["spill_load_bytes"],
-                local_bytes=r["local_bytes"], smem_bytes=r["smem_bytes"], arch=r["arch"], source="ptxas")
-        else:
-            for f in ("threads", "registers_per_thread", "spill_store_bytes", "spill_load_bytes",
-                      "local_bytes", "smem_bytes"):
-                m[f] = max(m[f], r[f])
+                local_bytes=r["local_bytes"], smem_bytes=r["smem_bytes"], arch=r["arch"], source="ptxas",
+                layouts=0)
+            m = merged[key]
+        for f in ("threads", "registers_per_thread", "spill_store_bytes", "spill_load_bytes",
+                  "local_bytes", "smem_bytes"):
+            m[f] = max(m[f], r[f])
+        m["layouts"] |= layout_bit(bool(r["a_k_contiguous"]), bool(r["b_k_contiguous"]))
     return [merged[k] for k in sorted(merged)]

@@ -1,0 +1,197 @@
+"""The problem the kernel runs, in the model (cpp/model): batch, operand layout and alignment, and split-K
+(make_split_plan: whole waves unsplit, the last partial wave split; the reduction; the selector's split
+candidates), through the bindings and the Python API. CPU only."""
+import pickle
+
+import pytest
+
+import origami_nv
+from origami_nv import Config, _api, _core, _kernels
+
+H100 = "H100_SXM"
+
+
+@pytest.fixture(autouse=True)
+def _clean(monkeypatch):
+    monkeypatch.delenv("ORIGAMI_NV_HW_PARAMS", raising=False)
+    yield
+    _api.clear_caches()
+
+
+@pytest.fixture(scope="module")
+def hw():
+    return _core.resolve_hardware(None, H100, "")
+
+
+def _needs_kernel_table():
+    if not _kernels.compiled_kernel_resources("float16"):
+        pytest.skip("this build has no compiled-kernel table (built without nvcc)")
+
+
+def _kernel(bm, bn, bk, stages, warps, family, threads=None, regs=128, layouts=0xF):
+    cfg = _core.TileConfig(bm, bn, bk, group_size_m=1, stages=stages, warps=warps, family=family)
+    kr = _core.KernelResources(cfg, dtype="float16", threads=threads or 32 * warps, registers_per_thread=regs,
+                               smem_bytes=stages * (bm + bn) * bk * 2, arch="sm_90a", source="test",
+                               layouts=layouts)
+    return cfg, kr
+
+
+# ---- the schedule ---------------------------------------------------------------------------------
+def test_effective_split_never_leaves_an_empty_slice():
+    # K = 640 in k-tiles of 64: 10 k-tiles. split 4 -> 3+3+3+1 (4 slices); 8 -> 2+2+2+2+2 (5); 64 -> 10.
+    assert [_core.effective_split_k(640, 64, s) for s in (1, 2, 4, 8, 64)] == [1, 2, 4, 5, 10]
+    assert _core.effective_split_k(64, 64, 8) == 1  # one k-tile: nothing to split
+
+
+def test_split_plan_splits_only_the_last_partial_wave():
+    # 3072^3 with 128x256 tiles: 24 x 12 = 288 tiles on 132 slots: 264 whole, 24 split 4 ways.
+    sp = _core.split_plan(3072, 3072, 3072, 1, 128, 256, 64, 4, 132)
+    assert (sp["tiles"], sp["dp_tiles"], sp["tail_tiles"], sp["slices"]) == (288, 264, 24, 4)
+    assert sp["units"] == 264 + 24 * 4 and sp["workspace_elems"] == 4 * 24 * 128 * 256
+    # fewer tiles than slots: classic split-K, every tile split
+    sp = _core.split_plan(1, 4096, 4096, 1, 64, 256, 64, 4, 132)
+    assert (sp["dp_tiles"], sp["tail_tiles"], sp["units"]) == (0, 16, 64)
+    # whole waves: nothing to split, no workspace
+    sp = _core.split_plan(128 * 132, 256, 4096, 1, 128, 256, 64, 4, 132)
+    assert (sp["slices"], sp["tail_tiles"], sp["workspace_elems"]) == (1, 0, 0)
+    # batches count as tiles of one launch
+    sp = _core.split_plan(64, 64, 8192, 7, 64, 64, 64, 3, 132)
+    assert (sp["tiles"], sp["dp_tiles"], sp["tail_tiles"], sp["slices"]) == (7, 0, 7, 3)
+
+
+# ---- the model's terms ------------------------------------------------------------------------------
+def test_split_terms_and_total(hw):
+    cfg, kr = _kernel(64, 256, 64, 4, 8, "wgmma", threads=256)
+    o = _core.ModelOptions("nv")
+    unsplit = _core.predict(1, 4096, 4096, "float16", cfg, hw, o, kr)
+    split = _core.predict(1, 4096, 4096, "float16", cfg.replace(split_k=4), hw, o, kr)
+    assert unsplit["split_slices"] == 1 and unsplit["reduction_cycles"] == 0 and unsplit["tail_cycles"] == 0
+    assert split["split_slices"] == 4 and split["split_dp_tiles"] == 0 and split["split_tail_tiles"] == 16
+    assert split["tail_units"] == 64 and split["tail_k_iters"] == 16 and split["output_elem_bytes"] == 4.0
+    assert split["reduction_cycles"] > o.nv.split_k_reduce_fixed_cycles
+    assert split["total_cycles"] == pytest.approx(split["tail_cycles"] + split["reduction_cycles"])
+    # 16 tiles on 132 SMs: four times the units, a quarter of the K-loop each -> faster despite the reduction
+    assert split["total_cycles"] < unsplit["total_cycles"]
+
+
+def test_split_tail_with_whole_waves(hw):
+    cfg, kr = _kernel(128, 256, 64, 4, 12, "wgmma", threads=384, regs=168)
+    b = _core.predict(3072, 3072, 3072, "float16", cfg.replace(split_k=4), hw, _core.ModelOptions("nv"), kr)
+    assert (b["split_dp_tiles"], b["split_tail_tiles"], b["num_waves"], b["tail_waves"]) == (264, 24, 2, 1)
+    assert b["total_cycles"] == pytest.approx(b["dp_cycles"] + b["tail_cycles"] + b["reduction_cycles"])
+
+
+def test_batch_multiplies_the_work(hw):
+    cfg, kr = _kernel(64, 64, 64, 4, 4, "mma_sync")
+    o = _core.ModelOptions("nv")
+    one = _core.predict(512, 512, 64, "float16", cfg, hw, o, kr)
+    many = _core.predict(512, 512, 64, "float16", cfg, hw, o, kr, batch=256)
+    assert many["batch"] == 256 and many["total_tiles"] == 256 * one["total_tiles"]
+    assert many["num_waves"] > one["num_waves"]
+    assert many["total_cycles"] > 20 * one["total_cycles"]
+
+
+def test_layout_not_compiled_costs_a_copy(hw):
+    nn_nt_tn = (1 << 0) | (1 << 1) | (1 << 2)   # layout_bit: the mma_sync family has no "tt" kernel
+    cfg, kr = _kernel(128, 128, 32, 4, 8, "mma_sync", layouts=nn_nt_tn)
+    o = _core.ModelOptions("nv")
+    tt = _core.predict(4096, 1024, 4096, "float16", cfg, hw, o, kr, layout="tt")
+    nt = _core.predict(4096, 1024, 4096, "float16", cfg, hw, o, kr, layout="nt")
+    assert nt["operand_copy_cycles"] == 0
+    assert tt["operand_copy_bytes"] == 4096 * 1024 * 2  # the smaller operand (B)
+    assert "not compiled" in tt["operand_copy_reason"]
+    assert tt["total_cycles"] == pytest.approx(nt["total_cycles"] + tt["operand_copy_cycles"])
+    wcfg, wkr = _kernel(128, 128, 64, 6, 12, "wgmma", threads=384, layouts=0xF)
+    assert _core.predict(4096, 1024, 4096, "float16", wcfg, hw, o, wkr, layout="tt")["operand_copy_cycles"] == 0
+
+
+def test_misaligned_operand_is_copied_for_every_kernel(hw):
+    cfg, kr = _kernel(128, 128, 64, 6, 12, "wgmma", threads=384)
+    b = _core.predict(1000, 1000, 1001, "float16", cfg, hw, _core.ModelOptions("nv"), kr, a_aligned=False)
+    assert b["operand_copy_bytes"] == 1000 * 1001 * 2 and "misaligned" in b["operand_copy_reason"]
+
+
+# ---- selection -------------------------------------------------------------------------------------------
+def test_decode_picks_a_split_and_large_squares_do_not():
+    _needs_kernel_table()
+    assert origami_nv.select(1, 4096, 4096, gpu=H100, layout="nt").split_k > 1
+    assert origami_nv.select(16, 1024, 8192, gpu=H100, layout="nt").split_k > 1
+    assert origami_nv.select(8192, 8192, 8192, gpu=H100).split_k == 1
+    ranked = origami_nv.rank(768, 768, 65536, top=None, gpu=H100)
+    assert any(r.config.split_k > 1 for r in ranked) and ranked[0].config.split_k > 1
+    # every split candidate is a distinct schedule of an admissible kernel, capped at 2 k-tiles per slice
+    seen = set()
+    for r in ranked:
+        key = (str(r.config).rsplit(" g", 1)[0], r.config.split_k)
+        assert key not in seen
+        seen.add(key)
+        assert r.config.split_k <= 65536 // r.config.block_k // 2
+
+
+def test_split_candidates_can_be_switched_off():
+    _needs_kernel_table()
+    kernels, _ = _api._kernel_resources()
+    o = _core.ModelOptions("nv")
+    o.split_k = False
+    sel = _core.Selector(_core.resolve_hardware(None, H100, ""), kernels, o)
+    assert all(c.split_k == 1 for c, _ in sel.rank(1, 4096, 4096, "float16"))
+
+
+def test_cache_key_is_the_whole_problem():
+    _needs_kernel_table()
+    sel = _api.get_selector(H100).selector
+    sel.clear_cache()
+    picks = {(b, l): origami_nv.select(512, 512, 64, gpu=H100, batch=b, layout=l)
+             for b in (1, 256) for l in ("nn", "tt")}
+    assert sel.cache_size() == 4
+    assert picks[(1, "nn")] is origami_nv.select(512, 512, 64, gpu=H100)  # the Python-level cache
+
+
+def test_batched_pick_differs_from_the_single_gemm():
+    """256 attention heads of 512x512x64: the single GEMM has 16-64 tiles for 132 SMs and picks a small tile
+    (or a split); 256 of them fill the GPU many times over and take a bigger tile, unsplit."""
+    _needs_kernel_table()
+    one = origami_nv.select(512, 512, 64, gpu=H100)
+    many = origami_nv.select(512, 512, 64, gpu=H100, batch=256)
+    assert many.split_k == 1
+    assert (many.block_m * many.block_n, many.split_k) != (one.block_m * one.block_n, one.split_k)
+
+
+# ---- API --------------------------------------------------------------------------------------------------
+def test_config_split_k_field_pickle_and_repr():
+    c = Config(128, 64, 64, group_size_m=4, stages=8, warps=12, family="wgmma", split_k=3)
+    assert c.split_k == 3 and c.to_dict()["split_k"] == 3 and str(c).endswith(" sk3") and "split_k=3" in repr(c)
+    assert pickle.loads(pickle.dumps(c)) == c and c != c.replace(split_k=1)
+    assert hash(c) != hash(c.replace(split_k=1)) or c != c.replace(split_k=1)
+    old = Config.__new__(Config)
+    old.__setstate__((128, 64, 64, 4, 8, 12, 1))  # a 7-tuple pickled before split_k existed
+    assert old.split_k == 1 and old.family == "wgmma"
+    with pytest.raises(ValueError, match="split_k must be a positive integer"):
+        Config(64, 64, 64, split_k=0)
+
+
+@pytest.mark.parametrize("kwargs,msg", [
+    (dict(batch=0), "batch must be a positive integer"),
+    (dict(batch=True), "batch must be a positive integer"),
+    (dict(layout="xt"), "layout must be one of nn, nt, tn, tt"),
+    (dict(a_aligned=1), "a_aligned must be True or False"),
+])
+def test_problem_argument_errors(kwargs, msg):
+    for fn in (origami_nv.select, origami_nv.rank, origami_nv.explain):
+        with pytest.raises(ValueError, match=msg):
+            fn(64, 64, 64, gpu=H100, **kwargs)
+
+
+def test_explain_shows_split_batch_layout_and_the_plain_pick():
+    _needs_kernel_table()
+    e = origami_nv.explain(1, 4096, 4096, gpu=H100, layout="nt")
+    s = str(e)
+    assert "batch 1; layout nt" in s and "[Split-K]" in s and "reduction" in s
+    assert "The plain problem" in s and e.to_dict()["problem"]["layout"] == "nt"
+    b = origami_nv.explain(512, 512, 64, gpu=H100, batch=256, layout="tt")
+    t = str(b)
+    assert "batch 256; layout tt" in t and "The plain problem (512, 512, 64), batch 1, layout nn" in t
+    assert b.to_dict()["plain"]["config"]["block_m"] > 0
+    assert "Against the plain problem" in b._repr_html_()
+    plain = origami_nv.explain(512, 512, 64, gpu=H100)
+    assert plain.plain is None and "The plain problem" not in str(plain)
