@@ -102,9 +102,9 @@ def main(argv=None) -> int:
         for dtype in args.dtypes:
             size = Size(M, N, K, dtype)
             ctx = h.prepare(size)
-            bm, bn, bk, gsm, stages, warps, fam = origami_nv.ops.load_op().select_config(M, N, K, dtype)
+            bm, bn, bk, gsm, stages, warps, fam, split_k = origami_nv.ops.load_op().select_config(M, N, K, dtype)
             pick = {"family": "wgmma" if fam == 1 else "mma_sync", "block_m": bm, "block_n": bn, "block_k": bk,
-                    "group_size_m": gsm, "stages": stages, "warps": warps}
+                    "group_size_m": gsm, "stages": stages, "warps": warps, "split_k": split_k}
             fns = {"cublas": h.cublas_fn(), "origami": origami_nv.matmul}
             errs = {name: h.check(ctx, fn) for name, fn in fns.items()}
             for name, err in errs.items():

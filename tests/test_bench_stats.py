@@ -68,8 +68,13 @@ def test_rank_tflops_ratio_geomean():
 
 def test_config_normalize_spellings():
     want = {"block_m": 128, "block_n": 64, "block_k": 32, "group_size_m": 8, "stages": 4, "warps": 4,
-            "family": "mma_sync"}
-    assert C.normalize([128, 64, 32, 8, 4, 4, 0]) == want                   # select_config's list
+            "family": "mma_sync", "split_k": 1}
+    assert C.normalize([128, 64, 32, 8, 4, 4, 0]) == want                   # select_config's list (7 ints)
+    assert C.normalize([128, 64, 32, 8, 4, 4, 0, 1]) == want                # ... with split_k (8 ints)
+    split = C.normalize([128, 64, 32, 8, 4, 4, 1, 3])
+    assert split["split_k"] == 3 and split["family"] == "wgmma"
+    assert C.config_id(split) == "wgmma 128x64x32 s4 w4 g8 sk3" and C.kernel_id(split) == "wgmma 128x64x32 s4 w4 sk3"
+    assert C.compiled_kernel_id(split) == "wgmma 128x64x32 s4 w4"
     assert C.normalize([128, 64, 32, 8, 4, 4, "mma_sync"]) == want
     assert C.normalize(dict(want, family="Family.MmaSync")) == want
     assert C.normalize({"config": want, "dtype": "float16"}) == want        # a kernels() dict

@@ -6,6 +6,9 @@
 #                         [--pytest-args "..."] [--build-args "..."] [--bench-args "..."]
 #                         [--head-to-head "M,N,K M,N,K ..."]   (benchmarks/head_to_head.py, both dtypes)
 #                         [--small-gemm]   (benchmarks/small_gemm.py: PDL on/off, Triton BF, cuBLAS)
+#                         [--vs-cublas "decode mid longk odd shortk"] [--vs-cublas-args "--dtypes float16 bfloat16"]
+#                                          (benchmarks/vs_cublas.py: the pick vs cuBLAS per shape set)
+#                         [--op-overhead]  (benchmarks/op_overhead.py: eager host time per call)
 #
 # Results: $OUT/logs.tar.gz (device.txt, build.log, smoke.txt, tests.log, bench.log), reports.tar.gz,
 #          calibration.json + gpus.json (with --calibrate: the tool's own table update)
@@ -25,6 +28,9 @@ pytest_args=""
 build_args=""
 h2h_sizes=""
 small_gemm=0
+vs_sets=""
+vs_args=""
+op_overhead=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-tests) run_tests=0 ;;
@@ -36,6 +42,9 @@ while [ $# -gt 0 ]; do
     --build-args) build_args="$2"; shift ;;
     --head-to-head) h2h_sizes="$2"; shift ;;
     --small-gemm) small_gemm=1 ;;
+    --vs-cublas) vs_sets="$2"; shift ;;
+    --vs-cublas-args) vs_args="$2"; shift ;;
+    --op-overhead) op_overhead=1 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -122,8 +131,26 @@ if [ "$small_gemm" = 1 ]; then
   small_summary=$(tail -10 "$OUT/small_gemm.log")
 fi
 
+vs_summary=""
+if [ -n "$vs_sets" ]; then
+  echo "== the pick vs cuBLAS: $vs_sets"
+  python3 "$repo/benchmarks/vs_cublas.py" --sets $vs_sets $vs_args --out "$OUT/vs_cublas" >"$OUT/vs_cublas.log" 2>&1
+  echo "vs-cublas rc=$?"
+  vs_summary=$(grep -E "shapes  geomean|^total" "$OUT/vs_cublas.log")
+fi
+
+op_summary=""
+if [ "$op_overhead" = 1 ]; then
+  echo "== eager host time per call"
+  python3 "$repo/benchmarks/op_overhead.py" --out "$OUT/op_overhead" >"$OUT/op_overhead.log" 2>&1
+  echo "op-overhead rc=$?"
+  op_summary=$(tail -6 "$OUT/op_overhead.log")
+fi
+
 # The device tool brings back at most 8 files: logs travel as one archive.
 (cd "$OUT" && tar czf logs.tar.gz --remove-files $(ls *.log *.txt 2>/dev/null | grep -v '^run.log$'))
+# benchmark tables travel as one archive too (the 8-files limit)
+(cd "$OUT" && ls *.md *.json >/dev/null 2>&1 && tar czf results.tar.gz --remove-files $(ls *.md *.json 2>/dev/null))
 
 echo
 echo "== summary ($(( $(date +%s) - t0 ))s total, build ${t_build}s)"
@@ -131,4 +158,6 @@ echo "tests: $test_summary"
 echo "$bench_summary"
 [ -n "$h2h_summary" ] && echo "$h2h_summary"
 [ -n "$small_summary" ] && echo "$small_summary"
+[ -n "$vs_summary" ] && echo "$vs_summary"
+[ -n "$op_summary" ] && echo "$op_summary"
 true

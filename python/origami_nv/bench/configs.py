@@ -7,7 +7,7 @@ with the field names of cpp/model/types.hpp.
 """
 from __future__ import annotations
 
-FIELDS = ("block_m", "block_n", "block_k", "group_size_m", "stages", "warps", "family")
+FIELDS = ("block_m", "block_n", "block_k", "group_size_m", "stages", "warps", "family", "split_k")
 # cpp/model/types.hpp: enum class Family { MmaSync = 0, Wgmma = 1 }.
 _FAMILY_BY_INT = {0: "mma_sync", 1: "wgmma"}
 
@@ -48,7 +48,7 @@ def normalize(cfg) -> dict:
         def get(name, default=None):
             return getattr(cfg, name, default)
     out = {}
-    for name in FIELDS[:-1]:
+    for name in FIELDS[:6]:
         v = get(name)
         if v is None:
             if name in ("block_m", "block_n", "block_k"):
@@ -56,18 +56,27 @@ def normalize(cfg) -> dict:
             v = {"group_size_m": 1, "stages": 2, "warps": 8}[name]
         out[name] = int(v)
     out["family"] = family_name(get("family"))
+    split = get("split_k")
+    out["split_k"] = int(split) if split else 1  # launch-time, like group_size_m (cpp/model/types.hpp)
     return out
 
 
 def config_id(cfg: dict, with_group: bool = True) -> str:
-    """'mma_sync 128x128x32 s4 w8 g8', the format of TileConfig::to_string()."""
+    """'mma_sync 128x128x32 s4 w8 g8' (+ ' sk4' with split-K), the format of TileConfig::to_string()."""
     s = f"{cfg['family']} {cfg['block_m']}x{cfg['block_n']}x{cfg['block_k']} s{cfg['stages']} w{cfg['warps']}"
-    return s + (f" g{cfg['group_size_m']}" if with_group else "")
+    split = int(cfg.get("split_k", 1) or 1)
+    return s + (f" g{cfg['group_size_m']}" if with_group else "") + (f" sk{split}" if split > 1 else "")
 
 
 def kernel_id(cfg: dict) -> str:
-    """Identity of the compiled kernel (group_size_m is a launch argument, not a kernel)."""
+    """Identity of a launch: the compiled kernel and its split-K slices (group_size_m is a launch argument
+    that only orders the tiles)."""
     return config_id(cfg, with_group=False)
+
+
+def compiled_kernel_id(cfg: dict) -> str:
+    """Identity of the compiled kernel alone (split_k and group_size_m excluded)."""
+    return config_id(dict(cfg, split_k=1), with_group=False)
 
 
 def short(cfg: dict | None) -> str:
@@ -75,6 +84,8 @@ def short(cfg: dict | None) -> str:
     if not cfg:
         return "-"
     s = f"({cfg['block_m']},{cfg['block_n']},{cfg['block_k']})g{cfg['group_size_m']} s{cfg['stages']}w{cfg['warps']}"
+    if int(cfg.get("split_k", 1) or 1) > 1:
+        s += f" sk{cfg['split_k']}"
     if cfg.get("family") and cfg["family"] != "mma_sync":
         s += f" {cfg['family']}"
     return s

@@ -15,7 +15,7 @@ from pathlib import Path
 from . import configs as C
 from . import stats
 from .store import RESULT_KINDS, _clean, load_records
-from .suites import Size, Suite
+from .suites import GEN_CLASSES, Size, Suite, size_class
 
 # A pick counts as a failure when it cannot run (error, wrong, crashed) or reaches less than
 # half of the brute force (the seed's register-spill failures sit at 0.12 A/BF; its worst
@@ -75,9 +75,16 @@ def _size_of(key: str, recs: list[dict]) -> Size:
     for r in recs:
         if r.get("size") == key and r.get("size_info"):
             return Size.from_dict(r["size_info"])
-    dims, dtype = key.rsplit("-", 1)
+    dims, dtype, *rest = key.split("-")  # Size.key: MxNxK-dtype[-bBATCH][-LAYOUT]
     m, n, k = (int(x) for x in dims.split("x"))
-    return Size(m, n, k, dtype)
+    batch = next((int(x[1:]) for x in rest if x.startswith("b")), 1)
+    layout = next((x for x in rest if not x.startswith("b")), "nn")
+    return Size(m, n, k, dtype, "", batch, layout)
+
+
+def _tflops(size: Size, time_s: float | None) -> float:
+    """TFLOP/s of one launch of a size (all of its batch)."""
+    return stats.tflops(size.M, size.N, size.K, time_s) * getattr(size, "batch", 1)
 
 
 def _ok(r: dict | None) -> bool:
@@ -97,13 +104,13 @@ def analyze_system(name: str, size: Size, results: dict, cublas_tf: float, clock
     ok = [r for r in configs if _ok(r)]
     if ok:
         row.bf = min(ok, key=lambda r: r["time_s"])
-        row.bf_tflops = stats.tflops(size.M, size.N, size.K, row.bf["time_s"])
+        row.bf_tflops = _tflops(size, row.bf["time_s"])
     pick = results.get((size.key, name, "pick"))
     row.pick = pick
     if pick is not None:
         row.selection = pick.get("selection") or {}
         if _ok(pick):
-            row.a_tflops = stats.tflops(size.M, size.N, size.K, pick["time_s"])
+            row.a_tflops = _tflops(size, pick["time_s"])
             row.pick_meas_s = pick["time_s"]
         else:
             row.a_tflops = 0.0
@@ -171,13 +178,24 @@ def analyze(records: list[dict], suite: Suite | None = None) -> dict:
         row = SizeRow(size=size)
         cb = results.get((k, "cublas", "cublas"))
         row.cublas = cb
-        row.cublas_tflops = stats.tflops(size.M, size.N, size.K, cb["time_s"]) if _ok(cb) else math.nan
+        row.cublas_tflops = _tflops(size, cb["time_s"]) if _ok(cb) else math.nan
         for name in systems:
             row.systems[name] = analyze_system(name, size, results, row.cublas_tflops, clock.get(name),
                                                (k, name) in done)
         rows.append(row)
     summary = {name: summarize([r.systems[name] for r in rows], rows) for name in systems}
-    return {"rows": rows, "systems": systems, "summary": summary, "metas": metas, "results": results,
+    # Per size class (suites.size_class: decode, small M, large, long K, odd, batched), where a suite has
+    # more than one: A/BF and the ranking quality of each class of work (issue 11).
+    classes = {}
+    by_class: dict[str, list] = {}
+    for r in rows:
+        by_class.setdefault(size_class(r.size), []).append(r)
+    if len(by_class) > 1:
+        for cls in sorted(by_class, key=lambda c: GEN_CLASSES.index(c) if c in GEN_CLASSES else len(GEN_CLASSES)):
+            crow = by_class[cls]
+            classes[cls] = {name: summarize([r.systems[name] for r in crow if name in r.systems],
+                                            [r for r in crow if name in r.systems]) for name in systems}
+    return {"rows": rows, "systems": systems, "summary": summary, "classes": classes, "metas": metas, "results": results,
             "sizes_total": len(suite.sizes) if suite is not None else len(rows),
             "sizes_measured": sum(1 for r in rows if r.systems and all(s.complete for s in r.systems.values()))}
 
@@ -359,6 +377,18 @@ def render_markdown(an: dict, suite_name: str, mode: str, plots: list[str]) -> s
     srow("phase-1 ranking of every config, uncached (timed in C++)", "rank_cpp_median_s", _us)
     srow("pick: median abs. error of predicted time", "pick_pred_err_median_abs", _pct)
     L.append("")
+    if an.get("classes"):
+        L += ["### By class of size", "",
+              "Classes (suites.size_class): batched (batch > 1), decode (M <= 16), small_m (M <= 512), long_k "
+              "(K >= 4 max(M, N), <= 4M outputs), odd (a dimension not a multiple of 16), large.", "",
+              "| system | class | sizes | A/BF geomean | A/BF min | mean tau | A/cuBLAS geomean | BF/cuBLAS geomean |",
+              "|---|---|---:|---:|---:|---:|---:|---:|"]
+        for n in systems:
+            for cls, per in an["classes"].items():
+                c = per[n]
+                L.append(f"| {n} | {cls} | {c['sizes']} | {_pct(c['a_bf_geomean'])} | {_pct(c['a_bf_min'])} | "
+                         f"{_f(c['tau_mean'], '{:.3f}')} | {_pct(c['a_cublas_geomean'])} | {_pct(c['bf_cublas_geomean'])} |")
+        L.append("")
     for n in systems:
         if S[n]["failure_list"]:
             L.append(f"Failures of `{n}`: " + "; ".join(f"{k}: {why}" for k, why in S[n]["failure_list"]))
@@ -438,7 +468,7 @@ def _csv_rows(an: dict, suite_name: str):
             if k not in row:
                 row[k] = cfg.get(k) if k in C.FIELDS else r.get(k)
         if row.get("tflops") is None and r.get("time_s") and r.get("status") == "ok":
-            row["tflops"] = stats.tflops(size.M, size.N, size.K, r["time_s"])
+            row["tflops"] = _tflops(size, r["time_s"])
         yield row
 
 
@@ -532,6 +562,7 @@ def write_report(raw_dir: Path, out_dir: Path, suite: Suite | None, suite_name: 
         for row in _csv_rows(an, suite_name):
             w.writerow(row)
     doc = {"suite": suite_name, "mode": mode, "metas": an["metas"], "summary": an["summary"],
+           "classes": an.get("classes") or {},
            "sizes_total": an["sizes_total"], "sizes_measured": an["sizes_measured"],
            "rows": [{"size": rw.size.to_dict(), "key": rw.size.key, "cublas_tflops": rw.cublas_tflops,
                      "systems": {n: {k: v for k, v in sr.__dict__.items() if k not in ("pick", "bf")} |

@@ -54,7 +54,12 @@ def repredict(records: list[dict], gpu: str | None = None) -> tuple[list[dict], 
                 kernels[key] = _resources(_core, C.normalize(r["config"]), dtype, r["resources"])
     if not kernels:
         raise ValueError("--repredict: the raw data has no origami config records with kernel resources")
-    sel = _core.Selector(hw, list(kernels.values()), _core.ModelOptions("nv"))
+    # Split-K launches are ranked only where the raw data timed some (measurements before split-K existed
+    # cannot judge a split pick): ModelOptions.split_k.
+    options = _core.ModelOptions("nv")
+    options.split_k = any(r.get("system") == SYSTEM and r.get("kind") == "config" and r.get("config")
+                          and int(r["config"].get("split_k", 1) or 1) > 1 for r in records)
+    sel = _core.Selector(hw, list(kernels.values()), options)
 
     # per size: the installed model's ranking (phase 1) and pick (both phases)
     sizes: dict[str, dict] = {}

@@ -380,6 +380,24 @@ class Runner:
         todo = [c for c in cands if not self.index.has(size.key, name, C.config_id(c.config))]
         if todo and hasattr(system, "prepare_candidates"):
             system.prepare_candidates(size, todo)
+        if not self._time_candidates(size, system, ctx, cands, best):
+            return False
+        # A second pass where the system has one (origami: split-K of the fastest unsplit kernels), from what
+        # the first pass measured.
+        if hasattr(system, "extra_candidates") and self.opt.bf_limit is None:
+            measured = {}
+            for (s, sy, _), r in self.index.results.items():
+                if s == size.key and sy == name and r.get("kind") == "config" and r.get("status") == "ok" \
+                        and not r.get("cut_off") and r.get("time_s") and r.get("config"):
+                    measured[r.get("config_id")] = (r["time_s"], C.normalize(r["config"]))
+            more = system.extra_candidates(size, measured)
+            if more and not self._time_candidates(size, system, ctx, more, self.index.best_time(size.key, name),
+                                                  second_pass=True):
+                return False
+        return True
+
+    def _time_candidates(self, size, system, ctx, cands, best, second_pass: bool = False) -> bool:
+        name = system.name
         for cand in cands:
             cid = C.config_id(cand.config)
             if self.index.has(size.key, name, cid):
@@ -389,6 +407,8 @@ class Runner:
             cutoff = best * self.opt.cutoff_factor if (best and self.opt.cutoff_factor) else None
             extra = {"config": cand.config, "config_id": cid, "predicted_cycles": cand.predicted_cycles,
                      "resources": cand.resources, "admissible": cand.admissible}
+            if second_pass:
+                extra["bf_pass"] = "split-K of the fastest unsplit kernels"
             rec = self._item(size, name, cid, ctx, lambda c=cand: system.config_fn(size, c.config),
                              cutoff_s=cutoff, extra=extra)
             if rec.get("status") == "ok" and not rec.get("cut_off"):

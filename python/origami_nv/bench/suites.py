@@ -5,9 +5,11 @@ shard index always means the same sizes.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 DTYPES = ("float16", "bfloat16")
+LAYOUTS = ("nn", "nt", "tn", "tt")
 _DTYPE_ALIASES = {"float16": "float16", "fp16": "float16", "half": "float16",
                   "bfloat16": "bfloat16", "bf16": "bfloat16"}
 
@@ -26,32 +28,41 @@ class Size:
     K: int
     dtype: str = "float16"
     label: str = ""          # where the shape comes from (e.g. "llama3-8b q,o"), shown in reports
+    batch: int = 1           # independent GEMMs of this shape (batched matmul)
+    layout: str = "nn"       # operand layouts (cpp/model/types.hpp layout_name): "nt" = x @ w.t()
 
     def __post_init__(self):
-        for name in ("M", "N", "K"):
+        for name in ("M", "N", "K", "batch"):
             v = getattr(self, name)
             if not isinstance(v, int) or v < 1:
                 raise ValueError(f"GEMM size {name}={v!r} must be a positive integer")
         object.__setattr__(self, "dtype", canonical_dtype(self.dtype))
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"GEMM layout {self.layout!r}: one of {', '.join(LAYOUTS)}")
 
     @property
     def key(self) -> str:
-        """Stable identifier used in raw files and for resume (label excluded)."""
-        return f"{self.M}x{self.N}x{self.K}-{self.dtype}"
+        """Stable identifier used in raw files and for resume (label excluded); a batch and a layout other
+        than "nn" are suffixes, so the keys of the committed raw data stay as they were."""
+        return (f"{self.M}x{self.N}x{self.K}-{self.dtype}" + (f"-b{self.batch}" if self.batch > 1 else "")
+                + (f"-{self.layout}" if self.layout != "nn" else ""))
 
     @property
     def flops(self) -> int:
-        return 2 * self.M * self.N * self.K
+        return 2 * self.M * self.N * self.K * self.batch
 
     def to_dict(self) -> dict:
-        return {"M": self.M, "N": self.N, "K": self.K, "dtype": self.dtype, "label": self.label}
+        return {"M": self.M, "N": self.N, "K": self.K, "dtype": self.dtype, "label": self.label,
+                "batch": self.batch, "layout": self.layout}
 
     @staticmethod
     def from_dict(d: dict) -> "Size":
-        return Size(int(d["M"]), int(d["N"]), int(d["K"]), d.get("dtype", "float16"), d.get("label", ""))
+        return Size(int(d["M"]), int(d["N"]), int(d["K"]), d.get("dtype", "float16"), d.get("label", ""),
+                    int(d.get("batch", 1) or 1), d.get("layout", "nn") or "nn")
 
     def __str__(self) -> str:
-        return f"({self.M}, {self.N}, {self.K})"
+        return f"({self.M}, {self.N}, {self.K})" + (f" x{self.batch}" if self.batch > 1 else "") + \
+            (f" {self.layout}" if self.layout != "nn" else "")
 
 
 @dataclass(frozen=True)
@@ -122,6 +133,114 @@ ODD_SIZES = [
     (8191, 8193, 1000), (1, 4097, 4099),
 ]
 
+# ---- Generalisation data sets (issue 11): fit on gen-train, report on gen-valid --------------------------
+# Projection shapes (N, K) of public model families, from their published config.json (hidden_size,
+# num_attention_heads x head_dim, num_key_value_heads, intermediate_size): q, the fused k+v (2 x kv_heads x
+# head_dim), o, one of gate/up, down. The train and valid sets use different families, so the valid set
+# tests families the fit never saw.
+GEN_FAMILIES = {
+    "train": {
+        # Qwen/Qwen2.5-7B: hidden 3584, 28 x 128 heads, 4 kv heads, intermediate 18944
+        "qwen2.5-7b": {"q,o": (3584, 3584), "kv": (1024, 3584), "gate/up": (18944, 3584), "down": (3584, 18944)},
+        # google/gemma-2-9b: hidden 3584, 16 x 256 heads, 8 kv heads, intermediate 14336
+        "gemma2-9b": {"q": (4096, 3584), "kv": (4096, 3584), "o": (3584, 4096), "gate/up": (14336, 3584),
+                      "down": (3584, 14336)},
+        # microsoft/Phi-3-mini-4k-instruct: hidden 3072, fused qkv 3 x 3072, fused gate_up 2 x 8192
+        "phi3-mini": {"qkv": (9216, 3072), "o": (3072, 3072), "gate_up": (16384, 3072), "down": (3072, 8192)},
+        # mistralai/Mixtral-8x7B-v0.1 experts: hidden 4096, intermediate 14336 (M = tokens routed to one expert)
+        "mixtral-8x7b expert": {"w1/w3": (14336, 4096), "w2": (4096, 14336)},
+    },
+    "valid": {
+        # Qwen/Qwen2.5-14B: hidden 5120, 40 x 128 heads, 8 kv heads, intermediate 13824
+        "qwen2.5-14b": {"q,o": (5120, 5120), "kv": (2048, 5120), "gate/up": (13824, 5120), "down": (5120, 13824)},
+        # meta-llama/Llama-3.2-3B: hidden 3072, 24 x 128 heads, 8 kv heads, intermediate 8192
+        "llama3.2-3b": {"q,o": (3072, 3072), "kv": (2048, 3072), "gate/up": (8192, 3072), "down": (3072, 8192)},
+        # google/gemma-2-27b: hidden 4608, 32 x 128 heads, 16 kv heads, intermediate 36864
+        "gemma2-27b": {"q": (4096, 4608), "kv": (4096, 4608), "o": (4608, 4096), "gate/up": (36864, 4608),
+                       "down": (4608, 36864)},
+        # google-bert/bert-large-uncased (an encoder MLP and attention projections): hidden 1024, intermediate 4096
+        "bert-large": {"qkv": (3072, 1024), "o": (1024, 1024), "up": (4096, 1024), "down": (1024, 4096)},
+    },
+}
+GEN_TOKENS = (1, 16, 128, 1024, 4096)
+# Every size's cost is bounded: the brute force times ~130 kernels plus split-K launches per size.
+GEN_MAX_FLOP = 1.5e12
+GEN_MAX_BYTES = 1.5e9
+GEN_SEEDS = {"train": 20261123, "valid": 77100311}
+GEN_RANDOM_PER_CLASS = {"train": 10, "valid": 8}
+GEN_CLASSES = ("decode", "small_m", "large", "long_k", "odd", "batched")
+
+
+def size_class(size: "Size") -> str:
+    """The class of a size in the generalisation reports (one definition, used by the suites and reports):
+    batched (batch > 1), decode (M <= 16), small_m (M <= 512), long_k (K >= 4 x max(M, N) with at most 4M
+    outputs: few tiles, long K), odd (a dimension not a multiple of 16), large."""
+    if size.batch > 1:
+        return "batched"
+    if size.M <= 16:
+        return "decode"
+    if size.M <= 512:
+        return "small_m"
+    if size.K >= 4 * max(size.M, size.N) and size.M * size.N <= (1 << 22):
+        return "long_k"
+    if size.M % 16 or size.N % 16 or size.K % 16:
+        return "odd"
+    return "large"
+
+
+def _gen_random(which: str) -> list[Size]:
+    """Seeded log-uniform shapes, a fixed number per class, both dtypes and the nn / nt layouts. numpy's
+    PCG64 with a stated seed gives the same list on every machine."""
+    import numpy as np
+    rng = np.random.default_rng(GEN_SEEDS[which])
+
+    def logu(lo, hi, mult=1):
+        v = int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
+        return max(mult, v // mult * mult) if mult > 1 else max(1, v)
+
+    draw = {
+        "decode": lambda: (logu(1, 16), logu(512, 65536, 64), logu(512, 65536, 64), 1),
+        "small_m": lambda: (logu(17, 512), logu(256, 32768, 64), logu(256, 32768, 64), 1),
+        "large": lambda: (logu(513, 16384, 64), logu(256, 32768, 64), logu(256, 32768, 64), 1),
+        "long_k": lambda: (logu(64, 2048, 64), logu(64, 2048, 64), logu(8192, 65536, 64), 1),
+        "odd": lambda: (logu(600, 12000), logu(100, 12000), logu(100, 12000), 1),
+        "batched": lambda: (logu(64, 4096, 16), logu(64, 4096, 16), logu(32, 4096, 16), logu(2, 512)),
+    }
+    out = []
+    for cls in GEN_CLASSES:
+        n = 0
+        while n < GEN_RANDOM_PER_CLASS[which]:
+            M, N, K, batch = draw[cls]()
+            dtype = "float16" if rng.uniform() < 0.5 else "bfloat16"
+            layout = "nn" if rng.uniform() < 0.5 else "nt"
+            size = Size(M, N, K, dtype, f"random {cls}", batch, layout)
+            if size_class(size) != cls or size.flops > GEN_MAX_FLOP or \
+                    2 * batch * (M * K + K * N + M * N) > GEN_MAX_BYTES:
+                continue
+            out.append(size)
+            n += 1
+    return out
+
+
+def _gen_sizes(which: str) -> list[Size]:
+    out = []
+    for fam, shapes in GEN_FAMILIES[which].items():
+        for proj, (n, k) in shapes.items():
+            for m in GEN_TOKENS:
+                size = Size(m, n, k, "float16" if (m + n) % 3 else "bfloat16", f"{fam} {proj}", 1, "nt")
+                if size.flops <= GEN_MAX_FLOP:
+                    out.append(size)
+    out += _gen_random(which)
+    # The valid set holds nothing the fit reads: shapes two families share (Phi-3-mini and Llama-3.2-3B
+    # have the same o and down projections) stay in train only.
+    seen, uniq = ({s.key for s in _gen_sizes("train")} if which == "valid" else set()), []
+    for s in out:
+        if s.key not in seen:
+            seen.add(s.key)
+            uniq.append(s)
+    return uniq
+
+
 # For the end-to-end GPU test: small, fast, one aligned, one odd.
 TINY_SIZES = [(128, 128, 128), (512, 512, 512), (1000, 1000, 1000)]
 
@@ -139,6 +258,14 @@ SUITES: dict[str, Suite] = {
                      tuple(Size(n, n, n, dt) for dt in ("float16", "bfloat16") for n in (4096, 8192))),
     "tiny": Suite("tiny", "3 small sizes for the end-to-end GPU test, fp16",
                   tuple(Size(m, n, k, "float16") for m, n, k in TINY_SIZES)),
+    # Issue 11's data sets: fit constants on gen-train only; every reported figure is from gen-valid.
+    "gen-train": Suite("gen-train", "generalisation training set: projections of Qwen2.5-7B, Gemma-2-9B, Phi-3-mini, "
+                                    "Mixtral experts (M = 1..4096, layout nt) + seeded random shapes of every class "
+                                    "(decode, small M, large, long K, odd, batched), fp16/bf16, nn/nt",
+                       tuple(_gen_sizes("train"))),
+    "gen-valid": Suite("gen-valid", "generalisation validation set (never fitted on): projections of Qwen2.5-14B, "
+                                    "Llama-3.2-3B, Gemma-2-27B, BERT-large + seeded random shapes of every class",
+                       tuple(_gen_sizes("valid"))),
 }
 
 

@@ -232,23 +232,35 @@ class OrigamiSystem:
         self.ops.set_programmatic_dependent_launch(prev)
         return prev
 
+    def _problem(self, size) -> dict:
+        """batch and layout of a size as the op will see its tensors (timing.CudaHarness.layout_of)."""
+        lay = getattr(size, "layout", "nn")
+        if lay == "nn" and self.b_layout == "col":
+            lay = "nt"
+        return {"batch": getattr(size, "batch", 1), "layout": lay}
+
     def _rank(self, size):
-        return _normalize_ranked(self.on.rank(size.M, size.N, size.K, dtype=size.dtype, top=None, **self._kw))
+        return _normalize_ranked(self.on.rank(size.M, size.N, size.K, dtype=size.dtype, top=None, **self._kw,
+                                              **self._problem(size)))
 
     def selection_times(self, size) -> dict:
         M, N, K, dt = size.M, size.N, size.K, size.dtype
-        api_cold, api_cached = _timed(lambda: self.on.select(M, N, K, dtype=dt, **self._kw))
-        op_cold, op_cached = _timed(lambda: self.ops.select_config(M, N, K, dt))
+        pb = self._problem(size)
+        api_cold, api_cached = _timed(lambda: self.on.select(M, N, K, dtype=dt, **self._kw, **pb))
+        op_cold, op_cached = _timed(lambda: self.ops.select_config(M, N, K, dt, pb["batch"], pb["layout"]))
         return {"api_cold_s": api_cold, "api_cached_s": api_cached, "op_cold_s": op_cold,
                 "op_cached_s": op_cached, "rank_cpp_s": _cpp_rank_s(self.mode or "nv", self.gpu, size)}
 
     def pick(self, size) -> Pick:
         if self.mode is None and self.gpu is None:
             # exactly what origami_nv.matmul(a, b) launches on this device
-            cfg = C.normalize(list(self.ops.select_config(size.M, size.N, size.K, size.dtype)))
+            pb = self._problem(size)
+            cfg = C.normalize(list(self.ops.select_config(size.M, size.N, size.K, size.dtype, pb["batch"],
+                                                          pb["layout"])))
             via = "origami_nv.matmul(a, b)"
         else:
-            cfg = C.normalize(self.on.select(size.M, size.N, size.K, dtype=size.dtype, **self._kw))
+            cfg = C.normalize(self.on.select(size.M, size.N, size.K, dtype=size.dtype, **self._kw,
+                                             **self._problem(size)))
             via = "origami_nv.select + origami_nv.matmul(a, b, config=pick)"
         pc = None
         for rc, p in self._rank(size):
@@ -280,6 +292,8 @@ class OrigamiSystem:
         return [(cfg, res) for _, cfg, res in by_kid.values()]
 
     def candidates(self, size) -> list[Candidate]:
+        """Every compiled kernel unsplit, and every split-K launch the model ranks (selector.cpp: the splits of
+        the kernels a split can help)."""
         ranked = self._rank(size)
         by_kernel: dict[str, tuple[dict, float | None]] = {}
         for cfg, pc in ranked:
@@ -287,13 +301,67 @@ class OrigamiSystem:
         # GROUP_SIZE_M for kernels the model does not rank: the phase-1 value of the ranked ones
         gsm_default = ranked[0][0]["group_size_m"] if ranked else 8
         out = []
+        resources = {}
         for cfg, res in self._kernel_entries(size.dtype):
             kid = C.kernel_id(cfg)
+            resources[kid] = res
             if kid in by_kernel:
                 rc, pc = by_kernel[kid]
                 out.append(Candidate(rc, pc, res, True))
             else:
                 out.append(Candidate(dict(cfg, group_size_m=gsm_default), None, res, False))
+        for kid, (rc, pc) in by_kernel.items():
+            if rc.get("split_k", 1) > 1:
+                out.append(Candidate(rc, pc, resources.get(C.compiled_kernel_id(rc)), True))
+        return out
+
+    # The brute force over split-K: the model ranks splits for the kernels it expects a split to help, which
+    # is the model's view; so the runner also times the fastest unsplit kernels of the brute force at every
+    # split the selector would consider for them (config_space.def's small splits and the wave-filling ones),
+    # whatever the model thinks. BF = the fastest of all of it.
+    SPLIT_BF_KERNELS = 8
+
+    def extra_candidates(self, size, measured: dict) -> list[Candidate]:
+        """measured: config id -> (seconds, config) of this size's timed launches."""
+        from origami_nv import _core
+        unsplit = sorted((t, cfg) for t, cfg in measured.values() if cfg.get("split_k", 1) == 1)
+        done = {C.kernel_id(cfg) for _, cfg in measured.values()}
+        ranked = {C.kernel_id(cfg): pc for cfg, pc in self._rank(size)}
+        slots_of = {}
+        for rc, _ in self._rank_breakdowns(size):
+            slots_of.setdefault(C.compiled_kernel_id(rc[0]), rc[1])
+        small = list(_core.space().get("split_k", [2, 3, 4]))
+        pb = self._problem(size)
+        out = []
+        for _, cfg in unsplit[: self.SPLIT_BF_KERNELS]:
+            slots = slots_of.get(C.compiled_kernel_id(cfg))
+            if not slots:
+                continue
+            k_tiles = -(-size.K // cfg["block_k"])
+            tiles = -(-size.M // cfg["block_m"]) * -(-size.N // cfg["block_n"]) * pb["batch"]
+            tail = tiles % slots if tiles >= slots else tiles
+            if tail == 0:
+                continue
+            seen = set()
+            for s in small + [w * slots // tail for w in (1, 2, 3)]:
+                if s < 2 or s > k_tiles // 2:
+                    continue
+                sp = _core.split_plan(size.M, size.N, size.K, pb["batch"], cfg["block_m"], cfg["block_n"],
+                                      cfg["block_k"], s, slots)
+                if sp["slices"] < 2 or (sp["slices"], sp["dp_tiles"]) in seen:
+                    continue
+                seen.add((sp["slices"], sp["dp_tiles"]))
+                c = dict(cfg, split_k=sp["slices"])
+                if C.kernel_id(c) in done:
+                    continue
+                out.append(Candidate(c, ranked.get(C.kernel_id(c)), None, True))
+        return out
+
+    def _rank_breakdowns(self, size):
+        """[((config dict, resident slots), cycles)] of the model's ranking (the slots of each kernel)."""
+        out = []
+        for r in self.on.rank(size.M, size.N, size.K, dtype=size.dtype, top=None, **self._kw, **self._problem(size)):
+            out.append(((C.normalize(r.config), int(r.breakdown.get("resident_slots", 0))), r.predicted_cycles))
         return out
 
     def config_fn(self, size, cfg: dict):

@@ -74,7 +74,8 @@ class HarnessOptions:
     flush_l2_factor: float = 2.0
     max_rotations: int = 4096
     mem_fraction: float = 0.35    # of free device memory the rotating copies may use
-    b_layout: str = "row"         # "row": B[K, N] row-major; "col": B = W.t() with W[N, K] row-major
+    b_layout: str = "row"         # sizes of layout "nn": "row" B[K, N] row-major; "col" B = W.t() with W[N, K]
+                                  # row-major (the "nt" layout); a size's own layout other than "nn" wins
     seed: int = 0
 
     def __post_init__(self):
@@ -169,16 +170,30 @@ class CudaHarness:
         return torch.matmul
 
     # ---- per size ----------------------------------------------------------------------
+    def layout_of(self, size) -> str:
+        """The operand layouts a size is run with: its own, or for "nn" sizes the harness's b_layout."""
+        lay = getattr(size, "layout", "nn")
+        if lay == "nn" and self.opt.b_layout == "col":
+            return "nt"
+        return lay
+
     def prepare(self, size) -> Context:
         torch = _torch()
         dt = {"float16": torch.float16, "bfloat16": torch.bfloat16}[size.dtype]
         M, N, K = size.M, size.N, size.K
-        g = torch.Generator(device=self.device).manual_seed(self.opt.seed + 7919 * (M + 31 * N + 961 * K))
-        a0 = torch.randn(M, K, generator=g, device=self.device, dtype=torch.float32).to(dt)
-        if self.opt.b_layout == "row":
-            b0 = torch.randn(K, N, generator=g, device=self.device, dtype=torch.float32).to(dt)
-        else:
-            b0 = torch.randn(N, K, generator=g, device=self.device, dtype=torch.float32).to(dt).t()
+        batch = getattr(size, "batch", 1)
+        lay = self.layout_of(size)
+        g = torch.Generator(device=self.device).manual_seed(self.opt.seed + 7919 * (M + 31 * N + 961 * K) + batch)
+        lead = (batch,) if batch > 1 else ()
+
+        def operand(rows, cols, transposed):
+            # 't': a transposed view of (cols x rows) row-major storage, as torch code makes it
+            shape = lead + ((cols, rows) if transposed else (rows, cols))
+            t = torch.randn(shape, generator=g, device=self.device, dtype=torch.float32).to(dt)
+            return t.transpose(-1, -2) if transposed else t
+
+        a0 = operand(M, K, lay[0] == "t")
+        b0 = operand(K, N, lay[1] == "t")
         prev_tf32 = torch.backends.cuda.matmul.allow_tf32
         torch.backends.cuda.matmul.allow_tf32 = False  # a true fp32 reference
         try:
@@ -187,7 +202,7 @@ class CudaHarness:
             torch.backends.cuda.matmul.allow_tf32 = prev_tf32
         ref_norm = float(torch.linalg.vector_norm(ref))
         esz = a0.element_size()
-        set_bytes = (M * K + K * N + M * N) * esz
+        set_bytes = (M * K + K * N + M * N) * esz * batch
         o = self.opt
         if o.mode == "rotate":
             want = max(2, math.ceil(o.rotate_l2_factor * self.l2_bytes / set_bytes))
@@ -197,9 +212,12 @@ class CudaHarness:
         free_bytes, _ = torch.cuda.mem_get_info(self.device)
         cap = int(o.mem_fraction * free_bytes)
         rotations = max(1, min(rotations, cap // max(set_bytes, 1)))
+        def copy(t, transposed):  # the same values in the same layout
+            return t.transpose(-1, -2).clone().transpose(-1, -2) if transposed else t.clone()
+
         sets = [(a0, b0)]
         for _ in range(rotations - 1):
-            sets.append((a0.clone(), b0.t().clone().t() if o.b_layout == "col" else b0.clone()))
+            sets.append((copy(a0, lay[0] == "t"), copy(b0, lay[1] == "t")))
         flush = None
         if o.mode == "flush":
             flush = torch.empty(int(o.flush_l2_factor * self.l2_bytes) // 4, dtype=torch.float32,
@@ -232,8 +250,9 @@ class CudaHarness:
         s = ctx.size
         if not isinstance(out, torch.Tensor):
             raise LaunchError(f"returned {type(out).__name__}, expected a tensor")
-        if tuple(out.shape) != (s.M, s.N):
-            raise LaunchError(f"returned shape {tuple(out.shape)}, expected {(s.M, s.N)}")
+        want = ((s.batch,) if getattr(s, "batch", 1) > 1 else ()) + (s.M, s.N)
+        if tuple(out.shape) != want:
+            raise LaunchError(f"returned shape {tuple(out.shape)}, expected {want}")
         if out.dtype != ctx.sets[0][0].dtype:
             raise LaunchError(f"returned dtype {out.dtype}, expected {ctx.sets[0][0].dtype}")
         diff = float(torch.linalg.vector_norm(out.float() - ctx.reference))

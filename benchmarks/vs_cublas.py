@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""The model's pick through origami_nv.matmul against torch.matmul (cuBLAS), over named shape sets.
+
+    python benchmarks/vs_cublas.py [--sets decode mid longk odd shortk] [--dtypes float16] [--rounds 4]
+                                   [--out benchmarks/results/vs_cublas_h100]
+
+Sets (issues 12 and 13; the projection shapes are y = x @ W.t(), W of shape (N, K): layout "nt"):
+  decode  M = 1, 4, 16 on the q, kv, o, gate/up, down projections of four public model families
+  mid     M = 32, 64, 128, 256, 512 on the same projections
+  longk   long K with few output tiles: 768x768x65536, 1024x1024x32768, 128x4096x14336, 256x256x65536
+  odd     the `odd` suite (sizes that are not multiples of 16 or 128), both operands row-major
+  shortk  short K, large M and N: 16384x16384x256, 8192x8192x128, 4096x16384x512
+
+Method (benchmarks/METHOD.md): the A/BF harness's cold inputs (CUDA-graph replays over rotated copies of
+the operands, >= 2x L2) and medians; every function checked against an fp32 reference before it is timed
+and the output of the timed graph again after; `rounds` rounds with the order of the two alternated
+(cuBLAS first in even rounds), the ratio of a shape = the median over rounds of cuBLAS time / ours. The
+pick is what the op would launch for these tensors (torch.ops.origami_nv.select_config with the batch and
+layout), the split-K slices included.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+# Projection shapes (N, K) of public model families, from their published config.json (hidden_size,
+# num_attention_heads x head_dim, num_key_value_heads, intermediate_size); kv = the fused k and v
+# projections (2 x kv_heads x head_dim), gate/up one of the two MLP input projections.
+FAMILIES = {
+    # meta-llama/Meta-Llama-3-8B: hidden 4096, 32 x 128 heads, 8 kv heads, intermediate 14336
+    "llama3-8b": {"q,o": (4096, 4096), "kv": (2048, 4096), "gate/up": (14336, 4096), "down": (4096, 14336)},
+    # Qwen/Qwen2.5-7B: hidden 3584, 28 x 128 heads, 4 kv heads, intermediate 18944
+    "qwen2.5-7b": {"q,o": (3584, 3584), "kv": (1024, 3584), "gate/up": (18944, 3584), "down": (3584, 18944)},
+    # microsoft/Phi-3-mini-4k-instruct: hidden 3072, 32 x 96 heads, 32 kv heads (fused qkv 9216),
+    # intermediate 8192 (fused gate_up 16384)
+    "phi3-mini": {"qkv": (9216, 3072), "o": (3072, 3072), "gate_up": (16384, 3072), "down": (3072, 8192)},
+    # meta-llama/Meta-Llama-3-70B: hidden 8192, 64 x 128 heads, 8 kv heads, intermediate 28672
+    "llama3-70b": {"q,o": (8192, 8192), "kv": (2048, 8192), "gate/up": (28672, 8192), "down": (8192, 28672)},
+}
+
+
+def _projections():
+    for fam, shapes in FAMILIES.items():
+        for proj, (n, k) in shapes.items():
+            yield f"{fam} {proj}", n, k
+
+
+def shape_sets() -> dict:
+    """name -> [(label, M, N, K, layout)]."""
+    from origami_nv.bench.suites import ODD_SIZES
+    sets = {
+        "decode": [(lab, m, n, k, "nt") for lab, n, k in _projections() for m in (1, 4, 16)],
+        "mid": [(lab, m, n, k, "nt") for lab, n, k in _projections() for m in (32, 64, 128, 256, 512)],
+        "longk": [("long K", m, n, k, "nn") for m, n, k in
+                  ((768, 768, 65536), (1024, 1024, 32768), (128, 4096, 14336), (256, 256, 65536))],
+        "odd": [("odd", m, n, k, "nn") for m, n, k in ODD_SIZES],
+        "shortk": [("short K", m, n, k, "nn") for m, n, k in ((16384, 16384, 256), (8192, 8192, 128), (4096, 16384, 512))],
+    }
+    return sets
+
+
+def _geomean(v):
+    v = [x for x in v if x and x > 0 and math.isfinite(x)]
+    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else math.nan
+
+
+def main(argv=None) -> int:
+    sets = shape_sets()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sets", nargs="+", default=["decode", "mid", "longk"], choices=sorted(sets))
+    ap.add_argument("--dtypes", nargs="+", default=["float16"], choices=["float16", "bfloat16"])
+    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--repeats", type=int, default=5, help="timed samples per function and round")
+    ap.add_argument("--out", default=None, help="write OUT.json and OUT.md")
+    args = ap.parse_args(argv)
+    if args.rounds < 2:
+        ap.error("--rounds must be >= 2 (the order alternates between rounds)")
+
+    import torch
+
+    import origami_nv
+    from origami_nv.bench.suites import Size
+    from origami_nv.bench.timing import CudaHarness, HarnessOptions
+
+    harness = {lay: CudaHarness(HarnessOptions(repeats=args.repeats, b_layout="col" if lay == "nt" else "row"))
+               for lay in ("nn", "nt")}
+    ops = origami_nv.ops.load_op()
+    dev = harness["nn"].device_info()
+    rows = []
+    t_start = time.time()
+    for set_name in args.sets:
+        for label, M, N, K, layout in sets[set_name]:
+            for dtype in args.dtypes:
+                h = harness[layout]
+                size = Size(M, N, K, dtype, label)
+                ctx = h.prepare(size)
+                cfg = list(ops.select_config(M, N, K, dtype, 1, layout))
+                pick = {"family": "wgmma" if cfg[6] == 1 else "mma_sync", "block_m": cfg[0], "block_n": cfg[1],
+                        "block_k": cfg[2], "group_size_m": cfg[3], "stages": cfg[4], "warps": cfg[5],
+                        "split_k": cfg[7]}
+                fns = {"cublas": h.cublas_fn(), "origami": origami_nv.matmul}
+                for name, fn in fns.items():
+                    err = h.check(ctx, fn)
+                    if not err <= ctx.tolerance:
+                        raise SystemExit(f"{name} {size.key} {layout}: relative error {err:.3g} > {ctx.tolerance}")
+                rounds = []
+                for r in range(args.rounds):
+                    order = ["cublas", "origami"] if r % 2 == 0 else ["origami", "cublas"]
+                    t = {}
+                    for name in order:
+                        tm = h.time(ctx, fns[name])
+                        if tm.post_rel_err is not None and not tm.post_rel_err <= ctx.tolerance:
+                            raise SystemExit(f"{name} {size.key}: timed graph output wrong ({tm.post_rel_err:.3g})")
+                        t[name] = tm.time_s
+                    rounds.append({"first": order[0], "cublas_s": t["cublas"], "origami_s": t["origami"],
+                                   "ratio": t["cublas"] / t["origami"]})
+                h.release(ctx)
+                cub = statistics.median(x["cublas_s"] for x in rounds)
+                ori = statistics.median(x["origami_s"] for x in rounds)
+                ratio = statistics.median(x["ratio"] for x in rounds)
+                row = {"set": set_name, "label": label, "M": M, "N": N, "K": K, "layout": layout, "dtype": dtype,
+                       "pick": pick, "cublas_us": cub * 1e6, "origami_us": ori * 1e6,
+                       "cublas_tflops": size.flops / cub / 1e12, "origami_tflops": size.flops / ori / 1e12,
+                       "ratio": ratio, "rounds": rounds}
+                rows.append(row)
+                sk = f" sk{pick['split_k']}" if pick["split_k"] > 1 else ""
+                print(f"{set_name:7s} {label:20s} {M:>6}x{N:>6}x{K:>6} {layout} {dtype:8s} cuBLAS {cub * 1e6:9.1f} us"
+                      f"  origami {ori * 1e6:9.1f} us  ratio {ratio:.3f}  pick {pick['family']} "
+                      f"{pick['block_m']}x{pick['block_n']}x{pick['block_k']}{sk}", flush=True)
+            torch.cuda.empty_cache()
+
+    summary = {}
+    for set_name in args.sets:
+        for dtype in args.dtypes:
+            rs = [r["ratio"] for r in rows if r["set"] == set_name and r["dtype"] == dtype]
+            if rs:
+                summary[f"{set_name} {dtype}"] = {"shapes": len(rs), "geomean": _geomean(rs), "min": min(rs),
+                                                  "below_0.85": sum(1 for x in rs if x < 0.85),
+                                                  "below_0.95": sum(1 for x in rs if x < 0.95)}
+    for k, s in summary.items():
+        print(f"{k:20s} {s['shapes']:3d} shapes  geomean {s['geomean']:.3f}  min {s['min']:.3f}  "
+              f"below 0.85: {s['below_0.85']}  below 0.95: {s['below_0.95']}", flush=True)
+    print(f"total {time.time() - t_start:.0f} s")
+
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        meta = {"device": dev, "rounds": args.rounds, "repeats": args.repeats,
+                "timing": harness["nn"].timing_description(),
+                "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "command": "python benchmarks/vs_cublas.py " + " ".join(argv if argv is not None else sys.argv[1:])}
+        out.with_suffix(".json").write_text(json.dumps({"meta": meta, "summary": summary, "rows": rows}, indent=1))
+        lines = ["# origami_nv.matmul (the model's pick) vs torch.matmul (cuBLAS)", "",
+                 f"Device: {dev.get('device_name', '?')}; {meta['date_utc']}; `{meta['command']}`. Method: the "
+                 "docstring of benchmarks/vs_cublas.py (cold inputs, CUDA graphs, order alternated, medians; "
+                 "ratio = cuBLAS time / ours, > 1 is faster than cuBLAS).", "",
+                 "| set | dtype | shapes | geomean | min | below 0.85 | below 0.95 |", "|---|---|---:|---:|---:|---:|---:|"]
+        for k, s in summary.items():
+            name, dtype = k.split(" ")
+            lines.append(f"| {name} | {dtype} | {s['shapes']} | {s['geomean']:.3f} | {s['min']:.3f} | "
+                         f"{s['below_0.85']} | {s['below_0.95']} |")
+        lines += ["", "| set | shape | M | N | K | layout | dtype | pick | cuBLAS us | origami us | ratio |",
+                  "|---|---|---:|---:|---:|---|---|---|---:|---:|---:|"]
+        for r in rows:
+            p = r["pick"]
+            sk = f" sk{p['split_k']}" if p["split_k"] > 1 else ""
+            lines.append(f"| {r['set']} | {r['label']} | {r['M']} | {r['N']} | {r['K']} | {r['layout']} | {r['dtype']} "
+                         f"| {p['family']} {p['block_m']}x{p['block_n']}x{p['block_k']}{sk} | {r['cublas_us']:.1f} | "
+                         f"{r['origami_us']:.1f} | {r['ratio']:.3f} |")
+        out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
