@@ -324,7 +324,8 @@ class OrigamiSystem:
     def extra_candidates(self, size, measured: dict) -> list[Candidate]:
         """measured: config id -> (seconds, config) of this size's timed launches."""
         from origami_nv import _core
-        unsplit = sorted((t, cfg) for t, cfg in measured.values() if cfg.get("split_k", 1) == 1)
+        unsplit = sorted(((t, cfg) for t, cfg in measured.values() if cfg.get("split_k", 1) == 1),
+                         key=lambda tc: tc[0])
         done = {C.kernel_id(cfg) for _, cfg in measured.values()}
         ranked = {C.kernel_id(cfg): pc for cfg, pc in self._rank(size)}
         slots_of = {}
