@@ -60,7 +60,7 @@ def kid(cfg: dict) -> tuple:
 
 
 def kid_str(k: tuple) -> str:
-    return f"{k[0]} {k[1]}x{k[2]}x{k[3]} s{k[4]} w{k[5]}"
+    return f"{k[0]} {k[1]}x{k[2]}x{k[3]} s{k[4]} w{k[5]}" + (f" sk{k[6]}" if len(k) > 6 else "")
 
 
 class Suite:
@@ -79,9 +79,15 @@ class Suite:
                 continue
             size = r.get("size")
             info = r.get("size_info") or {}
-            if r.get("kind") == "config" and r.get("status") == "ok" and r.get("time_s") and r.get("resources"):
+            # A cut-off timed by one eager probe is not a time (before the harness fix of 2026-11-23 the probe
+            # included the kernel's lazy module load): such launches count as not timed.
+            probe_only = r.get("cut_off") and r.get("method") == "eager-probe"
+            if r.get("kind") == "config" and r.get("status") == "ok" and r.get("time_s") and r.get("resources") \
+                    and not probe_only:
                 s = self.sizes.setdefault(size, {"M": int(info["M"]), "N": int(info["N"]), "K": int(info["K"]),
-                                                 "dtype": info.get("dtype", "float16"), "kernels": {}})
+                                                 "dtype": info.get("dtype", "float16"), "kernels": {},
+                                                 "batch": int(info.get("batch", 1) or 1),
+                                                 "layout": info.get("layout", "nn") or "nn"})
                 s["kernels"][kid(r["config"])] = (float(r["time_s"]), C.normalize(r["config"]), r["resources"])
                 if r.get("predicted_cycles") is not None:
                     s.setdefault("recorded_pred", {})[kid(r["config"])] = float(r["predicted_cycles"])
@@ -89,6 +95,14 @@ class Suite:
                 self.recorded_pick[size] = kid(r["config"])
         # sizes in problem order (M, N, K)
         self.sizes = dict(sorted(self.sizes.items(), key=lambda kv: (kv[1]["M"], kv[1]["N"], kv[1]["K"])))
+        from origami_nv.bench.suites import Size, size_class
+        for s in self.sizes.values():
+            s["class"] = size_class(Size(s["M"], s["N"], s["K"], s["dtype"], "", s["batch"], s["layout"]))
+        # measurements with split-K launches (from 2026-11-23): the model ranks splits too
+        self.has_split = any(len(k) > 6 for s in self.sizes.values() for k in s["kernels"])
+        # runs whose harness used B = W.t() for every size (the llm suite) record it in the meta
+        self.b_layout = next((m.get("timing", {}).get("b_layout") for m in recs if m.get("kind") == "meta"
+                              and m.get("timing", {}).get("b_layout")), "row")
 
     def kernel_resources(self) -> dict[tuple, object]:
         out = {}
@@ -127,7 +141,7 @@ def evaluate(suite: Suite, hw, kernels: list, constants: dict | None, recorded: 
     """Per-size rows and a summary for one set of constants (None: the installed defaults), or
     (recorded=True) for the predictions stored in the raw records (the model at measurement time;
     its pick = the measured kernel with the fewest recorded cycles)."""
-    sel = None if recorded else _core.Selector(hw, kernels, make_options(constants))
+    sel = None if recorded else _core.Selector(hw, kernels, make_options(constants, split_k=suite.has_split))
     clock_hz = hw.get("sustained_clock_mhz") * 1e6
     rows = []
     ratios = {"mma_sync": [], "wgmma": []}
@@ -136,20 +150,30 @@ def evaluate(suite: Suite, hw, kernels: list, constants: dict | None, recorded: 
             ranked = sorted(((dict(zip(("family", "block_m", "block_n", "block_k", "stages", "warps"), k)), c)
                              for k, c in s.get("recorded_pred", {}).items()), key=lambda kc: kc[1])
         else:
-            ranked = sel.rank(s["M"], s["N"], s["K"], s["dtype"])
+            layout = s["layout"] if s["layout"] != "nn" or suite.b_layout != "col" else "nt"
+            ranked = sel.rank(s["M"], s["N"], s["K"], s["dtype"], batch=s["batch"], layout=layout)
         pred = {}
         for cfg, cycles in ranked:
             pred.setdefault(kid(cfg), float(cycles))
         measured = s["kernels"]
         best_k = min(measured, key=lambda k: measured[k][0])
         best_t = measured[best_k][0]
+        # The pick: the model's first choice; a launch the brute force did not time (a split the model of the
+        # run did not rank, or a cut-off probe) falls back to the best-predicted launch that was timed, and is
+        # counted.
         pick_k = kid(ranked[0][0]) if ranked else None
+        if pick_k is not None and pick_k not in measured:
+            pick_k = next((kid(c) for c, _ in ranked if kid(c) in measured), pick_k)
+            untimed_split_picks = 1
+        else:
+            untimed_split_picks = 0
         pick_t = measured.get(pick_k, (None,))[0] if pick_k else None
         both = [k for k in measured if k in pred]
         tau = stats.kendall_tau_b([pred[k] for k in both], [measured[k][0] for k in both]) if len(both) > 2 else math.nan
         for k in both:
             ratios[k[0]].append(measured[k][0] / (pred[k] / clock_hz))
         rows.append({"size": size, "M": s["M"], "N": s["N"], "K": s["K"], "best": best_k, "best_s": best_t,
+                     "untimed_split_pick": untimed_split_picks, "class": s.get("class"),
                      "pick": pick_k, "pick_s": pick_t, "a_bf": (best_t / pick_t) if pick_t else math.nan,
                      "pick_pred_s": pred.get(pick_k, math.nan) / clock_hz if pick_k else math.nan,
                      "tau": tau, "n": len(both)})
@@ -166,6 +190,7 @@ def evaluate(suite: Suite, hw, kernels: list, constants: dict | None, recorded: 
 
     summary = {
         "sizes": len(rows), "unmeasured_picks": sum(1 for r in rows if math.isnan(r["a_bf"])),
+        "untimed_split_picks": sum(r["untimed_split_pick"] for r in rows),
         "a_bf_median": stats.median(abf), "a_bf_geomean": stats.geomean(abf), "a_bf_min": min(abf) if abf else math.nan,
         "failures": sum(1 for x in abf if x < FAIL_BELOW), "tau_mean": sum(taus) / len(taus) if taus else math.nan,
         "mean_log_abf": sum(math.log(x) for x in abf) / len(abf) if abf else -math.inf,

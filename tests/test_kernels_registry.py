@@ -70,7 +70,7 @@ def test_compiled_kernel_resources_worst_over_layouts():
     res = _kernels.compiled_kernel_resources("float16", "sm_90")
     assert res
     fields = {"config", "dtype", "threads", "registers_per_thread", "spill_store_bytes", "spill_load_bytes",
-              "local_bytes", "smem_bytes", "arch", "source"}
+              "local_bytes", "smem_bytes", "arch", "source", "layouts"}
     recs = _kernels.kernel_records()
     for r in res:
         assert set(r) == fields
@@ -79,6 +79,8 @@ def test_compiled_kernel_resources_worst_over_layouts():
                 and x["arch"].startswith("sm_90")]
         assert r["registers_per_thread"] == max(x["registers_per_thread"] for x in same)
         assert r["spill_store_bytes"] == max(x["spill_store_bytes"] for x in same)
+        # the compiled operand layouts as a mask (cpp/model/types.hpp layout_bit)
+        assert r["layouts"] == sum({_kernels.layout_bit(x["a_k_contiguous"], x["b_k_contiguous"]) for x in same})
     assert _kernels.compiled_kernel_resources("bf16") and _kernels.compiled_kernel_resources("fp16")
     assert _kernels.compiled_kernel_resources("float16", arch="sm_75") == []
     with pytest.raises(ValueError, match="supported: float16, bfloat16"):

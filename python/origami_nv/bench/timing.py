@@ -280,8 +280,14 @@ class CudaHarness:
         torch = _torch()
         n = min(ctx.rotations, 4)
         e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        # The first call does the lazy initialisation (Triton compile, cuBLAS handles, and CUDA's lazy loading
+        # of the kernel's module, ~0.1-0.3 ms): never timed. Timed with it, a fast kernel launched for the first
+        # time read as 30x slower than it is and was cut off with that time (H100 gen-valid run of 2026-11-23:
+        # mma_sync 64x64x32 split 4 at 128x1024x4096 recorded 203 us, timed through the op 15 us).
+        fn(*ctx.sets[0])
+        torch.cuda.synchronize(self.device)
         e0.record()
-        fn(*ctx.sets[0])  # first call: lazy initialisation (Triton compile, cuBLAS handles)
+        fn(*ctx.sets[0])
         e1.record()
         torch.cuda.synchronize(self.device)
         first = e0.elapsed_time(e1) * 1e-3
