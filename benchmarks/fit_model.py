@@ -79,16 +79,20 @@ class Suite:
                 continue
             size = r.get("size")
             info = r.get("size_info") or {}
-            # A cut-off timed by one eager probe is not a time (before the harness fix of 2026-11-23 the probe
-            # included the kernel's lazy module load): such launches count as not timed.
+            # A cut-off timed by one eager probe is a "slower than the cut-off" for the ranking, not a time of
+            # the launch (before the harness fix of 2026-11-23 the probe included the kernel's lazy module
+            # load): it cannot be the pick's time (evaluate()).
             probe_only = r.get("cut_off") and r.get("method") == "eager-probe"
-            if r.get("kind") == "config" and r.get("status") == "ok" and r.get("time_s") and r.get("resources") \
-                    and not probe_only:
+            if r.get("kind") == "config" and r.get("status") == "ok" and r.get("time_s") and r.get("resources"):
                 s = self.sizes.setdefault(size, {"M": int(info["M"]), "N": int(info["N"]), "K": int(info["K"]),
                                                  "dtype": info.get("dtype", "float16"), "kernels": {},
                                                  "batch": int(info.get("batch", 1) or 1),
                                                  "layout": info.get("layout", "nn") or "nn"})
                 s["kernels"][kid(r["config"])] = (float(r["time_s"]), C.normalize(r["config"]), r["resources"])
+                if probe_only:
+                    s.setdefault("probe_only", set()).add(kid(r["config"]))
+                else:
+                    s.setdefault("probe_only", set()).discard(kid(r["config"]))
                 if r.get("predicted_cycles") is not None:
                     s.setdefault("recorded_pred", {})[kid(r["config"])] = float(r["predicted_cycles"])
             elif r.get("kind") == "pick" and r.get("config"):
@@ -162,8 +166,9 @@ def evaluate(suite: Suite, hw, kernels: list, constants: dict | None, recorded: 
         # run did not rank, or a cut-off probe) falls back to the best-predicted launch that was timed, and is
         # counted.
         pick_k = kid(ranked[0][0]) if ranked else None
-        if pick_k is not None and pick_k not in measured:
-            pick_k = next((kid(c) for c, _ in ranked if kid(c) in measured), pick_k)
+        timed = lambda k: k in measured and k not in s.get("probe_only", ())  # noqa: E731
+        if pick_k is not None and not timed(pick_k):
+            pick_k = next((kid(c) for c, _ in ranked if timed(kid(c))), pick_k)
             untimed_split_picks = 1
         else:
             untimed_split_picks = 0

@@ -336,15 +336,24 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
     }
     TORCH_CHECK(false, msg);
   }
-  // The variant that reads both operands in place; else the one that copies the fewest elements (e.g. A
-  // and B both column-major: the M-contiguous-A x K-contiguous-B mma_sync variant is not compiled, so the
-  // smaller of the two operands is copied to the layout of a compiled variant).
+  // The variant that reads both operands in place; else the one whose copies cost least (e.g. A and B both
+  // column-major: the M-contiguous-A x K-contiguous-B mma_sync variant is not compiled, so the smaller of
+  // the two operands is copied to the layout of a compiled variant). A copy that keeps the operand's
+  // contiguous dimension streams rows; one that transposes it is a strided gather, ~3x the time (H100:
+  // 100x12289x4096 with B row-major and N = 12289 misaligned, B copied into the K-contiguous layout: 443 us,
+  // cuBLAS 124; session notes), so it counts 3x its elements.
+  auto copy_cost = [](const at::Tensor& t, bool is_a, bool want_k_contig) -> int64_t {
+    const int d_contig = want_k_contig ? (is_a ? 2 : 1) : (is_a ? 1 : 2);
+    const bool keeps = t.stride(d_contig) == 1 || t.size(d_contig) == 1;
+    return t.numel() * (keeps ? 1 : 3);
+  };
   int64_t best_copy_elems = -1;
   for (const KernelEntry* e : variants) {
     bool ok_a = false, ok_b = false;
     prepare(a3, true, e->a_k_contiguous, false, e->alignment_elems, ok_a);
     prepare(b3, false, e->b_k_contiguous, false, e->alignment_elems, ok_b);
-    const int64_t copy_elems = (ok_a ? 0 : a3.numel()) + (ok_b ? 0 : b3.numel());
+    const int64_t copy_elems = (ok_a ? 0 : copy_cost(a3, true, e->a_k_contiguous)) +
+                               (ok_b ? 0 : copy_cost(b3, false, e->b_k_contiguous));
     if (best_copy_elems < 0 || copy_elems < best_copy_elems) {
       best_copy_elems = copy_elems;
       plan.entry = e;
@@ -413,7 +422,7 @@ at::Tensor run(const at::Tensor& a, const at::Tensor& b, const at::Tensor* bias,
   Operand A = prepare(a3, true, chosen->a_k_contiguous, true, chosen->alignment_elems, ok);
   Operand B = prepare(b3, false, chosen->b_k_contiguous, true, chosen->alignment_elems, ok);
 
-  at::Tensor c = at::empty({s.batch, s.M, s.N}, a.options());
+  at::Tensor c = at::empty(s.out_sizes, a.options());  // contiguous: batch x M rows of N
   // Split-K partials: from the caching allocator on the current stream (graph-capture safe, no sync).
   at::Tensor workspace;
   if (plan.workspace_elems > 0) workspace = at::empty({plan.workspace_elems}, a.options().dtype(at::kFloat));
@@ -444,7 +453,7 @@ at::Tensor run(const at::Tensor& a, const at::Tensor& b, const at::Tensor* bias,
   TORCH_CHECK(err == cudaSuccess, op, ": launching ", origami::describe_kernel(*chosen),
               plan.config.split_k > 1 ? " (split-K " + num(plan.config.split_k) + ")" : std::string(), " failed: ",
               cudaGetErrorString(err));
-  return c.view(s.out_sizes);
+  return c;
 }
 
 }  // namespace

@@ -25,6 +25,9 @@ from . import _kernels
 _LIB_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_C.so")
 _lock = threading.Lock()
 _loaded = False
+# The op overloads, resolved once (load_op): calling an OpOverload skips the packet's per-call overload
+# resolution, a few microseconds of host time per matmul (benchmarks/op_overhead.py).
+_MATMUL = _MATMUL_BIAS = _MATMUL_CONFIG = None
 
 _FAMILIES = {"mma_sync": 0, "wgmma": 1}
 
@@ -55,6 +58,9 @@ def load_op():
                     "`pip install --no-build-isolation .`")
             torch.ops.load_library(_LIB_PATH)
             _register_python_side(torch)
+            global _MATMUL, _MATMUL_BIAS, _MATMUL_CONFIG
+            ns = torch.ops.origami_nv
+            _MATMUL, _MATMUL_BIAS, _MATMUL_CONFIG = ns.matmul.default, ns.matmul_bias.default, ns.matmul_config.default
             _loaded = True
     return torch.ops.origami_nv
 
@@ -225,10 +231,11 @@ def matmul(a, b, *, bias=None, config=None):
     contract, untuned). Differentiable (backward runs the same op on transposed views; d(bias) is dC summed
     over the rows) and usable under torch.compile.
     """
-    ops = load_op()
+    if _MATMUL is None:
+        load_op()
     if config is None:
-        return ops.matmul(a, b) if bias is None else ops.matmul_bias(a, b, bias)
-    return ops.matmul_config(a, b, *_config_fields(config), bias)
+        return _MATMUL(a, b) if bias is None else _MATMUL_BIAS(a, b, bias)
+    return _MATMUL_CONFIG(a, b, *_config_fields(config), bias)
 
 
 class programmatic_dependent_launch:
