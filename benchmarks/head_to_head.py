@@ -92,7 +92,7 @@ def main(argv=None) -> int:
 
     import origami_nv
     from origami_nv.bench.suites import Size
-    from origami_nv.bench.timing import CudaHarness, HarnessOptions
+    from origami_nv.bench.timing import CudaHarness, HarnessOptions, checked_and_interleaved
 
     h = CudaHarness(HarnessOptions())
     h_steady = CudaHarness(HarnessOptions(repeats=20, warmup_s=args.steady_s))
@@ -107,20 +107,7 @@ def main(argv=None) -> int:
                     "group_size_m": gsm, "stages": stages, "warps": warps, "split_k": split_k}
             fns = {"cublas": h.cublas_fn(), "origami": origami_nv.matmul}
             errs = {name: h.check(ctx, fn) for name, fn in fns.items()}
-            for name, err in errs.items():
-                if not err <= ctx.tolerance:
-                    raise SystemExit(f"{name} {size.key}: relative error {err:.3g} > {ctx.tolerance}")
-            rounds = []
-            for r in range(args.rounds):
-                order = ["cublas", "origami"] if r % 2 == 0 else ["origami", "cublas"]
-                t = {}
-                for name in order:
-                    tm = h.time(ctx, fns[name])
-                    if tm.post_rel_err is not None and not tm.post_rel_err <= ctx.tolerance:
-                        raise SystemExit(f"{name} {size.key}: timed graph output wrong ({tm.post_rel_err:.3g})")
-                    t[name] = tm.time_s
-                rounds.append({"first": order[0], "cublas_s": t["cublas"], "origami_s": t["origami"],
-                               "ratio": t["cublas"] / t["origami"]})
+            rounds = checked_and_interleaved(h, ctx, fns, args.rounds)
             # Steady state twice, in the order c, o, o, c: a slow drift (board temperature) favours
             # neither side; each function's figure is the mean of its two runs.
             runs = {"cublas": [], "origami": []}

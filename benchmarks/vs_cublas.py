@@ -85,7 +85,7 @@ def main(argv=None) -> int:
 
     import origami_nv
     from origami_nv.bench.suites import Size
-    from origami_nv.bench.timing import CudaHarness, HarnessOptions
+    from origami_nv.bench.timing import CudaHarness, HarnessOptions, checked_and_interleaved
 
     harness = {lay: CudaHarness(HarnessOptions(repeats=args.repeats, b_layout="col" if lay == "nt" else "row"))
                for lay in ("nn", "nt")}
@@ -104,21 +104,7 @@ def main(argv=None) -> int:
                         "block_k": cfg[2], "group_size_m": cfg[3], "stages": cfg[4], "warps": cfg[5],
                         "split_k": cfg[7]}
                 fns = {"cublas": h.cublas_fn(), "origami": origami_nv.matmul}
-                for name, fn in fns.items():
-                    err = h.check(ctx, fn)
-                    if not err <= ctx.tolerance:
-                        raise SystemExit(f"{name} {size.key} {layout}: relative error {err:.3g} > {ctx.tolerance}")
-                rounds = []
-                for r in range(args.rounds):
-                    order = ["cublas", "origami"] if r % 2 == 0 else ["origami", "cublas"]
-                    t = {}
-                    for name in order:
-                        tm = h.time(ctx, fns[name])
-                        if tm.post_rel_err is not None and not tm.post_rel_err <= ctx.tolerance:
-                            raise SystemExit(f"{name} {size.key}: timed graph output wrong ({tm.post_rel_err:.3g})")
-                        t[name] = tm.time_s
-                    rounds.append({"first": order[0], "cublas_s": t["cublas"], "origami_s": t["origami"],
-                                   "ratio": t["cublas"] / t["origami"]})
+                rounds = checked_and_interleaved(h, ctx, fns, args.rounds)
                 h.release(ctx)
                 cub = statistics.median(x["cublas_s"] for x in rounds)
                 ori = statistics.median(x["origami_s"] for x in rounds)

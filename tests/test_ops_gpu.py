@@ -7,16 +7,13 @@ element fails. A rotating subset of configs runs at odd sizes from {1, 7, 129, 1
 Tolerance: relative Frobenius error <= 2e-3 (fp16), <= 1e-2 (bf16).
 """
 import json
-import os
-import shutil
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 torch = pytest.importorskip("torch")
 import origami_nv  # noqa: E402
+from conftest import run_memcheck  # noqa: E402
 from origami_nv import _kernels  # noqa: E402
 
 pytestmark = pytest.mark.gpu
@@ -312,13 +309,4 @@ SANITIZER_SCRIPT = textwrap.dedent("""
 
 
 def test_compute_sanitizer_memcheck(tmp_path):
-    exe = shutil.which("compute-sanitizer")
-    if exe is None:
-        pytest.skip("compute-sanitizer is not on PATH")
-    script = tmp_path / "memcheck_run.py"
-    script.write_text(SANITIZER_SCRIPT)
-    proc = subprocess.run([exe, "--tool", "memcheck", "--error-exitcode", "9", sys.executable, str(script)],
-                          capture_output=True, text=True, timeout=600, env=dict(os.environ))
-    out = proc.stdout + proc.stderr
-    assert "SANITIZER-SCRIPT-DONE" in out, out[-3000:]
-    assert proc.returncode == 0 and "ERROR SUMMARY: 0 errors" in out, out[-3000:]
+    run_memcheck(SANITIZER_SCRIPT, tmp_path, "SANITIZER-SCRIPT-DONE")

@@ -6,16 +6,13 @@ both families with a split at ragged sizes against an fp32 reference (output poi
 operand layout incl. the copied one and batched GEMMs, bit-identical results run to run (eager and CUDA graph,
 programmatic dependent launch on and off), a workspace allocated inside graph capture, and memcheck.
 """
-import os
-import shutil
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 torch = pytest.importorskip("torch")
 import origami_nv  # noqa: E402
+from conftest import run_memcheck  # noqa: E402
 from origami_nv import _kernels  # noqa: E402
 
 pytestmark = pytest.mark.gpu
@@ -233,13 +230,4 @@ SANITIZER_SCRIPT = textwrap.dedent("""
 
 
 def test_split_compute_sanitizer_memcheck(tmp_path):
-    exe = shutil.which("compute-sanitizer")
-    if exe is None:
-        pytest.skip("compute-sanitizer is not on PATH")
-    script = tmp_path / "memcheck_split.py"
-    script.write_text(SANITIZER_SCRIPT)
-    proc = subprocess.run([exe, "--tool", "memcheck", "--error-exitcode", "9", sys.executable, str(script)],
-                          capture_output=True, text=True, timeout=600, env=dict(os.environ))
-    out = proc.stdout + proc.stderr
-    assert "SANITIZER-SCRIPT-DONE" in out, out[-3000:]
-    assert proc.returncode == 0 and "ERROR SUMMARY: 0 errors" in out, out[-3000:]
+    run_memcheck(SANITIZER_SCRIPT, tmp_path, "SANITIZER-SCRIPT-DONE")

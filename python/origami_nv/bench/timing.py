@@ -120,6 +120,32 @@ def _nvidia_smi_fields() -> dict:
         return {}
 
 
+def checked_and_interleaved(h, ctx, fns: dict, rounds: int) -> list[dict]:
+    """Two functions head to head on one prepared size (benchmarks/head_to_head.py, vs_cublas.py): each is
+    checked against the fp32 reference, then timed in `rounds` rounds with the order alternated (the first
+    name of `fns` first in even rounds: at the power limit the order moves large-size ratios by up to ~8 %,
+    METHOD.md), the output of every timed graph re-checked. Returns per round {"first", "<name>_s"...,
+    "ratio" = first name's time / second's}. Raises SystemExit naming a wrong function."""
+    names = list(fns)
+    if len(names) != 2:
+        raise ValueError("checked_and_interleaved compares exactly two functions")
+    for name, fn in fns.items():
+        err = h.check(ctx, fn)
+        if not err <= ctx.tolerance:
+            raise SystemExit(f"{name} {ctx.size.key}: relative error {err:.3g} > {ctx.tolerance}")
+    out = []
+    for r in range(rounds):
+        order = names if r % 2 == 0 else names[::-1]
+        t = {}
+        for name in order:
+            tm = h.time(ctx, fns[name])
+            if tm.post_rel_err is not None and not tm.post_rel_err <= ctx.tolerance:
+                raise SystemExit(f"{name} {ctx.size.key}: timed graph output wrong ({tm.post_rel_err:.3g})")
+            t[name] = tm.time_s
+        out.append({"first": order[0], **{f"{n}_s": t[n] for n in names}, "ratio": t[names[0]] / t[names[1]]})
+    return out
+
+
 class CudaHarness:
     """Inputs, reference, correctness check and timing for one GEMM size at a time."""
 
