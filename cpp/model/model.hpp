@@ -191,8 +191,9 @@ struct NvModelConstants {
   // is first copied by the op with torch's copy kernel: a launch without PDL plus the copy. Estimate: ~2 us.
   double operand_copy_fixed_cycles = 4000.0;
   // A slice shorter than this many k-tiles is not considered: its fixed costs (prologue, partial write,
-  // its share of the reduction) outweigh what it overlaps. 2: the shortest slices that won on the H100
-  // (1x1024x4096, 16x16x64 tiles split 16: 4 k-tiles per slice; session notes) had 4.
+  // its share of the reduction) outweigh what it overlaps. 2, half the shortest slices that won on the H100
+  // (1x1024x4096, 16x64x64 tiles split 16: 4 k-tiles per slice; benchmarks/results/split_k_probes_h100.md),
+  // so the cut only removes what cannot win and the model's terms decide the rest (an estimate, not fitted).
   int split_k_min_k_tiles_per_slice = 2;
   // The selector evaluates split candidates for this many kernels (half per family), those whose unsplit
   // time the ideal balance bound (the last wave as full as the others) improves most; the rest rank unsplit. Keeps a cold

@@ -110,7 +110,7 @@ PerDtype kernel_space(DType dt, const ModelHardware& hw, const std::vector<Kerne
 // slots idle; its best case is the ideal balance, every wave as full as the others: unsplit time x tiles /
 // (slots x waves). Kernels where that bound gains less than 5 % are not split: below the model's own error,
 // and each split tile pays a partial write and a share of the reduction that the bound leaves out (H100:
-// 4096^3 with 128x256 tiles, 3.9 waves, measured 746 TFLOP/s unsplit, 667 split 2; session notes). Of the others, the
+// 4096^3 with 128x256 tiles, 3.9 waves, measured 746 TFLOP/s unsplit, 667 split 2; benchmarks/results/split_k_probes_h100.md). Of the others, the
 // split_k_candidate_kernels with the lowest bound (half per kernel family) are tried with the splits of
 // config_space.def and those
 // that fill whole waves of their resident slots with the split tail (floor(w * slots / tail), w = 1..3),
@@ -132,7 +132,7 @@ void add_split_candidates(const Problem& p, const PerDtype& pd, const ModelHardw
   }
   // The bound alone would hand every slot to one family: small mma_sync tiles keep many CTAs per SM, so
   // their "fill" and bound are tiny, while a split wgmma tile can be the real best (H100, 1x4096x4096:
-  // wgmma 64x256 split 4 beat every mma_sync split; session notes). So each family gets its share.
+  // wgmma 64x256 split 4 beat every mma_sync split; benchmarks/results/split_k_probes_h100.md). So each family gets its share.
   std::sort(bounds.begin(), bounds.end(), [](const Bound& a, const Bound& b) { return a.cycles < b.cycles; });
   const int per_family = std::max(nv.split_k_candidate_kernels, 0) / 2;
   int taken[2] = {0, 0};

@@ -77,7 +77,7 @@ constexpr std::int64_t k_tiles_per_split(std::int64_t K, int block_k, int split_
 // (classic split-K); T a multiple of slots leaves no tail and no split. Why not split every tile: the
 // split only pays where SMs would idle (decode-sized grids, the last wave of a large one), and every
 // split tile costs an fp32 partial write and a read in the reduction. Measured on the H100: 3072^3 fp16,
-// 288 tiles of 128x256 = 2.2 waves of 132 (session notes). One definition for the model, the op (workspace
+// 288 tiles of 128x256 = 2.2 waves of 132 (benchmarks/results/split_k_probes_h100.md). One definition for the model, the op (workspace
 // size) and both families' launchers.
 struct SplitPlan {
   int slices = 1;                    // S: effective K slices of a tail tile (1: no split at all)

@@ -95,7 +95,7 @@ bool try_layout(const at::Tensor& t, int d_contig, int d_lead, int64_t align, Op
 // 16-byte minimum: a TMA box row (wgmma) or a warp's cp.async row (mma_sync) that straddles two 128-byte
 // lines costs a second L2 request. Measured on the H100 (n^3 fp16, row-major, in place): n = 3000 (rows of
 // 6000 B) vs 3008 (6016 B = 47 x 128 B), same tiles and ragged edges: wgmma 128x256 340 vs 534 TFLOP/s,
-// 128x128 287 vs 542, mma_sync 128x128 245 vs 292 (session notes, issue 13).
+// 128x128 287 vs 542, mma_sync 128x128 245 vs 292 (benchmarks/results/split_k_probes_h100.md, issue 13).
 constexpr int64_t kCopyRowAlignElems = 64;
 
 // Copy t (batch, D0, D1) into a fresh buffer with dimension `d_contig` contiguous, leading dimension
@@ -341,7 +341,8 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
   // the two operands is copied to the layout of a compiled variant). A copy that keeps the operand's
   // contiguous dimension streams rows; one that transposes it is a strided gather, ~3x the time (H100:
   // 100x12289x4096 with B row-major and N = 12289 misaligned, B copied into the K-contiguous layout: 443 us,
-  // cuBLAS 124; session notes), so it counts 3x its elements.
+  // cuBLAS 124, benchmarks/results/vs_cublas_h100.md; keeping it: 153 us on the H200,
+  // vs_cublas_odd_h200.md), so it counts 3x its elements.
   auto copy_cost = [](const at::Tensor& t, bool is_a, bool want_k_contig) -> int64_t {
     const int d_contig = want_k_contig ? (is_a ? 2 : 1) : (is_a ? 1 : 2);
     const bool keeps = t.stride(d_contig) == 1 || t.size(d_contig) == 1;

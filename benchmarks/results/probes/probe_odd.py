@@ -1,0 +1,34 @@
+# One-off probe (issue 13.1): why do sizes that are not tile multiples run slow? 3000 (ld 6000 B: rows not 128 B
+# aligned, ragged edges), 3008 (ld 6016 B = 47 x 128: aligned rows, ragged edges), 3072 (no edges), same tile counts
+# for 128-wide tiles; 4096 for reference. Cold rotating inputs, CUDA graph, median.
+import torch, origami_nv
+def bench(fn, sets, reps=15):
+    for s in sets[:2]: fn(*s)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for s in sets: fn(*s)
+    g.replay(); torch.cuda.synchronize()
+    ts = []
+    for _ in range(reps):
+        e0, e1 = torch.cuda.Event(True), torch.cuda.Event(True)
+        e0.record(); g.replay(); e1.record(); e1.synchronize(); ts.append(e0.elapsed_time(e1) / len(sets))
+    ts.sort(); return ts[len(ts) // 2] * 1e-3
+recs = {}
+for r in origami_nv.kernels("float16"):
+    c = r["config"]; recs[(c["block_m"], c["block_n"], c["block_k"], r["family"])] = c
+want = [(128, 256, 64, "wgmma"), (128, 128, 64, "wgmma"), (256, 128, 64, "wgmma"), (128, 256, 32, "mma_sync"), (128, 128, 32, "mma_sync")]
+for n in (3000, 3008, 3072, 4096, 6000, 6144):
+    sets = [(torch.randn(n, n, device="cuda").half(), torch.randn(n, n, device="cuda").half()) for _ in range(3)]
+    ref = sets[0][0].float() @ sets[0][1].float()
+    fl = 2 * n ** 3
+    row = [f"{n}^3 cublas {fl / bench(torch.matmul, sets) / 1e12:.0f}"]
+    for key in want:
+        c = recs.get(key)
+        if not c: continue
+        cfg = dict(c, group_size_m=8, split_k=1)
+        out = origami_nv.matmul(*sets[0], config=cfg)
+        assert ((out.float() - ref).norm() / ref.norm()).item() < 2e-3
+        row.append(f"{key[3][:2]}{key[0]}x{key[1]} {fl / bench(lambda a, b: origami_nv.matmul(a, b, config=cfg), sets) / 1e12:.0f}")
+    row.append("pick " + str(list(torch.ops.origami_nv.select_config(n, n, n, "float16"))))
+    print(" | ".join(row), flush=True)
