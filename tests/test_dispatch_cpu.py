@@ -59,7 +59,7 @@ class Block(nn.Module):
         h, hd = self.heads, d // self.heads
         y = self.attn_norm(x)
         q, k, v = (p(y).view(b, s, h, hd).transpose(1, 2) for p in (self.q_proj, self.k_proj, self.v_proj))
-        mask = torch.full((s, s), float("-inf"), dtype=torch.float32).triu(1)
+        mask = torch.full((s, s), float("-inf"), dtype=torch.float32, device=x.device).triu(1)
         if self.use_bmm:
             q3, k3, v3 = (t.reshape(b * h, s, hd) for t in (q, k, v))
             scores = torch.bmm(q3, k3.transpose(1, 2)).view(b, h, s, s)
@@ -99,13 +99,13 @@ class TinyDecoder(nn.Module):
         return 9 * len(self.layers) + 1
 
 
-def make_model(dtype, seed=0):
+def make_model(dtype, seed=0, device="cpu", **sizes):
     torch.manual_seed(seed)
-    return TinyDecoder().to(dtype).eval()
+    return TinyDecoder(**sizes).to(device=device, dtype=dtype).eval()
 
 
-def tokens(batch=2, seq=7, seed=1):
-    return torch.randint(0, 61, (batch, seq), generator=torch.Generator().manual_seed(seed))
+def tokens(batch=2, seq=7, seed=1, vocab=61, device="cpu"):
+    return torch.randint(0, vocab, (batch, seq), generator=torch.Generator().manual_seed(seed)).to(device)
 
 
 @pytest.fixture(autouse=True)

@@ -471,5 +471,8 @@ def enabled(devices: Iterable[str] = _DEFAULT_DEVICES):
 
 
 def disabled():
-    """Context manager: no routing inside the block (the previous state returns on exit)."""
+    """Context manager: no routing inside the block (the previous state returns on exit). Where the switch is
+    off already it does nothing: no mode is pushed, so torch calls do not pass through Python."""
+    if _current() is None:
+        return contextlib.nullcontext()
     return _scoped(frozenset())
