@@ -4,16 +4,18 @@
         logits = model(tokens)          # torch.matmul, @, mm, bmm, addmm, F.linear -> origami_nv.matmul
 
 A ``torch.overrides.TorchFunctionMode`` sees every torch call on the thread. For the functions in
-``_ROUTES`` it checks that the call is one the op computes exactly as torch would (the op's contract:
-cpp/ops/matmul_shapes.hpp) and then calls the op; anything else goes to torch unchanged, counted with
-the reason (``dispatch_stats()``). Nothing the switch does raises: a call torch would reject is passed to
-torch, which raises its own error.
+``_ROUTES`` it checks that the call is one the op computes with torch's meaning (the op's contract,
+cpp/ops/matmul_shapes.hpp: the same product, fp32 accumulation, one rounding to the input dtype) and then
+calls the op; anything else goes to torch unchanged, counted with the reason (``dispatch_stats()``). The
+switch raises nothing of its own: a call torch would reject is passed to torch, which raises its error.
 
 Routed: fp16/bf16 (the dtypes the op accepts, asked from the op itself) strided tensors of plain type
 (Tensor, Parameter) on one device of a routed type (default CUDA) where the op can launch;
 2-D @ 2-D, 3-D @ 3-D with equal batch, N-D @ 2-D (leading dims folded into M, nn.Linear), N-D @ N-D
-with equal leading dims (folded into the batch, as torch.matmul itself does); addmm with beta = alpha = 1;
-linear with a 1-D bias. Under autocast the operands are first cast as autocast would cast them.
+with equal leading dims (folded into the batch, as torch.matmul itself does); addmm with beta = alpha = 1
+(a 1-D or (1, N) input is the fused bias; an (M, N), (M, 1) or scalar input is added after the op: one
+more rounding than cuBLAS's beta*C epilogue); linear without bias or with a 1-D bias (fused). Under
+autocast the operands are first cast as autocast would cast them.
 Falls back: other dtypes (fp32, fp64, int), mixed dtypes, other devices, out=/out_dtype=, 1-D operands,
 broadcast batch dims, addmm's alpha/beta != 1 or an input that does not broadcast to (M, N), tensor
 subclasses, non-strided layouts, negative-bit views, functorch transforms (vmap/grad), forward-mode AD.
