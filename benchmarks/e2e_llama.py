@@ -25,7 +25,8 @@ Variants: "cublas" (torch unchanged), "switch" (``with origami_nv.enabled():``),
 Modes: "eager"; "compile" (torch.compile of the whole model, --compile-mode, static shapes: one graph for the
 prefill and one for the decode step per variant; compiling a layer at a time does not share the code across
 layers, as each layer's index into the KV cache is a constant of its graph); "graph" (eager prefill, decode
-steps replayed from a CUDA graph captured once per variant: the GPU-bound decode).
+steps replayed from a CUDA graph captured once per variant: the GPU-bound decode; the record keeps cuBLAS's
+replayed logits against an eager cuBLAS pass, which must agree, as cublas_graph_vs_eager_max_abs_diff).
 The variants run in alternating order (rep 0: cublas first, rep 1: origami first, ...) and each number is
 the median over `reps`. Writes e2e_llama.json, e2e_llama.md and, where matplotlib is installed,
 e2e_llama.png under --out; the JSON is rewritten after every configuration, so a run cut short keeps
@@ -238,6 +239,11 @@ def measure_config(runner, variants, batch, prefill, decode, mode, reps, seed, r
             if rep == 0:
                 logits[v] = torch.stack([last] + steps).float()  # (1 + decode, batch, vocab)
     origami_nv.nn.revert(runner.model)
+    if mode == "graph":
+        # The replayed decode must be the eager decode: cuBLAS's graph logits against an eager cuBLAS pass.
+        with torch.inference_mode(), origami_nv.disabled():
+            eager = torch.stack([runner.prefill(ids)] + runner.decode_eager(dec_tokens, prefill)).float()
+        rec["cublas_graph_vs_eager_max_abs_diff"] = float((logits["cublas"] - eager).abs().max())
     for v in variants:
         r = rec["variants"][v]
         r["ttft_ms"] = statistics.median(r["ttft_s"]) * 1e3
@@ -325,8 +331,13 @@ def write_markdown(path, result):
             for k, n in d.get("dispatch", {}).get("fallback_calls", {}).items():
                 reasons[f"{v}: {k}"] = reasons.get(f"{v}: {k}", 0) + n
     if reasons:
-        lines += ["", "Fallback reasons (all configurations, the last rep of each):", ""]
+        lines += ["", "Fallback reasons, summed over the configurations (as counted above: one rep in eager mode, the "
+                  "warm-up in compile and graph modes):", ""]
         lines += [f"- {k}: {n}" for k, n in sorted(reasons.items())]
+    checks = [f"{r['preset']} b{r['batch']} p{r['prefill']}: {r['cublas_graph_vs_eager_max_abs_diff']:.3g}"
+              for r in recs if "cublas_graph_vs_eager_max_abs_diff" in r]
+    if checks:
+        lines += ["", "Graph mode check, max |cuBLAS replayed logits - cuBLAS eager logits|: " + "; ".join(checks)]
     if result.get("skipped"):
         lines += ["", "Not measured (time budget): " + ", ".join(result["skipped"])]
     Path(path).write_text("\n".join(lines) + "\n")
