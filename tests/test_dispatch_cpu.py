@@ -1,0 +1,578 @@
+"""The drop-in switch and origami_nv.nn without a GPU: a small Llama-shaped model written with torch.nn runs
+with the switch on (CPU tensors routed by opt-in, devices=("cpu",): the op's CPU implementation computes in
+fp32 and rounds once) and gives torch's output; every GEMM reached the op (counted); every case the op does not
+compute goes to torch unchanged with its reason; nn.Linear/convert keep state and identity; torch.compile
+traces the op into one graph with no break."""
+import threading
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import torch.nn.functional as F  # noqa: E402
+from torch import nn  # noqa: E402
+
+import origami_nv  # noqa: E402
+from origami_nv import ops  # noqa: E402
+
+try:
+    ops.load_op()
+    _why = None
+except ImportError as e:  # the op was not built (torch missing at build time)
+    _why = str(e)
+pytestmark = pytest.mark.skipif(_why is not None, reason=f"torch op not built: {_why}")
+
+CPU = ("cpu",)
+# One rounding of the output differs at most by an ulp of the result; products summed in another order
+# (torch's CPU half GEMM vs the op's fp32 path) move results by a few ulps after the softmax and norms.
+TOL = {torch.float16: dict(atol=2e-2, rtol=1e-2), torch.bfloat16: dict(atol=1e-1, rtol=5e-2),
+       torch.float32: dict(atol=0, rtol=0)}
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        x32 = x.float()
+        return (x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + 1e-6)).to(x.dtype) * self.weight
+
+
+class Block(nn.Module):
+    """A Llama decoder layer (pre-norm attention + SwiGLU MLP) with attention written as matmuls. use_bmm
+    spells the attention with torch.bmm on (batch*heads, S, D) instead of 4-D @."""
+
+    def __init__(self, dim, heads, hidden, use_bmm):
+        super().__init__()
+        self.heads, self.use_bmm = heads, use_bmm
+        self.attn_norm, self.mlp_norm = RMSNorm(dim), RMSNorm(dim)
+        self.q_proj = nn.Linear(dim, dim, bias=True)  # Qwen-style q/k/v biases: the fused-bias route
+        self.k_proj = nn.Linear(dim, dim, bias=True)
+        self.v_proj = nn.Linear(dim, dim, bias=True)
+        self.o_proj = nn.Linear(dim, dim, bias=False)
+        self.gate_proj = nn.Linear(dim, hidden, bias=False)
+        self.up_proj = nn.Linear(dim, hidden, bias=False)
+        self.down_proj = nn.Linear(hidden, dim, bias=False)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        h, hd = self.heads, d // self.heads
+        y = self.attn_norm(x)
+        q, k, v = (p(y).view(b, s, h, hd).transpose(1, 2) for p in (self.q_proj, self.k_proj, self.v_proj))
+        mask = torch.full((s, s), float("-inf"), dtype=torch.float32, device=x.device).triu(1)
+        if self.use_bmm:
+            q3, k3, v3 = (t.reshape(b * h, s, hd) for t in (q, k, v))
+            scores = torch.bmm(q3, k3.transpose(1, 2)).view(b, h, s, s)
+        else:
+            scores = q @ k.transpose(-1, -2)
+        p = ((scores.float() / hd ** 0.5) + mask).softmax(-1).to(x.dtype)
+        if self.use_bmm:
+            att = torch.bmm(p.reshape(b * h, s, s), v.reshape(b * h, s, hd)).view(b, h, s, hd)
+        else:
+            att = torch.matmul(p, v)
+        x = x + self.o_proj(att.transpose(1, 2).reshape(b, s, d))
+        y = self.mlp_norm(x)
+        return x + self.down_proj(F.silu(self.gate_proj(y)) * self.up_proj(y))
+
+
+class TinyDecoder(nn.Module):
+    """Embedding, layers, norm, and an LM head applied with torch.addmm (weight + bias)."""
+
+    def __init__(self, vocab=61, dim=32, heads=4, hidden=48, layers=2):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.layers = nn.ModuleList(Block(dim, heads, hidden, use_bmm=bool(i % 2)) for i in range(layers))
+        self.norm = RMSNorm(dim)
+        self.head = nn.Parameter(torch.randn(vocab, dim) / dim ** 0.5)
+        self.head_bias = nn.Parameter(torch.randn(vocab) * 0.1)
+
+    def forward(self, tokens):
+        x = self.embed(tokens)
+        for layer in self.layers:
+            x = layer(x)
+        x = self.norm(x)
+        b, s, d = x.shape
+        return torch.addmm(self.head_bias, x.reshape(b * s, d), self.head.t()).view(b, s, -1)
+
+    # per forward: 7 Linear + 2 attention GEMMs per layer, 1 addmm head
+    def gemm_calls(self):
+        return 9 * len(self.layers) + 1
+
+
+def make_model(dtype, seed=0, device="cpu", **sizes):
+    torch.manual_seed(seed)
+    return TinyDecoder(**sizes).to(device=device, dtype=dtype).eval()
+
+
+def tokens(batch=2, seq=7, seed=1, vocab=61, device="cpu"):
+    return torch.randint(0, vocab, (batch, seq), generator=torch.Generator().manual_seed(seed)).to(device)
+
+
+@pytest.fixture(autouse=True)
+def _clean():
+    origami_nv.reset_dispatch_stats()
+    depth = torch._C._len_torch_function_stack()
+    yield
+    assert not origami_nv.is_enabled("cpu") and not origami_nv.is_enabled("cuda"), "a test left the switch on"
+    assert torch._C._len_torch_function_stack() == depth, "a test left a mode on the stack"
+
+
+# ---- the model: same output, every GEMM routed ----------------------------------------------------------
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_model_output_equals_torch_and_every_gemm_is_routed(dtype):
+    model, tok = make_model(dtype), tokens()
+    with torch.no_grad():
+        ref = model(tok)
+        assert origami_nv.dispatch_stats()["routed"] == 0
+        with origami_nv.enabled(devices=CPU):
+            out = model(tok)
+    st = origami_nv.dispatch_stats()
+    assert st["routed"] == model.gemm_calls() and st["fallback"] == 0, st
+    assert st["routed_calls"] == {"F.linear": 14, "Tensor.matmul": 1, "torch.matmul": 1, "torch.bmm": 2,
+                                  "torch.addmm": 1}, st
+    assert out.dtype == dtype and out.shape == ref.shape
+    torch.testing.assert_close(out, ref, **TOL[dtype])
+
+
+def test_routed_calls_run_the_op():
+    # The routed result is the op's, bit for bit: the switch adds no arithmetic of its own.
+    model, tok = make_model(torch.float16), tokens()
+    x = model.embed(tok)
+    lin = model.layers[0].q_proj
+    with torch.no_grad():
+        with origami_nv.enabled(devices=CPU):
+            got = lin(x)
+        want = origami_nv.matmul(x, lin.weight.t(), bias=lin.bias)
+    assert torch.equal(got, want)
+
+
+def test_float32_model_falls_back_unchanged():
+    model, tok = make_model(torch.float32), tokens()
+    with torch.no_grad():
+        ref = model(tok)
+        with origami_nv.enabled(devices=CPU):
+            out = model(tok)
+    assert torch.equal(out, ref)  # torch computed every GEMM
+    st = origami_nv.dispatch_stats()
+    assert st["routed"] == 0 and st["fallback"] == model.gemm_calls(), st
+    assert all("dtype torch.float32" in k for k in st["fallback_calls"]), st
+
+
+def test_cpu_tensors_not_routed_by_default():
+    model, tok = make_model(torch.float16), tokens()
+    with torch.no_grad():
+        ref = model(tok)
+        with origami_nv.enabled():  # devices=("cuda",)
+            out = model(tok)
+    assert torch.equal(out, ref)
+    st = origami_nv.dispatch_stats()
+    assert st["routed"] == 0 and st["fallback"] == model.gemm_calls()
+    assert all(k.endswith("device cpu not routed") for k in st["fallback_calls"]), st
+
+
+def test_autocast_operands_cast_as_autocast_would():
+    model, tok = make_model(torch.float32), tokens()
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+        ref = model(tok)
+        with origami_nv.enabled(devices=CPU):
+            out = model(tok)
+    assert out.dtype == ref.dtype == torch.bfloat16
+    torch.testing.assert_close(out, ref, **TOL[torch.bfloat16])
+    assert origami_nv.dispatch_stats()["routed"] == model.gemm_calls()
+
+
+def test_gradients_through_the_switch():
+    torch.manual_seed(3)
+    model = make_model(torch.float16).train()
+    tok = tokens()
+    model(tok).float().square().mean().backward()
+    ref = {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
+    model.zero_grad(set_to_none=True)
+    with origami_nv.enabled(devices=CPU):
+        model(tok).float().square().mean().backward()
+    assert origami_nv.dispatch_stats()["routed"] == model.gemm_calls()
+    for n, p in model.named_parameters():
+        if n in ref:
+            torch.testing.assert_close(p.grad, ref[n], atol=5e-3, rtol=5e-2, msg=n)
+
+
+# ---- every spelling routed -------------------------------------------------------------------------------
+def _r(*shape, dtype=torch.float16, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
+
+
+A, B, A3, B3, A4 = _r(5, 8), _r(8, 6, seed=1), _r(3, 5, 8, seed=2), _r(3, 8, 6, seed=3), _r(2, 3, 5, 8, seed=4)
+BIAS, C = _r(6, seed=5), _r(5, 6, seed=6)
+W = _r(6, 8, seed=7)  # linear weight (out, in)
+
+ROUTED = {
+    "x @ w": ("Tensor.matmul", lambda: A @ B),
+    "x.matmul": ("Tensor.matmul", lambda: A.matmul(B)),
+    "torch.matmul 2-D": ("torch.matmul", lambda: torch.matmul(A, B)),
+    "torch.matmul 3-D batched": ("torch.matmul", lambda: torch.matmul(A3, B3)),
+    "torch.matmul N-D @ 2-D": ("torch.matmul", lambda: torch.matmul(A4, B)),
+    "torch.matmul 4-D @ 4-D": ("torch.matmul", lambda: torch.matmul(A4, A4.transpose(-1, -2))),
+    "transposed views": ("torch.matmul", lambda: torch.matmul(B.t(), A.t())),
+    "__rmatmul__": ("Tensor.__rmatmul__", lambda: torch.Tensor.__rmatmul__(B, A)),
+    "torch.mm": ("torch.mm", lambda: torch.mm(A, B)),
+    "x.mm": ("Tensor.mm", lambda: A.mm(B)),
+    "torch.bmm": ("torch.bmm", lambda: torch.bmm(A3, B3)),
+    "x.bmm": ("Tensor.bmm", lambda: A3.bmm(B3)),
+    "torch.addmm 1-D bias": ("torch.addmm", lambda: torch.addmm(BIAS, A, B)),
+    "torch.addmm (1, N) bias": ("torch.addmm", lambda: torch.addmm(BIAS[None], A, B)),
+    "torch.addmm (M, N) input": ("torch.addmm", lambda: torch.addmm(C, A, B)),
+    "torch.addmm explicit ones": ("torch.addmm", lambda: torch.addmm(BIAS, A, B, beta=1, alpha=1.0)),
+    "x.addmm": ("Tensor.addmm", lambda: C.addmm(A, B)),
+    "F.linear": ("F.linear", lambda: F.linear(A, W)),
+    "F.linear bias": ("F.linear", lambda: F.linear(A3, W, BIAS)),
+    "F.linear bias keyword": ("F.linear", lambda: F.linear(A, W, bias=BIAS)),
+    "zero K": ("torch.mm", lambda: torch.mm(A[:, :0], B[:0])),
+    "zero M": ("torch.mm", lambda: torch.mm(A[:0], B)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ROUTED))
+def test_each_spelling_is_routed(case):
+    name, fn = ROUTED[case]
+    ref = fn()
+    with origami_nv.enabled(devices=CPU):
+        out = fn()
+    st = origami_nv.dispatch_stats()
+    assert st["routed_calls"] == {name: 1} and st["fallback"] == 0, st
+    assert out.shape == ref.shape and out.dtype == ref.dtype
+    torch.testing.assert_close(out, ref, **TOL[torch.float16])
+
+
+# ---- everything else goes to torch, with its reason -----------------------------------------------------
+class Subclass(torch.Tensor):
+    pass
+
+
+def _sparse():
+    return torch.eye(5).to_sparse()
+
+
+def _vmapped():
+    return torch.func.vmap(lambda x: x @ B)(A3)
+
+
+def _forward_ad():
+    import torch.autograd.forward_ad as fwAD
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(A.float(), torch.ones(5, 8))
+        return fwAD.unpack_dual(dual.half() @ B).primal
+
+
+FALLBACK = {  # case -> (fn, the reason in the counter key)
+    "float32": (lambda: A.float() @ B.float(), "dtype torch.float32"),
+    "int64": (lambda: torch.mm(A.long(), B.long()), "dtype torch.int64"),
+    "vector @ matrix": (lambda: torch.matmul(A[0], B), "1-D operand"),
+    "matrix @ vector": (lambda: A @ B[:, 0], "1-D operand"),
+    "broadcast batch 1 vs 3": (lambda: torch.matmul(A3[:1], B3), "broadcast batch dims"),
+    "2-D @ 3-D": (lambda: torch.matmul(A, B3), "broadcast batch dims"),
+    "out=": (lambda: torch.matmul(A, B, out=torch.empty(5, 6, dtype=torch.float16)), "keyword out"),
+    "mm out=": (lambda: torch.mm(A, B, out=torch.empty(5, 6, dtype=torch.float16)), "keyword out"),
+    "addmm beta": (lambda: torch.addmm(C, A, B, beta=0.5), "alpha/beta != 1"),
+    "addmm alpha": (lambda: torch.addmm(C, A, B, alpha=2), "alpha/beta != 1"),
+    "tensor subclass": (lambda: A.as_subclass(Subclass) @ B, "tensor subclass Subclass"),
+    "sparse": (lambda: torch.mm(_sparse(), A.float()), "layout torch.sparse_coo"),
+    "negative-bit view": (lambda: torch._neg_view(A) @ B, "negative-bit view"),
+    "vmap": (_vmapped, "functorch transform"),
+    "forward AD": (_forward_ad, "forward-mode AD"),
+    "linear 1-D input": (lambda: F.linear(A[0], W), "1-D operand"),
+    "linear 0-D bias": (lambda: F.linear(A, W, BIAS[0]), "bias shape"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FALLBACK))
+def test_unsupported_calls_fall_back_to_torch(case):
+    fn, reason = FALLBACK[case]
+    ref = fn()
+    with origami_nv.enabled(devices=CPU):
+        out = fn()
+    st = origami_nv.dispatch_stats()
+    assert st["routed"] == 0 and st["fallback"] >= 1, st
+    assert any(k.endswith(": " + reason) for k in st["fallback_calls"]), st
+    ref, out = (t.to_dense() if t.layout != torch.strided else t for t in (ref, out))
+    assert torch.equal(out, ref)  # torch computed it: the same bits
+
+
+ERRORS = {  # calls torch rejects: the switch passes them on and torch raises its own error
+    "mixed dtypes": lambda: A @ B.bfloat16(),
+    "inner dims differ": lambda: A @ A,
+    "addmm input too large": lambda: torch.addmm(_r(2, 5, 6), A, B),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS))
+def test_calls_torch_rejects_raise_torchs_error(case):
+    fn = ERRORS[case]
+    with pytest.raises(Exception) as want:
+        fn()
+    with origami_nv.enabled(devices=CPU):
+        with pytest.raises(type(want.value)) as got:
+            fn()
+    assert str(got.value) == str(want.value)
+    assert origami_nv.dispatch_stats()["routed"] == 0
+
+
+def test_other_devices_go_to_torch():
+    # Whatever torch does with a cpu @ meta call (it does not raise), the switch leaves to it; meta tensors
+    # (a device type the op has no kernels for) too.
+    want_mixed, want_meta = torch.mm(A, B.to("meta")), torch.mm(A.to("meta"), B.to("meta"))
+    with origami_nv.enabled(devices=("cpu", "meta")):
+        mixed = torch.mm(A, B.to("meta"))
+        meta = torch.mm(A.to("meta"), B.to("meta"))
+    for got, want in ((mixed, want_mixed), (meta, want_meta)):
+        assert (got.device, got.shape, got.dtype) == (want.device, want.shape, want.dtype)
+    assert origami_nv.dispatch_stats()["fallback_calls"] == {
+        "torch.mm: operands on different devices": 1, "torch.mm: the op has no meta implementation": 1}
+
+
+def test_stats_reset_and_shape():
+    with origami_nv.enabled(devices=CPU):
+        A @ B
+        A.float() @ B.float()
+    st = origami_nv.dispatch_stats()
+    assert st == {"routed": 1, "fallback": 1, "routed_calls": {"Tensor.matmul": 1},
+                  "fallback_calls": {"Tensor.matmul: dtype torch.float32": 1}}
+    origami_nv.reset_dispatch_stats()
+    assert origami_nv.dispatch_stats() == {"routed": 0, "fallback": 0, "routed_calls": {}, "fallback_calls": {}}
+
+
+# ---- switch semantics: nesting, enable/disable, threads ----------------------------------------------------
+def test_nesting_restores_each_level_and_decides_once():
+    base = torch._C._len_torch_function_stack()
+    with origami_nv.enabled(devices=CPU):
+        assert origami_nv.is_enabled("cpu")
+        with origami_nv.disabled():
+            assert not origami_nv.is_enabled("cpu")
+            A @ B  # not routed, and not decided twice by an outer mode
+            with origami_nv.enabled(devices=CPU):
+                A @ B
+                assert torch._C._len_torch_function_stack() == base + 1  # one origami mode, however deep
+            assert not origami_nv.is_enabled("cpu")
+        with origami_nv.enabled(devices=("cuda",)):
+            A @ B  # cpu not routed here
+        A @ B
+    st = origami_nv.dispatch_stats()
+    assert st["routed"] == 2, st
+    assert st["fallback_calls"] == {"Tensor.matmul: device cpu not routed": 1}, st
+    assert torch._C._len_torch_function_stack() == base
+
+
+def test_enable_disable():
+    base = torch._C._len_torch_function_stack()
+    origami_nv.enable(devices=CPU)
+    try:
+        assert origami_nv.is_enabled("cpu") and torch._C._len_torch_function_stack() == base + 1
+        origami_nv.enable(devices=CPU)  # again: a setting, not a second mode
+        assert torch._C._len_torch_function_stack() == base + 1
+        A @ B
+        with origami_nv.disabled():
+            A @ B
+            origami_nv.disable()  # inside a block: the block's state; the block's exit restores enable()'s
+            A @ B
+        assert origami_nv.is_enabled("cpu")
+        A @ B
+    finally:
+        origami_nv.disable()
+    assert not origami_nv.is_enabled("cpu") and torch._C._len_torch_function_stack() == base  # mode removed
+    A @ B
+    origami_nv.disable()  # a no-op when off
+    assert origami_nv.dispatch_stats()["routed"] == 2
+
+
+def test_enable_inside_a_block_ends_with_the_block():
+    with origami_nv.enabled(devices=("cuda",)):
+        origami_nv.enable(devices=CPU)
+        assert origami_nv.is_enabled("cpu")
+    assert not origami_nv.is_enabled("cpu")
+
+
+def test_the_switch_is_thread_local():
+    seen = {}
+
+    def worker():
+        seen["enabled"] = origami_nv.is_enabled("cpu")
+        seen["out"] = A @ B
+
+    with origami_nv.enabled(devices=CPU):
+        t = threading.Thread(target=worker)
+        t.start()
+        t.join()
+        A @ B
+    assert seen["enabled"] is False
+    assert origami_nv.dispatch_stats()["routed"] == 1  # the worker's call was not seen by this thread's switch
+    assert torch.equal(seen["out"], A @ B)
+
+
+def test_leaving_under_a_foreign_mode_raises():
+    from torch.overrides import TorchFunctionMode
+
+    class Other(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    origami_nv.enable(devices=CPU)
+    other = Other()
+    other.__enter__()
+    try:
+        A @ B  # the other mode is innermost; the switch below still routes
+        with pytest.raises(RuntimeError, match="another torch function mode"):
+            origami_nv.disable()
+    finally:
+        other.__exit__(None, None, None)
+    origami_nv.disable()
+    assert origami_nv.dispatch_stats()["routed"] == 1
+
+
+def test_bad_devices_argument():
+    with pytest.raises(ValueError, match="device types"):
+        origami_nv.enabled(devices=("cuda:0",))
+    with pytest.raises(RuntimeError):
+        origami_nv.enabled(devices=("nonsense",))
+
+
+# ---- origami_nv.nn ----------------------------------------------------------------------------------------
+def test_linear_state_dict_compatible_both_ways():
+    torch.manual_seed(0)
+    ref = nn.Linear(8, 6)
+    mine = origami_nv.nn.Linear(8, 6)
+    assert isinstance(mine, nn.Linear)
+    assert list(mine.state_dict()) == list(ref.state_dict()) == ["weight", "bias"]
+    mine.load_state_dict(ref.state_dict())
+    back = nn.Linear(8, 6)
+    back.load_state_dict(mine.state_dict())
+    assert torch.equal(back.weight, ref.weight) and torch.equal(back.bias, ref.bias)
+    no_bias = origami_nv.nn.Linear(8, 6, bias=False, dtype=torch.bfloat16)
+    assert list(no_bias.state_dict()) == ["weight"] and no_bias.weight.dtype == torch.bfloat16
+
+
+def test_linear_forward_routes_and_falls_back(tmp_path):
+    torch.manual_seed(0)
+    ref = nn.Linear(8, 6).half()
+    mine = origami_nv.nn.Linear(8, 6, dtype=torch.float16)
+    mine.load_state_dict(ref.state_dict())
+    x = _r(2, 5, 8)
+    with torch.no_grad():
+        assert torch.equal(mine(x), ref(x))  # default devices ("cuda",): CPU falls back to F.linear
+        mine.route_devices = frozenset(CPU)
+        torch.testing.assert_close(mine(x), ref(x), **TOL[torch.float16])
+        assert torch.equal(mine(x), origami_nv.matmul(x, mine.weight.t(), bias=mine.bias))
+        mine32 = origami_nv.nn.convert(nn.Linear(8, 6), devices=CPU)
+        assert torch.equal(mine32(x.float()), F.linear(x.float(), mine32.weight, mine32.bias))
+    st = origami_nv.dispatch_stats()
+    assert st["routed_calls"] == {"nn.Linear": 2}, st
+    assert st["fallback_calls"] == {"nn.Linear: device cpu not routed": 1, "nn.Linear: dtype torch.float32": 1}, st
+    path = tmp_path / "lin.pt"
+    torch.save(mine.state_dict(), path)
+    plain = nn.Linear(8, 6).half()
+    plain.load_state_dict(torch.load(path))
+    assert torch.equal(plain.weight, mine.weight)
+
+
+def test_convert_in_place_keeps_parameters():
+    model = make_model(torch.float16)
+    model.layers[1].down_proj.weight.requires_grad_(False)
+
+    class MyLinear(nn.Linear):  # a subclass with its own forward: left alone
+        def forward(self, x):
+            return super().forward(x) * 2
+    model.extra = MyLinear(4, 4, dtype=torch.float16)
+    params = {n: p for n, p in model.named_parameters()}
+    keys = list(model.state_dict())
+    hook_calls = []
+    model.layers[0].q_proj.register_forward_hook(lambda m, i, o: hook_calls.append(1))
+
+    out = origami_nv.nn.convert(model, devices=CPU)
+    assert out is model
+    linears = [m for m in model.modules() if isinstance(m, nn.Linear)]
+    assert sum(type(m) is origami_nv.nn.Linear for m in linears) == 14
+    assert type(model.extra) is MyLinear
+    assert list(model.state_dict()) == keys
+    for n, p in model.named_parameters():
+        assert p is params[n]  # the same Parameter objects: nothing copied or replaced
+    assert model.layers[1].down_proj.weight.requires_grad is False
+    assert all(p.dtype == torch.float16 for p in model.parameters())
+    tok = tokens()
+    with torch.no_grad():
+        got = model(tok)
+    assert hook_calls == [1]
+    assert origami_nv.dispatch_stats()["routed_calls"]["nn.Linear"] == 14
+    origami_nv.nn.revert(model)
+    assert sum(type(m) is nn.Linear for m in model.modules()) == 14
+    with torch.no_grad():
+        torch.testing.assert_close(model(tok), got, **TOL[torch.float16])
+    with pytest.raises(TypeError, match="torch.nn.Module"):
+        origami_nv.nn.convert(object())
+
+
+def test_converted_model_pickles(tmp_path):
+    model = origami_nv.nn.convert(make_model(torch.float16), devices=CPU)
+    path = tmp_path / "model.pt"
+    torch.save(model, path)
+    loaded = torch.load(path, weights_only=False)
+    assert type(loaded.layers[0].q_proj) is origami_nv.nn.Linear
+    assert loaded.layers[0].q_proj.route_devices == frozenset(CPU)
+    with torch.no_grad():
+        assert torch.equal(loaded(tokens()), model(tokens()))
+
+
+# ---- torch.compile -------------------------------------------------------------------------------------
+def _graph_code(explained):
+    return "\n".join(g.code for g in explained.graphs)
+
+
+def test_compile_one_graph_with_the_op_and_no_break():
+    torch._dynamo.reset()
+    model, tok = make_model(torch.float16), tokens()
+    with torch.no_grad():
+        ref = model(tok)
+        with origami_nv.enabled(devices=CPU):
+            explained = torch._dynamo.explain(model)(tok)
+            assert explained.graph_count == 1 and explained.graph_break_count == 0, explained.break_reasons
+            code = _graph_code(explained)
+            assert code.count("origami_nv.matmul_bias.default") == 7  # q/k/v with bias, and the addmm head
+            assert code.count("origami_nv.matmul.default") == model.gemm_calls() - 7
+            for plain in ("torch.matmul", "torch.bmm", "torch.addmm", "torch._C._nn.linear", ".matmul("):
+                assert plain not in code, plain
+            origami_nv.reset_dispatch_stats()
+            torch._dynamo.reset()
+            counter = torch._dynamo.testing.CompileCounterWithBackend("aot_eager")
+            compiled = torch.compile(model, backend=counter, fullgraph=True)
+            outs = [compiled(tok) for _ in range(3)]
+    assert counter.frame_count == 1
+    st = origami_nv.dispatch_stats()
+    assert st["routed"] == model.gemm_calls() and st["fallback"] == 0, st  # counted once, while tracing
+    for out in outs:
+        torch.testing.assert_close(out, ref, **TOL[torch.float16])
+
+
+def test_compile_recompiles_when_the_switch_changes():
+    torch._dynamo.reset()
+    model, tok = make_model(torch.float16), tokens()
+    counter = torch._dynamo.testing.CompileCounterWithBackend("aot_eager")
+    compiled = torch.compile(model, backend=counter)
+    with torch.no_grad():
+        with origami_nv.enabled(devices=CPU):
+            on = compiled(tok)
+        off = compiled(tok)  # the guards see the mode gone: a torch-only graph
+    assert counter.frame_count == 2
+    st = origami_nv.dispatch_stats()
+    assert st["routed"] == model.gemm_calls() and st["fallback"] == 0, st
+    torch.testing.assert_close(on, off, **TOL[torch.float16])
+
+
+def test_compile_converted_model_inductor():
+    torch._dynamo.reset()
+    model = origami_nv.nn.convert(make_model(torch.float16), devices=CPU)
+    tok = tokens()
+    with torch.no_grad():
+        ref = model(tok)
+        explained = torch._dynamo.explain(model)(tok)
+        assert explained.graph_count == 1 and explained.graph_break_count == 0, explained.break_reasons
+        assert _graph_code(explained).count("origami_nv.matmul") == 14  # the Linear layers; the rest is torch
+        torch._dynamo.reset()
+        out = torch.compile(model, fullgraph=True)(tok)
+    torch.testing.assert_close(out, ref, **TOL[torch.float16])
