@@ -222,3 +222,11 @@ def test_import_without_loading_torch_op():
     text = open(src).read()
     assert "import torch\n" not in text.split("def _torch")[0], "ops.py must not import torch at module import"
     assert "origami_nv" in sys.modules
+
+
+def test_negative_bit_view_is_resolved():
+    # torch._neg_view keeps the original storage and a negation bit: the result must be -(a @ b).
+    g = torch.Generator().manual_seed(4)
+    a = torch.randn(6, 16, generator=g).half()
+    b = torch.randn(16, 5, generator=g).half()
+    torch.testing.assert_close(origami_nv.matmul(torch._neg_view(a), b), _ref(-a, b))

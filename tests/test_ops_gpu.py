@@ -310,3 +310,16 @@ SANITIZER_SCRIPT = textwrap.dedent("""
 
 def test_compute_sanitizer_memcheck(tmp_path):
     run_memcheck(SANITIZER_SCRIPT, tmp_path, "SANITIZER-SCRIPT-DONE")
+
+
+def test_negative_bit_view_is_resolved():
+    """The kernels read raw storage; a negation-bit view must be materialised first (ops_cuda.cpp run())."""
+    gen = torch.Generator(device="cuda").manual_seed(12)
+    a = torch.randn(33, 64, device="cuda", generator=gen).half()
+    b = torch.randn(64, 40, device="cuda", generator=gen).half()
+    bias = torch.randn(40, device="cuda", generator=gen).half()
+    _check(origami_nv.matmul(torch._neg_view(a), b), -a, b, torch.float16, "neg view A")
+    _check(origami_nv.matmul(a, torch._neg_view(b)), a, -b, torch.float16, "neg view B")
+    out = origami_nv.matmul(a, b, bias=torch._neg_view(bias))
+    ref = a.float() @ b.float() - bias.float()
+    assert ((out.float() - ref).norm() / ref.norm()).item() < 2e-3

@@ -388,8 +388,18 @@ const Plan& plan_for(const PlanKey& key, const at::Tensor& a3, const at::Tensor&
 }
 
 // ---- the launch --------------------------------------------------------------------------------------
-at::Tensor run(const at::Tensor& a, const at::Tensor& b, const at::Tensor* bias, const TileConfig* explicit_config,
-               const char* op) {
+at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor* bias_in,
+               const TileConfig* explicit_config, const char* op) {
+  // A negative-bit view (torch._neg_view, the conjugate/negation views autograd makes) has storage that holds
+  // the negated values: the kernels read raw storage, so it is materialised first (a copy, as torch does).
+  const at::Tensor a = a_in.is_neg() ? a_in.resolve_neg() : a_in;
+  const at::Tensor b = b_in.is_neg() ? b_in.resolve_neg() : b_in;
+  at::Tensor bias_resolved;
+  const at::Tensor* bias = bias_in;
+  if (bias_in && bias_in->is_neg()) {
+    bias_resolved = bias_in->resolve_neg();
+    bias = &bias_resolved;
+  }
   const MatmulShape s = check_and_shape(a, b, op);
   if (bias) check_bias(*bias, a, s, op);
   TORCH_CHECK(a.is_cuda(), op, ": expected CUDA tensors");
