@@ -2,18 +2,7 @@
 # aligned, ragged edges), 3008 (ld 6016 B = 47 x 128: aligned rows, ragged edges), 3072 (no edges), same tile counts
 # for 128-wide tiles; 4096 for reference. Cold rotating inputs, CUDA graph, median.
 import torch, origami_nv
-def bench(fn, sets, reps=15):
-    for s in sets[:2]: fn(*s)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for s in sets: fn(*s)
-    g.replay(); torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        e0, e1 = torch.cuda.Event(True), torch.cuda.Event(True)
-        e0.record(); g.replay(); e1.record(); e1.synchronize(); ts.append(e0.elapsed_time(e1) / len(sets))
-    ts.sort(); return ts[len(ts) // 2] * 1e-3
+exec(open(__file__.replace("probe_odd.py", "probe_bench.py")).read())  # the shared timing helper
 recs = {}
 for r in origami_nv.kernels("float16"):
     c = r["config"]; recs[(c["block_m"], c["block_n"], c["block_k"], r["family"])] = c

@@ -1,19 +1,7 @@
 # One-off probe: split-K speed of chosen tiles vs cuBLAS at decode/small-M/long-K shapes (cold rotating inputs, graphs).
 import sys, torch, origami_nv
 torch.backends.cuda.matmul.allow_tf32 = False
-def bench(fn, sets, reps=20):
-    # graph of len(sets) calls cycling buffers; time per call = median replay / n
-    for s in sets[:2]: fn(*s)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for s in sets: fn(*s)
-    g.replay(); torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        e0, e1 = torch.cuda.Event(True), torch.cuda.Event(True)
-        e0.record(); g.replay(); e1.record(); e1.synchronize(); ts.append(e0.elapsed_time(e1) / len(sets))
-    ts.sort(); return ts[len(ts) // 2] * 1e3  # us
+exec(open(__file__.replace("probe_split.py", "probe_bench.py")).read())  # the shared timing helper
 tiles = {"m16x64": dict(block_m=16, block_n=64, block_k=64, stages=6, warps=1, family="mma_sync"),
          "m16x128": dict(block_m=16, block_n=128, block_k=64, stages=5, warps=2, family="mma_sync"),
          "m64x64": dict(block_m=64, block_n=64, block_k=64, stages=3, warps=4, family="mma_sync"),
@@ -28,7 +16,7 @@ for M, N, K in shapes:
     nb = max(2, int(2 * 50e6 // ((M * K + N * K) * 2)) + 1)
     sets = [(torch.randn(M, K, device="cuda").half(), torch.randn(N, K, device="cuda").half().t()) for _ in range(min(nb, 64))]
     ref = sets[0][0].float() @ sets[0][1].float()
-    cub = bench(torch.matmul, sets)
+    cub = bench(torch.matmul, sets) * 1e6  # us
     row = [f"{M}x{N}x{K} cublas {cub:.1f}us"]
     for name, t in tiles.items():
         best = None
@@ -37,7 +25,7 @@ for M, N, K in shapes:
             out = origami_nv.matmul(*sets[0], config=cfg)
             err = ((out.float() - ref).norm() / ref.norm()).item()
             assert err < 2e-3, (name, sk, err)
-            us = bench(lambda a, b: origami_nv.matmul(a, b, config=cfg), sets)
+            us = bench(lambda a, b: origami_nv.matmul(a, b, config=cfg), sets) * 1e6
             if best is None or us < best[0]: best = (us, sk)
         row.append(f"{name} {best[0]:.1f}us(sk{best[1]}) {cub / best[0]:.2f}x")
     print(" | ".join(row), flush=True)
