@@ -127,6 +127,7 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["tail_unit_cycles"] = b.tail_unit_cycles;
   d["tail_epilogue_cycles"] = b.tail_epilogue_cycles;
   d["reduction_bytes"] = b.reduction_bytes;
+  d["reduction_latency_cycles"] = b.reduction_latency_cycles;
   d["reduction_cycles"] = b.reduction_cycles;
   d["operand_copy_bytes"] = b.operand_copy_bytes;
   d["operand_copy_cycles"] = b.operand_copy_cycles;

@@ -47,7 +47,7 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(f
 // One thread per 4 consecutive columns of one row of one tail tile (bn is a multiple of 8, so a group never
 // crosses a tile row; the partials of a group are one 16-byte load per slice).
 template <typename T>
-__global__ void __launch_bounds__(256) split_k_reduce_kernel(const ReduceParams p) {
+__global__ void __launch_bounds__(SplitPlan::kReduceThreads) split_k_reduce_kernel(const ReduceParams p) {
   // Programmatic dependent launch (pdl.hpp): the GEMM that wrote the workspace may still be running.
   pdl_wait_for_prior_grids();
   const long long tile_elems = static_cast<long long>(p.bm) * p.bn;
@@ -67,8 +67,20 @@ __global__ void __launch_bounds__(256) split_k_reduce_kernel(const ReduceParams 
     if (gm >= p.m || gn >= p.n) continue;
     // Slice order 0, 1, ..., S-1, then the bias: one fixed order of additions (the same bits every run).
     const float* src = p.ws + j * tile_elems + e;
+    // The loads of kSliceBatch slices are issued together, then added in slice order: one L2 round trip per
+    // batch instead of one per slice (a thread's loop was latency-bound at many slices: this grid has one
+    // thread per 4 outputs, too few warps per SM to hide a round trip per slice), same bits as slice by slice.
+    constexpr int kSliceBatch = SplitPlan::kReduceSliceBatch;
     float4 acc = __ldg(reinterpret_cast<const float4*>(src));
-    for (int s = 1; s < p.slices; ++s) {
+    int s = 1;
+    for (; s + kSliceBatch <= p.slices; s += kSliceBatch) {
+      float4 v[kSliceBatch];
+#pragma unroll
+      for (int i = 0; i < kSliceBatch; ++i) v[i] = __ldg(reinterpret_cast<const float4*>(src + (s + i) * slice_stride));
+#pragma unroll
+      for (int i = 0; i < kSliceBatch; ++i) { acc.x += v[i].x; acc.y += v[i].y; acc.z += v[i].z; acc.w += v[i].w; }
+    }
+    for (; s < p.slices; ++s) {
       const float4 v = __ldg(reinterpret_cast<const float4*>(src + s * slice_stride));
       acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
     }
@@ -118,9 +130,10 @@ cudaError_t launch_reduce(const GemmArgs& g, const SplitPlan& sp, int block_m, i
     e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (e != cudaSuccess) return e;
   }
-  constexpr int kThreads = 256;
+  constexpr int kThreads = SplitPlan::kReduceThreads;
   // Enough CTAs to keep every SM's memory pipe busy (8 x 256 threads per SM), grid-stride beyond that.
-  const long long blocks = std::min<long long>((groups + kThreads - 1) / kThreads, 8ll * sms);
+  const long long blocks = std::min<long long>((groups + kThreads - 1) / kThreads,
+                                               static_cast<long long>(SplitPlan::kReduceBlocksPerSm) * sms);
   cudaLaunchConfig_t cfg{};
   cudaLaunchAttribute attr[1];
   cfg.gridDim = dim3(static_cast<unsigned>(blocks < 1 ? 1 : blocks));

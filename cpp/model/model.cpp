@@ -698,8 +698,19 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
                          real_rows_per_tile(p.N, ceil_div(p.N, c.block_n));
     const double partial_bytes = elems * 4.0 * sp.slices;
     b.reduction_bytes = partial_bytes + elems * bytes;
-    const double rate = partial_bytes <= hw.l2_bytes ? hw.l2_perf_ratio : hw.dram_perf_ratio;
-    b.reduction_cycles = b.reduction_bytes / rate + o.nv.split_k_reduce_fixed_cycles;
+    const bool l2_resident = partial_bytes <= hw.l2_bytes;
+    const double rate = l2_resident ? hw.l2_perf_ratio : hw.dram_perf_ratio;
+    // ...or its round trips, whichever is longer: a thread sums 4 outputs, issuing the loads of a batch of
+    // slices at once (SplitPlan::kReduceSliceBatch), and the grid is capped at kReduceBlocksPerSm blocks per SM
+    // (grid-stride passes beyond). At many slices over few output tiles the grid is a few warps per SM and the
+    // chain of round trips, not the bytes, sets its time.
+    const double groups = double(sp.tail_tiles) * c.block_m * c.block_n / 4.0;
+    const double threads_cap = hw.n_sm * SplitPlan::kReduceBlocksPerSm * SplitPlan::kReduceThreads;
+    const double passes = std::ceil(groups / threads_cap);
+    const double round_trips =
+        passes * (1.0 + std::ceil(double(sp.slices - 1) / SplitPlan::kReduceSliceBatch));
+    b.reduction_latency_cycles = round_trips * (l2_resident ? hw.l2_latency_cycles : hw.hbm_latency_penalty);
+    b.reduction_cycles = std::max(b.reduction_bytes / rate, b.reduction_latency_cycles) + o.nv.split_k_reduce_fixed_cycles;
   }
   operand_copies(p, hw, o, kr, b);
   b.total_cycles = b.dp_cycles + b.tail_cycles + b.reduction_cycles + b.operand_copy_cycles;

@@ -294,7 +294,8 @@ struct LatencyBreakdown {
   double tail_unit_cycles = 0;         // one slice: prologue + its K-iterations + the fp32 partial write
   double tail_epilogue_cycles = 0;     // the partial write within tail_unit_cycles
   double reduction_bytes = 0;          // partials read + C written by the reduction kernel
-  double reduction_cycles = 0;         // bytes at the L2 (partials L2-resident) or DRAM rate + fixed cost
+  double reduction_latency_cycles = 0; // its threads' chains of memory round trips (slice batches x passes)
+  double reduction_cycles = 0;         // max(bytes at the L2 or DRAM rate, the round trips) + fixed cost
   // operand copies the op makes before the kernel (misaligned operand, layout not compiled for the family)
   double operand_copy_bytes = 0;
   double operand_copy_cycles = 0;

@@ -86,6 +86,13 @@ struct SplitPlan {
   std::int64_t dp_tiles = 0;         // D (= T without a split)
   std::int64_t tail_tiles = 0;       // T - D
   std::int64_t units() const { return dp_tiles + tail_tiles * slices; }
+  // The reduction kernel (cpp/kernels/split_k.cu): one thread per 4 outputs of a split tile, at most
+  // kReduceBlocksPerSm blocks of kReduceThreads per SM (grid-stride beyond), each thread issuing the loads of
+  // kReduceSliceBatch slices together before adding them in slice order. The model times its memory round trips
+  // from these (model.cpp: the reduction term).
+  static constexpr int kReduceThreads = 256;
+  static constexpr int kReduceBlocksPerSm = 8;
+  static constexpr int kReduceSliceBatch = 4;
   // fp32 partial tiles, tile-local (block_m x block_n each): slice s of tail tile j at (s * tail + j).
   std::int64_t workspace_elems(int block_m, int block_n) const {
     return slices > 1 ? std::int64_t(slices) * tail_tiles * block_m * block_n : 0;

@@ -251,8 +251,9 @@ class Explanation:
                      f" {b['tail_k_iters']} K-iterations in {b['tail_waves']} wave(s)")
             L.append(f"  slice = {_n(b['tail_unit_cycles'], 1)} cycles, of which the fp32 partial write"
                      f" {_n(b['tail_epilogue_cycles'], 1)}; split tail = {_n(b['tail_cycles'])} cycles")
-            L.append(f"  reduction (second kernel, slice order) = {_n(b['reduction_bytes'])} bytes at the L2/DRAM rate"
-                     f" + fixed cost = {_n(b['reduction_cycles'])} cycles")
+            L.append(f"  reduction (second kernel, slice order) = max({_n(b['reduction_bytes'])} bytes at the L2/DRAM rate,"
+                     f" {_n(b['reduction_latency_cycles'])} cycles of round trips) + fixed cost"
+                     f" = {_n(b['reduction_cycles'])} cycles")
         if b["operand_copy_cycles"]:
             L.append(f"[Operand copies] {b['operand_copy_reason']}: {_n(b['operand_copy_bytes'])} bytes read and"
                      f" written = {_n(b['operand_copy_cycles'])} cycles")
