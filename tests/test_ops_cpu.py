@@ -162,6 +162,30 @@ def test_bias_autograd_and_opcheck_cpu():
     torch.library.opcheck(torch.ops.origami_nv.matmul_config.default, (x, wt, 64, 64, 32, 2, 3, 4, 0, 1, b))
 
 
+def test_autograd_config_bias_grad_mode_and_double_backward_cpu():
+    # The C++ autograd kernel (cpp/ops/ops_autograd.cpp): matmul_config's bias gradient (argument 10), no graph
+    # node when nothing requires grad or grad mode is off, and a second derivative through the op.
+    x = torch.randn(6, 16, dtype=torch.float16, requires_grad=True)
+    w = torch.randn(16, 5, dtype=torch.float16, requires_grad=True)
+    b = torch.randn(5, dtype=torch.float16, requires_grad=True)
+    out = origami_nv.matmul(x, w, bias=b, config=dict(block_m=64, block_n=64, block_k=32, group_size_m=2, stages=3,
+                                                     warps=4, family="mma_sync"))
+    g = torch.randn_like(out)
+    out.backward(g)
+    torch.testing.assert_close(b.grad.float(), g.float().sum(0), rtol=1e-2, atol=1e-2)
+    torch.testing.assert_close(x.grad.float(), g.float() @ w.detach().float().t(), rtol=2e-2, atol=2e-2)
+    torch.testing.assert_close(w.grad.float(), x.detach().float().t() @ g.float(), rtol=2e-2, atol=2e-2)
+    assert origami_nv.matmul(x.detach(), w.detach()).grad_fn is None
+    with torch.no_grad():
+        assert origami_nv.matmul(x, w).grad_fn is None
+    assert origami_nv.matmul(x, w).grad_fn is not None
+    # d/dx of sum((x @ w) * v) is v @ w^T; its gradient w.r.t. w (a second derivative) is x^T-independent: v^T.
+    v = torch.randn(6, 5, dtype=torch.float16)
+    (gx,) = torch.autograd.grad((origami_nv.matmul(x, w).float() * v.float()).sum(), x, create_graph=True)
+    (gw2,) = torch.autograd.grad(gx.float().sum(), w)
+    torch.testing.assert_close(gw2.float(), v.float().sum(0).expand(16, 5), rtol=2e-2, atol=2e-2)
+
+
 def test_fake_tensor_shapes():
     from torch._subclasses.fake_tensor import FakeTensorMode
     with FakeTensorMode():

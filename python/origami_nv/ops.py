@@ -2,7 +2,8 @@
 
 `import origami_nv` never needs torch; calling `matmul` does (a clear ImportError otherwise). The
 compiled op library `_C.so` is loaded on first use with torch.ops.load_library, which also registers
-its fake (meta) implementation for torch.compile and its autograd formula here.
+the op (autograd in C++: cpp/ops/ops_autograd.cpp); this module adds the fake (meta) implementation for
+torch.compile.
 
 Operators (torch.ops.origami_nv.*):
     matmul(Tensor a, Tensor b) -> Tensor                  the model-selected kernel
@@ -44,7 +45,7 @@ def _torch():
 
 
 def load_op():
-    """Load _C.so (once) and register the fake and autograd implementations. Returns torch.ops.origami_nv."""
+    """Load _C.so (once, with its C++ autograd) and register the fake implementations. Returns torch.ops.origami_nv."""
     global _loaded
     torch = _torch()
     if _loaded:
@@ -65,7 +66,7 @@ def load_op():
     return torch.ops.origami_nv
 
 
-# ---- fake (meta) implementation and autograd ---------------------------------------------------------
+# ---- fake (meta) implementation ------------------------------------------------------------------------
 def _out_shape(a, b):
     """Output shape, with the same checks and messages as the C++ op (cpp/ops/matmul_shapes.hpp)."""
     torch = _torch()
@@ -120,53 +121,8 @@ def _register_python_side(torch):
             _check_bias(bias, a, shape[-1])
         return a.new_empty(shape)
 
-    def _setup_context(ctx, inputs, output):
-        a, b = inputs[0], inputs[1]
-        ctx.save_for_backward(a, b)
-
-    def _bias_grad(grad):
-        # d(bias) = the sum of dC over every row (all leading dims), accumulated in fp32.
-        return grad.reshape(-1, grad.shape[-1]).float().sum(0).to(grad.dtype)
-
-    def _backward(ctx, grad):
-        # Through the same op on transposed views (no copies for row/column-major operands):
-        #   dA = dC @ B^T,  dB = A^T @ dC   (per batch; N-D @ 2-D folds the leading dims of A and dC).
-        a, b = ctx.saved_tensors
-        op = torch.ops.origami_nv.matmul
-        grad = grad.to(a.dtype)
-        ga = gb = None
-        if a.dim() == 2 or (a.dim() == 3 and b.dim() == 3):
-            bt = b.transpose(-1, -2)
-            at = a.transpose(-1, -2)
-            if ctx.needs_input_grad[0]:
-                ga = op(grad, bt)
-            if ctx.needs_input_grad[1]:
-                gb = op(at, grad)
-        else:  # N-D @ 2-D
-            if ctx.needs_input_grad[0]:
-                ga = op(grad, b.t())
-            if ctx.needs_input_grad[1]:
-                k, n = b.shape
-                gb = op(a.reshape(-1, k).t(), grad.reshape(-1, n))
-        return ga, gb
-
-    def _backward_bias(ctx, grad):
-        ga, gb = _backward(ctx, grad)
-        return ga, gb, _bias_grad(grad) if ctx.needs_input_grad[2] else None
-
-    def _setup_context_config(ctx, inputs, output):
-        _setup_context(ctx, inputs, output)
-        ctx.has_bias = len(inputs) > 10 and inputs[10] is not None
-
-    def _backward_config(ctx, grad):
-        ga, gb = _backward(ctx, grad)
-        gbias = _bias_grad(grad) if ctx.has_bias and ctx.needs_input_grad[10] else None
-        return (ga, gb) + (None,) * 8 + (gbias,)
-
-    torch.library.register_autograd("origami_nv::matmul", _backward, setup_context=_setup_context)
-    torch.library.register_autograd("origami_nv::matmul_bias", _backward_bias, setup_context=_setup_context)
-    torch.library.register_autograd("origami_nv::matmul_config", _backward_config,
-                                    setup_context=_setup_context_config)
+    # Autograd is registered in C++ (cpp/ops/ops_autograd.cpp): a Python autograd kernel would run on every
+    # call of the op, requiring grad or not.
 
 
 # ---- public API ----------------------------------------------------------------------------------------
