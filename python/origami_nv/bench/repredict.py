@@ -61,23 +61,34 @@ def repredict(records: list[dict], gpu: str | None = None) -> tuple[list[dict], 
                           and int(r["config"].get("split_k", 1) or 1) > 1 for r in records)
     sel = _core.Selector(hw, list(kernels.values()), options)
 
+    b_layout = next((m.get("timing", {}).get("b_layout") for m in metas if m.get("timing", {}).get("b_layout")), "row")
     # per size: the installed model's ranking (phase 1) and pick (both phases)
     sizes: dict[str, dict] = {}
     for r in records:
         if r.get("system") == SYSTEM and r.get("size") and r.get("size_info") and r["size"] not in sizes:
             si = r["size_info"]
             M, N, K, dt = int(si["M"]), int(si["N"]), int(si["K"]), si.get("dtype", "float16")
+            # The problem the kernel ran: batch count and operand layout (the llm suite's runs used B = W.t()
+            # for every size: "nt", recorded in the meta's timing.b_layout).
+            batch, layout = int(si.get("batch", 1) or 1), si.get("layout", "nn") or "nn"
+            if layout == "nn" and b_layout == "col":
+                layout = "nt"
             pred = {}
-            for cfg, cycles in sel.rank(M, N, K, dt):
+            for cfg, cycles in sel.rank(M, N, K, dt, batch=batch, layout=layout):
                 pred.setdefault(_kid(cfg), float(cycles))
-            pick = C.normalize(sel.select_config(M, N, K, dt))
+            pick = C.normalize(sel.select_config(M, N, K, dt, batch=batch, layout=layout))
             sizes[r["size"]] = {"pred": pred, "pick": pick}
 
-    # latest ok timing of every kernel per size (the brute force's)
+    # latest ok timing of every kernel per size (the brute force's). A cut-off timed by one eager probe is a
+    # "slower than the cut-off" for the ranking, not a time of the launch: it cannot stand for the pick's time.
     timed: dict[tuple, dict] = {}
     for r in records:
         if r.get("system") == SYSTEM and r.get("kind") == "config" and r.get("status") == "ok" and r.get("time_s"):
-            timed[(r["size"], _kid(r["config"]))] = r
+            key = (r["size"], _kid(r["config"]))
+            if r.get("cut_off") and r.get("method") == "eager-probe":
+                timed.pop(key, None)
+            else:
+                timed[key] = r
 
     out, n_pred, changed, unmeasured, from_op = [], 0, [], [], 0
     old_pick = {}
