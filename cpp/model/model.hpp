@@ -179,12 +179,12 @@ struct NvModelConstants {
   // form took the larger of the two (16 B/cycle): seed A/BF min 0.77 at 64x16384x4096, which this
   // form lifts to 0.88 (seed-bf16, held out: 0.77 -> 0.91) with tau unchanged (0.733 -> 0.732, llm
   // 0.698 -> 0.697; benchmarks/fit_model.py). 0 = term off.
-  // Refit 2026-11-24 on the H100 training set (reports/nvidia-h100/raw/gen-train, 114 sizes, a scan of
-  // 32/48/64/80/96/128/256 B/cycle with benchmarks/fit_model.py's offline A/BF), constrained not to lower the
-  // H200 seed and llm suites: 64. At 32 the decode-sized wgmma launches were predicted 1.3-1.8x slower than
+  // Refit 2026-11-24 on the H100 training set (reports/nvidia-h100/raw/gen-train, 114 sizes; a scan with
+  // benchmarks/fit_model.py --scan, table in benchmarks/results/model_scan_tma_oob.md), constrained not to lower
+  // the H200 seed and llm suites: 64. At 32 the decode-sized wgmma launches were predicted 1.3-1.8x slower than
   // measured relative to the other kernels of their size (per-size centred log residual -0.2 to -0.57 on
   // gen-train); above 64 the H200 llm suite loses its decode picks (A/BF 0.977 -> 0.869 at 80). Validation
-  // (gen-valid, never read by the scan), A/BF geomean 32 -> 64: H100 0.915 -> 0.923, H200 0.920 -> 0.928.
+  // (gen-valid, never read by the scan), offline A/BF geomean 32 -> 64: H100 0.915 -> 0.924, H200 0.918 -> 0.922.
   double wgmma_tma_oob_fill_bytes_per_cycle = 64.0;
   // --- Split-K and operand copies (terms of 2026-11-23; estimates until the gen-train data set exists,
   //     benchmarks/fit_model.py fits them then). ---
