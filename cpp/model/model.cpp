@@ -654,6 +654,11 @@ LatencyBreakdown predict(const Problem& p, const TileConfig& c, const ModelHardw
 
 void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                   const KernelResources* kr, LatencyBreakdown& b) {
+  predict_into(p, c, hw, o, kr, nullptr, b);
+}
+
+void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                  const KernelResources* kr, const BlocksPerSm* occupancy, LatencyBreakdown& b) {
   if (o.mode == ModelMode::Seed) {
     predict_phase(p, c, hw, o, kr, nullptr, 0, 0, 0, 0.0, b);
     return;
@@ -664,8 +669,12 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
   BlocksPerSm bps_value;
   const BlocksPerSm* bps = nullptr;
   if (kr != nullptr) {
-    bps_value = blocks_per_sm(*kr, hw);
-    bps = &bps_value;
+    if (occupancy != nullptr) {
+      bps = occupancy;
+    } else {
+      bps_value = blocks_per_sm(*kr, hw);
+      bps = &bps_value;
+    }
   }
   const std::int64_t slots = resident_slots(c, hw, bps);
   const SplitPlan sp = make_split_plan(p.M, p.N, p.K, batch, c.block_m, c.block_n, c.block_k, c.split_k, slots);

@@ -371,6 +371,11 @@ LatencyBreakdown predict(const Problem& p, const TileConfig& c, const ModelHardw
 // no copies).
 void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                   const KernelResources* kr, LatencyBreakdown& b);
+struct BlocksPerSm;
+// ...with the kernel's occupancy on this GPU already known (blocks_per_sm(*kr, hw), which depends on neither
+// the problem nor the config's launch parameters: the selector computes it once per kernel).
+void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                  const KernelResources* kr, const BlocksPerSm* occupancy, LatencyBreakdown& b);
 
 // The resident CTA slots of a kernel (n_sm x blocks per SM; the wgmma family is persistent, one CTA per SM),
 // as the split-K schedule counts them. nullptr resources: one per SM.

@@ -20,6 +20,8 @@ namespace {
 struct Candidate {
   TileConfig config;
   std::optional<KernelResources> resources;  // real (compiled) or estimated (abstract nv space)
+  BlocksPerSm occupancy;                     // blocks_per_sm(*resources, hw), once per kernel (Selector())
+  const BlocksPerSm* occupancy_ptr() const { return resources ? &occupancy : nullptr; }
 };
 
 struct PerDtype {
@@ -156,8 +158,13 @@ void add_split_candidates(const Problem& p, const PerDtype& pd, const ModelHardw
     for (int w = 1; w <= 3; ++w) splits.push_back(static_cast<int>(std::min<std::int64_t>(w * slots / tail, 4096)));
     std::vector<std::pair<int, std::int64_t>> seen;  // (slices, dp_tiles) of the schedules already scored
     const KernelResources* kr = nullptr;
+    const BlocksPerSm* occupancy = nullptr;
     for (const Candidate& cand : pd.candidates)
-      if (cand.config.same_kernel(c) && cand.resources) { kr = &*cand.resources; break; }
+      if (cand.config.same_kernel(c) && cand.resources) {
+        kr = &*cand.resources;
+        occupancy = cand.occupancy_ptr();
+        break;
+      }
     for (int s : splits) {
       if (s < 2 || s > max_split) continue;
       const SplitPlan sp = make_split_plan(p.M, p.N, p.K, p.batch, c.block_m, c.block_n, c.block_k, s, slots);
@@ -169,7 +176,7 @@ void add_split_candidates(const Problem& p, const PerDtype& pd, const ModelHardw
       cs.split_k = sp.slices;
       scored.emplace_back();
       scored.back().config = cs;
-      predict_into(p, cs, mhw, o, kr, scored.back().breakdown);
+      predict_into(p, cs, mhw, o, kr, occupancy, scored.back().breakdown);
     }
   }
 }
@@ -201,6 +208,8 @@ Selector::Selector(HardwareParams hw, std::vector<KernelResources> kernels, Mode
     if (options.mode == ModelMode::Seed) pd = seed_space(dt, impl_->mhw, options);
     else if (kernels.empty()) pd = abstract_nv_space(dt, impl_->mhw, options);
     else pd = kernel_space(dt, impl_->mhw, kernels);
+    for (Candidate& cand : pd.candidates)
+      if (cand.resources) cand.occupancy = blocks_per_sm(*cand.resources, impl_->mhw);
   }
 }
 
@@ -252,7 +261,8 @@ std::vector<Ranked> Selector::rank(const Problem& p) const {
     c.group_size_m = impl_->phase1_g;
     scored.emplace_back();
     scored.back().config = c;
-    predict_into(p, c, impl_->mhw, impl_->options, cand.resources ? &*cand.resources : nullptr, scored.back().breakdown);
+    predict_into(p, c, impl_->mhw, impl_->options, cand.resources ? &*cand.resources : nullptr, cand.occupancy_ptr(),
+                 scored.back().breakdown);
   }
   if (impl_->options.mode == ModelMode::Nv && impl_->options.split_k)
     add_split_candidates(p, pd, impl_->mhw, impl_->options, scored);
