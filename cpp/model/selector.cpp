@@ -108,29 +108,54 @@ PerDtype kernel_space(DType dt, const ModelHardware& hw, const std::vector<Kerne
   return out;
 }
 
+// A scored launch, compact: what the ranking order and the split-K candidates need (a full LatencyBreakdown
+// is ~1 KB: zeroing and moving one per candidate was a sixth of a cold selection, perf 2026-11-24).
+struct Scored {
+  TileConfig config;
+  const Candidate* candidate = nullptr;  // its kernel and resources (nullptr: none)
+  double cycles = 0, intensity = 0;
+  std::int64_t total_tiles = 0, resident_slots = 0, num_waves = 0;
+};
+
+void predict_candidate(const Problem& p, const TileConfig& c, const Candidate* cand, const ModelHardware& mhw,
+                       const ModelOptions& o, LatencyBreakdown& b) {
+  const bool res = cand != nullptr && cand->resources;
+  predict_into(p, c, mhw, o, res ? &*cand->resources : nullptr, res ? cand->occupancy_ptr() : nullptr, b);
+}
+
+Scored compact(const TileConfig& c, const Candidate* cand, const LatencyBreakdown& b) {
+  Scored r;
+  r.config = c;
+  r.candidate = cand;
+  r.cycles = b.total_cycles;
+  r.intensity = b.arithmetic_intensity;
+  r.total_tiles = b.total_tiles;
+  r.resident_slots = b.resident_slots;
+  r.num_waves = b.num_waves;
+  return r;
+}
+
 // Split-K candidates (nv): a split can only pay where the last wave of a kernel's grid leaves resident
 // slots idle; its best case is the ideal balance, every wave as full as the others: unsplit time x tiles /
 // (slots x waves). Kernels where that bound gains less than 5 % are not split: below the model's own error,
 // and each split tile pays a partial write and a share of the reduction that the bound leaves out (H100:
 // 4096^3 with 128x256 tiles, 3.9 waves, measured 746 TFLOP/s unsplit, 667 split 2; benchmarks/results/split_k_probes_h100.md). Of the others, the
 // split_k_candidate_kernels with the lowest bound (half per kernel family) are tried with the splits of
-// config_space.def and those
-// that fill whole waves of their resident slots with the split tail (floor(w * slots / tail), w = 1..3),
+// config_space.def and those that fill whole waves of their resident slots with the split tail (floor(w * slots / tail), w = 1..3),
 // slices of at least split_k_min_k_tiles_per_slice k-tiles, one per distinct schedule (make_split_plan).
-void add_split_candidates(const Problem& p, const PerDtype& pd, const ModelHardware& mhw, const ModelOptions& o,
-                          std::vector<Ranked>& scored) {
+std::vector<Scored> split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Scored>& unsplit,
+                                     const ModelOptions& o) {
   const NvModelConstants& nv = o.nv;
   struct Bound { double cycles; std::size_t index; };
   std::vector<Bound> bounds;
-  const std::size_t unsplit = scored.size();
-  for (std::size_t i = 0; i < unsplit; ++i) {
-    const LatencyBreakdown& b = scored[i].breakdown;
+  for (std::size_t i = 0; i < unsplit.size(); ++i) {
+    const Scored& b = unsplit[i];
     if (b.resident_slots <= 0 || b.num_waves <= 0) continue;
     const double fill = double(b.total_tiles) / double(b.resident_slots * b.num_waves);
     if (fill > 0.95) continue;
-    const std::int64_t k_tiles = (p.K + scored[i].config.block_k - 1) / scored[i].config.block_k;
+    const std::int64_t k_tiles = (p.K + b.config.block_k - 1) / b.config.block_k;
     if (k_tiles < 2 * std::max(nv.split_k_min_k_tiles_per_slice, 1)) continue;
-    bounds.push_back({b.total_cycles * fill, i});
+    bounds.push_back({b.cycles * fill, i});
   }
   // The bound alone would hand every slot to one family: small mma_sync tiles keep many CTAs per SM, so
   // their "fill" and bound are tiny, while a split wgmma tile can be the real best (H100, 1x4096x4096:
@@ -140,16 +165,18 @@ void add_split_candidates(const Problem& p, const PerDtype& pd, const ModelHardw
   int taken[2] = {0, 0};
   std::vector<std::size_t> chosen;
   for (const Bound& bd : bounds) {
-    int& t = taken[static_cast<int>(scored[bd.index].config.family) & 1];
+    int& t = taken[static_cast<int>(unsplit[bd.index].config.family) & 1];
     if (t < per_family) {
       ++t;
       chosen.push_back(bd.index);
     }
   }
   const std::vector<int> small = space_split_k();
+  std::vector<Scored> out;
   for (std::size_t index : chosen) {
-    const TileConfig c = scored[index].config;  // copies: scored grows below
-    const std::int64_t tiles = scored[index].breakdown.total_tiles, slots = scored[index].breakdown.resident_slots;
+    const Scored& u = unsplit[index];
+    const TileConfig& c = u.config;
+    const std::int64_t tiles = u.total_tiles, slots = u.resident_slots;
     const std::int64_t tail = tiles >= slots ? tiles % slots : tiles;
     if (tail == 0) continue;
     const std::int64_t k_tiles = (p.K + c.block_k - 1) / c.block_k;
@@ -157,28 +184,24 @@ void add_split_candidates(const Problem& p, const PerDtype& pd, const ModelHardw
     std::vector<int> splits(small.begin(), small.end());
     for (int w = 1; w <= 3; ++w) splits.push_back(static_cast<int>(std::min<std::int64_t>(w * slots / tail, 4096)));
     std::vector<std::pair<int, std::int64_t>> seen;  // (slices, dp_tiles) of the schedules already scored
-    const KernelResources* kr = nullptr;
-    const BlocksPerSm* occupancy = nullptr;
+    const Candidate* kernel = nullptr;               // the first candidate of this kernel with resources
     for (const Candidate& cand : pd.candidates)
-      if (cand.config.same_kernel(c) && cand.resources) {
-        kr = &*cand.resources;
-        occupancy = cand.occupancy_ptr();
-        break;
-      }
-    for (int s : splits) {
-      if (s < 2 || s > max_split) continue;
-      const SplitPlan sp = make_split_plan(p.M, p.N, p.K, p.batch, c.block_m, c.block_n, c.block_k, s, slots);
+      if (cand.config.same_kernel(c) && cand.resources) { kernel = &cand; break; }
+    for (int sk : splits) {
+      if (sk < 2 || sk > max_split) continue;
+      const SplitPlan sp = make_split_plan(p.M, p.N, p.K, p.batch, c.block_m, c.block_n, c.block_k, sk, slots);
       if (sp.slices < 2) continue;
       const std::pair<int, std::int64_t> key{sp.slices, sp.dp_tiles};
       if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
       seen.push_back(key);
-      TileConfig cs = c;
-      cs.split_k = sp.slices;
-      scored.emplace_back();
-      scored.back().config = cs;
-      predict_into(p, cs, mhw, o, kr, occupancy, scored.back().breakdown);
+      Scored r;
+      r.config = c;
+      r.config.split_k = sp.slices;
+      r.candidate = kernel;
+      out.push_back(r);  // scored by the caller
     }
   }
+  return out;
 }
 
 }  // namespace
@@ -248,41 +271,75 @@ static void check_problem(const Problem& p) {
   if (p.batch > kMax) big("batch", p.batch);
 }
 
+namespace {
+
+// Phase 1: every candidate (nv: and the split-K launches of the kernels a split can help) in ranking order,
+// with its full breakdown for the first `full` entries (0: all). Lowest predicted cycles; ties (within 1e-9
+// relative) go to the higher arithmetic intensity (seed 000, 2.2), then to the candidate order (stable sort):
+// the config space's enumeration order BLOCK_M, BLOCK_N, BLOCK_K ascending (what the seed's first-minimum does;
+// 9 of the 23 sizes of its table 7.2 are exact ties decided this way, see SEED_NOTES.md), or the order of the
+// compiled kernel list, the split launches after the unsplit ones.
+std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHardware& mhw, const ModelOptions& o,
+                           int phase1_g, std::size_t full) {
+  const bool splits = o.mode == ModelMode::Nv && o.split_k;
+  std::vector<Scored> scored;
+  scored.reserve(pd.candidates.size() + 64);
+  std::vector<Ranked> all;  // full == 0: every breakdown, kept as computed
+  LatencyBreakdown scratch;  // full > 0: one breakdown reused, only the compact record kept
+  if (full == 0) all.reserve(pd.candidates.size() + 64);
+  auto score = [&](const TileConfig& c, const Candidate* cand) {
+    LatencyBreakdown* b = &scratch;
+    if (full == 0) {
+      all.emplace_back();
+      all.back().config = c;
+      b = &all.back().breakdown;
+    } else {
+      scratch = LatencyBreakdown{};
+    }
+    predict_candidate(p, c, cand, mhw, o, *b);
+    scored.push_back(compact(c, cand, *b));
+  };
+  for (const Candidate& cand : pd.candidates) {
+    TileConfig c = cand.config;
+    c.group_size_m = phase1_g;
+    score(c, &cand);
+  }
+  if (splits) {
+    const std::vector<Scored> split = split_candidates(p, pd, scored, o);
+    for (const Scored& sc : split) score(sc.config, sc.candidate);
+  }
+  struct Key { double cycles, intensity; std::uint32_t index; };
+  std::vector<Key> keys(scored.size());
+  for (std::uint32_t i = 0; i < scored.size(); ++i) keys[i] = {scored[i].cycles, scored[i].intensity, i};
+  std::stable_sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (std::abs(a.cycles - b.cycles) > 1e-9 * std::max(a.cycles, b.cycles)) return a.cycles < b.cycles;
+    return a.intensity > b.intensity;
+  });
+  const std::size_t n = full == 0 ? keys.size() : std::min(full, keys.size());
+  std::vector<Ranked> out;
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Scored& sc = scored[keys[i].index];
+    if (full == 0) {
+      out.push_back(std::move(all[keys[i].index]));
+    } else {  // the same prediction again, into its record (deterministic: the same terms)
+      out.emplace_back();
+      out.back().config = sc.config;
+      predict_candidate(p, sc.config, sc.candidate, mhw, o, out.back().breakdown);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Ranked> Selector::rank(const Problem& p) const {
   check_problem(p);
   const PerDtype& pd = impl_->per_dtype[static_cast<int>(p.dtype)];
   if (pd.candidates.empty())
     throw std::invalid_argument(std::string("no admissible tile configuration for ") + dtype_name(p.dtype) + " on " +
                                 impl_->hw.name + " (" + std::to_string(pd.excluded.size()) + " excluded)");
-  std::vector<Ranked> scored;
-  scored.reserve(pd.candidates.size() + 64);
-  for (const Candidate& cand : pd.candidates) {
-    TileConfig c = cand.config;
-    c.group_size_m = impl_->phase1_g;
-    scored.emplace_back();
-    scored.back().config = c;
-    predict_into(p, c, impl_->mhw, impl_->options, cand.resources ? &*cand.resources : nullptr, cand.occupancy_ptr(),
-                 scored.back().breakdown);
-  }
-  if (impl_->options.mode == ModelMode::Nv && impl_->options.split_k)
-    add_split_candidates(p, pd, impl_->mhw, impl_->options, scored);
-  // Lowest predicted cycles; ties (within 1e-9 relative) go to the higher arithmetic intensity
-  // (seed 000, 2.2), then to the candidate order (stable sort): the config space's enumeration
-  // order BLOCK_M, BLOCK_N, BLOCK_K ascending (what the seed's first-minimum does; 9 of the 23
-  // sizes of its table 7.2 are exact ties decided this way, see SEED_NOTES.md), or the order of
-  // the compiled kernel list. Sort small keys, not the ~0.5 KB Ranked records.
-  struct Key { double cycles, intensity; std::uint32_t index; };
-  std::vector<Key> keys(scored.size());
-  for (std::uint32_t i = 0; i < scored.size(); ++i)
-    keys[i] = {scored[i].breakdown.total_cycles, scored[i].breakdown.arithmetic_intensity, i};
-  std::stable_sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-    if (std::abs(a.cycles - b.cycles) > 1e-9 * std::max(a.cycles, b.cycles)) return a.cycles < b.cycles;
-    return a.intensity > b.intensity;
-  });
-  std::vector<Ranked> out;
-  out.reserve(scored.size());
-  for (const Key& k : keys) out.push_back(std::move(scored[k.index]));
-  return out;
+  return phase1(p, pd, impl_->mhw, impl_->options, impl_->phase1_g, 0);
 }
 
 const Selection& Selector::select(const Problem& p) const {
@@ -294,7 +351,13 @@ const Selection& Selector::select(const Problem& p) const {
     if (it != impl_->cache.end()) return *it->second;
   }
   auto sel = std::make_unique<Selection>();
-  sel->ranking = rank(p);
+  {
+    const PerDtype& pd = impl_->per_dtype[static_cast<int>(p.dtype)];
+    if (pd.candidates.empty()) (void)rank(p);  // throws the "no admissible configuration" error
+    // Only the cached top of the ranking gets full breakdowns (ModelOptions::cached_ranking_size; 0: all).
+    const int keep = impl_->options.cached_ranking_size;
+    sel->ranking = phase1(p, pd, impl_->mhw, impl_->options, impl_->phase1_g, keep > 0 ? std::size_t(keep) : 0);
+  }
   sel->excluded = excluded(p.dtype);
   sel->phase1_group_size_m = impl_->phase1_g;
   sel->abstract_space = abstract_space();
