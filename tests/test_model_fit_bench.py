@@ -105,6 +105,24 @@ def test_repredict_uses_the_installed_model(h200_llm_raw):
     assert p2["via"].startswith("repredicted") and _kid(p2["config"]) == _kid(picks[0]["config"])
 
 
+def test_repredict_never_takes_an_eager_probe_for_the_picks_time(h200_llm_raw):
+    # A launch slower than the cut-off is timed by one eager probe: a bound for the ranking, not its time. When
+    # that is all the brute force has of the installed model's pick, the pick is reported unmeasured.
+    from origami_nv.bench.repredict import _kid
+    recs = load_records(h200_llm_raw)
+    new, _ = repredict(recs)
+    pick = next(x for x in new if x.get("kind") == "pick" and x.get("system") == "origami"
+                and x.get("via", "").startswith("repredicted"))
+    size, kid = pick["size"], _kid(pick["config"])
+    probed = [dict(r, method="eager-probe", cut_off=True, time_s=1.0)
+              if r.get("kind") == "config" and r.get("system") == "origami" and r.get("size") == size
+              and r.get("config") and _kid(r["config"]) == kid else r for r in recs]
+    new2, info2 = repredict(probed)
+    assert size in info2["picks_unmeasured"]
+    p2 = next(x for x in new2 if x.get("kind") == "pick" and x.get("system") == "origami" and x["size"] == size)
+    assert p2["status"] == "error" and "not measured" in p2["error"]
+
+
 def test_report_repredict_header(tmp_path, h200_llm_raw):
     raw = tmp_path / "raw"
     shutil.copytree(h200_llm_raw, raw)

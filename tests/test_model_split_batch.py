@@ -74,6 +74,26 @@ def test_split_terms_and_total(hw):
     assert split["total_cycles"] < unsplit["total_cycles"]
 
 
+def test_reduction_time_is_its_bytes_or_its_round_trips(hw):
+    # The reduction kernel (cpp/kernels/split_k.cu) issues the loads of 4 slices (SplitPlan::kReduceSliceBatch)
+    # per L2 round trip: one tail tile of 64x64 is 1024 threads, one pass, 1 + ceil((S - 1) / 4) round trips.
+    import math
+    cfg, kr = _kernel(64, 64, 64, 4, 4, "mma_sync")
+    o = _core.ModelOptions("nv")
+    lat, rate = hw.get("l2_latency_cycles"), hw.get("l2_perf_ratio")
+    for s in (2, 5, 6, 9, 32):
+        b = _core.predict(16, 64, 64 * 160, "float16", cfg.replace(split_k=s), hw, o, kr)
+        assert b["split_slices"] == s and b["split_tail_tiles"] == 1
+        trips = 1 + math.ceil((s - 1) / 4)
+        assert b["reduction_latency_cycles"] == pytest.approx(trips * lat)
+        by_bytes = b["reduction_bytes"] / rate
+        assert b["reduction_cycles"] == pytest.approx(max(by_bytes, trips * lat) + o.nv.split_k_reduce_fixed_cycles)
+    # 6 to 9 slices share a round-trip count (1 + 2); 5 needs one fewer, 10 one more
+    r = {s: _core.predict(16, 64, 64 * 160, "float16", cfg.replace(split_k=s), hw, o, kr)["reduction_latency_cycles"]
+         for s in (5, 6, 9, 10)}
+    assert r[5] < r[6] == r[9] < r[10]
+
+
 def test_split_tail_with_whole_waves(hw):
     cfg, kr = _kernel(128, 256, 64, 4, 12, "wgmma", threads=384, regs=168)
     b = _core.predict(3072, 3072, 3072, "float16", cfg.replace(split_k=4), hw, _core.ModelOptions("nv"), kr)
