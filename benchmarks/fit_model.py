@@ -107,8 +107,7 @@ class Suite:
         # measurements with split-K launches (from 2026-11-23): the model ranks splits too
         self.has_split = any(len(k) > 6 for s in self.sizes.values() for k in s["kernels"])
         # runs whose harness used B = W.t() for every size (the llm suite) record it in the meta
-        self.b_layout = next((m.get("timing", {}).get("b_layout") for m in recs if m.get("kind") == "meta"
-                              and m.get("timing", {}).get("b_layout")), "row")
+        self.b_layout = C.run_b_layout(recs)
 
     def kernel_resources(self) -> dict[tuple, object]:
         out = {}
@@ -156,7 +155,7 @@ def evaluate(suite: Suite, hw, kernels: list, constants: dict | None, recorded: 
             ranked = sorted(((dict(zip(("family", "block_m", "block_n", "block_k", "stages", "warps"), k)), c)
                              for k, c in s.get("recorded_pred", {}).items()), key=lambda kc: kc[1])
         else:
-            layout = s["layout"] if s["layout"] != "nn" or suite.b_layout != "col" else "nt"
+            layout = C.launched_layout(s["layout"], suite.b_layout)
             ranked = sel.rank(s["M"], s["N"], s["K"], s["dtype"], batch=s["batch"], layout=layout)
         pred = {}
         for cfg, cycles in ranked:

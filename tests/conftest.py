@@ -22,6 +22,18 @@ def run_memcheck(script_text: str, tmp_path, done_marker: str) -> None:
     assert proc.returncode == 0 and "ERROR SUMMARY: 0 errors" in out, out[-3000:]
 
 
+def requires_op():
+    """A pytest mark: skip (with the reason) when the torch op library was not built, e.g. torch missing at build
+    time. Loads the op once when it is there."""
+    try:
+        from origami_nv import ops
+        ops.load_op()
+        why = None
+    except ImportError as e:
+        why = str(e)
+    return pytest.mark.skipif(why is not None, reason=f"torch op not built: {why}")
+
+
 def _gpu_reason():
     try:
         import torch

@@ -4,14 +4,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 import origami_nv  # noqa: E402
+from conftest import requires_op  # noqa: E402
 from origami_nv import ops  # noqa: E402
 
-try:
-    ops.load_op()
-    _why = None
-except ImportError as e:  # the op was not built (torch missing at build time)
-    _why = str(e)
-pytestmark = pytest.mark.skipif(_why is not None, reason=f"torch op not built: {_why}")
+pytestmark = requires_op()
 
 
 def _ref(a, b):

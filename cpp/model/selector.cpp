@@ -333,12 +333,19 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
 
 }  // namespace
 
-std::vector<Ranked> Selector::rank(const Problem& p) const {
-  check_problem(p);
-  const PerDtype& pd = impl_->per_dtype[static_cast<int>(p.dtype)];
+namespace {
+const PerDtype& admissible(const PerDtype* per_dtype, const Problem& p, const HardwareParams& hw) {
+  const PerDtype& pd = per_dtype[static_cast<int>(p.dtype)];
   if (pd.candidates.empty())
     throw std::invalid_argument(std::string("no admissible tile configuration for ") + dtype_name(p.dtype) + " on " +
-                                impl_->hw.name + " (" + std::to_string(pd.excluded.size()) + " excluded)");
+                                hw.name + " (" + std::to_string(pd.excluded.size()) + " excluded)");
+  return pd;
+}
+}  // namespace
+
+std::vector<Ranked> Selector::rank(const Problem& p) const {
+  check_problem(p);
+  const PerDtype& pd = admissible(impl_->per_dtype, p, impl_->hw);
   return phase1(p, pd, impl_->mhw, impl_->options, impl_->phase1_g, 0);
 }
 
@@ -352,8 +359,7 @@ const Selection& Selector::select(const Problem& p) const {
   }
   auto sel = std::make_unique<Selection>();
   {
-    const PerDtype& pd = impl_->per_dtype[static_cast<int>(p.dtype)];
-    if (pd.candidates.empty()) (void)rank(p);  // throws the "no admissible configuration" error
+    const PerDtype& pd = admissible(impl_->per_dtype, p, impl_->hw);
     // Only the cached top of the ranking gets full breakdowns (ModelOptions::cached_ranking_size; 0: all).
     const int keep = impl_->options.cached_ranking_size;
     sel->ranking = phase1(p, pd, impl_->mhw, impl_->options, impl_->phase1_g, keep > 0 ? std::size_t(keep) : 0);

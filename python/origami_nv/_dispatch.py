@@ -181,14 +181,20 @@ def _matmul_bias(a, b, bias):
 
 
 # ---- routes: each returns the result, or a str saying why torch computes it -------------------------------
-def _route_matmul(devices, args, kwargs):
+def _two_operands(devices, args, kwargs):
+    """(a, b) of a call taking exactly two positional tensors and no keywords (matmul, mm, bmm), or why not."""
     if len(args) != 2:
         return "signature"
     if kwargs:
         return "keyword " + ", ".join(sorted(kwargs))
     ts, why = _operands(args, devices)
-    if ts is None:
-        return why
+    return why if ts is None else ts
+
+
+def _route_matmul(devices, args, kwargs):
+    ts = _two_operands(devices, args, kwargs)
+    if isinstance(ts, str):
+        return ts
     a, b = ts
     da, db = a.dim(), b.dim()
     if da < 2 or db < 2:
@@ -219,13 +225,9 @@ def _route_rmatmul(devices, args, kwargs):
 
 
 def _route_mm(devices, args, kwargs):
-    if len(args) != 2:
-        return "signature"
-    if kwargs:
-        return "keyword " + ", ".join(sorted(kwargs))
-    ts, why = _operands(args, devices)
-    if ts is None:
-        return why
+    ts = _two_operands(devices, args, kwargs)
+    if isinstance(ts, str):
+        return ts
     a, b = ts
     if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
         return "shapes"
@@ -235,13 +237,9 @@ def _route_mm(devices, args, kwargs):
 
 
 def _route_bmm(devices, args, kwargs):
-    if len(args) != 2:
-        return "signature"
-    if kwargs:
-        return "keyword " + ", ".join(sorted(kwargs))
-    ts, why = _operands(args, devices)
-    if ts is None:
-        return why
+    ts = _two_operands(devices, args, kwargs)
+    if isinstance(ts, str):
+        return ts
     a, b = ts
     if a.dim() != 3 or b.dim() != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
         return "shapes"

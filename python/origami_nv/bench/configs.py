@@ -89,3 +89,17 @@ def short(cfg: dict | None) -> str:
     if cfg.get("family") and cfg["family"] != "mma_sync":
         s += f" {cfg['family']}"
     return s
+
+
+def run_b_layout(records) -> str:
+    """The B layout a raw run's harness used for every size ("col": B = W.t(), the llm suite's runs; else
+    "row"), from its meta records."""
+    return next((m.get("timing", {}).get("b_layout") for m in records if m.get("kind") == "meta"
+                 and m.get("timing", {}).get("b_layout")), "row")
+
+
+def launched_layout(size_layout: str | None, b_layout: str) -> str:
+    """The operand layout the kernel ran for a size: its own, or "nt" for a plain size of a run that passed
+    B = W.t() for every size (run_b_layout "col")."""
+    layout = size_layout or "nn"
+    return "nt" if layout == "nn" and b_layout == "col" else layout

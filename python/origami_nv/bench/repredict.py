@@ -61,7 +61,7 @@ def repredict(records: list[dict], gpu: str | None = None) -> tuple[list[dict], 
                           and int(r["config"].get("split_k", 1) or 1) > 1 for r in records)
     sel = _core.Selector(hw, list(kernels.values()), options)
 
-    b_layout = next((m.get("timing", {}).get("b_layout") for m in metas if m.get("timing", {}).get("b_layout")), "row")
+    b_layout = C.run_b_layout(metas)
     # per size: the installed model's ranking (phase 1) and pick (both phases)
     sizes: dict[str, dict] = {}
     for r in records:
@@ -70,9 +70,7 @@ def repredict(records: list[dict], gpu: str | None = None) -> tuple[list[dict], 
             M, N, K, dt = int(si["M"]), int(si["N"]), int(si["K"]), si.get("dtype", "float16")
             # The problem the kernel ran: batch count and operand layout (the llm suite's runs used B = W.t()
             # for every size: "nt", recorded in the meta's timing.b_layout).
-            batch, layout = int(si.get("batch", 1) or 1), si.get("layout", "nn") or "nn"
-            if layout == "nn" and b_layout == "col":
-                layout = "nt"
+            batch, layout = int(si.get("batch", 1) or 1), C.launched_layout(si.get("layout"), b_layout)
             pred = {}
             for cfg, cycles in sel.rank(M, N, K, dt, batch=batch, layout=layout):
                 pred.setdefault(_kid(cfg), float(cycles))
