@@ -62,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--b-layout", default=None, choices=("row", "col"),
                    help="B row-major [K,N] (row) or W.t() of a row-major [N,K] weight (col); "
                         "default row, col for the llm suite")
+    r.add_argument("--retime-split", action="store_true",
+                   help="re-time split-K launches measured with an older reduction kernel (with --resume-from)")
     r.add_argument("--no-seed", action="store_true", help="skip the seed's Triton system")
     r.add_argument("--no-origami", action="store_true", help="skip origami_nv (e.g. to time the seed alone)")
     r.add_argument("--no-cublas", action="store_true", help="skip the cuBLAS baseline")
@@ -200,7 +202,8 @@ def cmd_run(args) -> int:
                         RunOptions(shard=shard, time_budget_s=args.time_budget, cutoff_factor=args.cutoff,
                                    bf_limit=args.bf_limit, cublas=not args.no_cublas, argv=list(sys.argv),
                                    item_timeout_s=args.item_timeout if args.item_timeout > 0 else None,
-                                   on_hang=on_hang, resume_dirs=resume, unavailable=unavailable))
+                                   on_hang=on_hang, resume_dirs=resume, unavailable=unavailable,
+                                   retime_split=args.retime_split))
     restore_signals()
     if "origami_nv.bench.seed_triton" in sys.modules:
         sys.modules["origami_nv.bench.seed_triton"].shutdown_pool()

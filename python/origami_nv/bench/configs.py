@@ -7,6 +7,23 @@ with the field names of cpp/model/types.hpp.
 """
 from __future__ import annotations
 
+# Version of the split-K reduction kernel (cpp/kernels/split_k.cu) a split launch's time was measured with; raw
+# config records of split launches carry it as "split_k_reduction" (absent = 1). 1: one pass per slice (the
+# partials of every slice read in turn, before aec0a24); 2: one pass reads up to 4 slices (aec0a24, 2026-11-23).
+# Bump it when the reduction changes: `bench run --retime-split` re-times the launches of older versions.
+SPLIT_K_REDUCTION_VERSION = 2
+
+
+def split_k_of(cfg) -> int:
+    return int((cfg or {}).get("split_k", 1) or 1) if isinstance(cfg, dict) else 1
+
+
+def stale_split_record(rec: dict) -> bool:
+    """A timed split launch measured with an older reduction kernel than the installed one."""
+    return (rec.get("kind") == "config" and split_k_of(rec.get("config")) > 1
+            and int(rec.get("split_k_reduction", 1)) < SPLIT_K_REDUCTION_VERSION)
+
+
 FIELDS = ("block_m", "block_n", "block_k", "group_size_m", "stages", "warps", "family", "split_k")
 # cpp/model/types.hpp: enum class Family { MmaSync = 0, Wgmma = 1 }.
 _FAMILY_BY_INT = {0: "mma_sync", 1: "wgmma"}

@@ -74,6 +74,11 @@ class RunOptions:
     item_timeout_s: float | None = None
     budget_grace_s: float = 30.0
     on_hang: object = None
+    # Re-time the split-K launches that were measured with an older reduction kernel
+    # (configs.stale_split_record): their records in the resumed data are ignored, and so are the origami
+    # system's size_done marks of sizes that have such records, so those sizes are visited again (only their
+    # split launches, and a pick the installed model changed, are timed).
+    retime_split: bool = False
 
 
 @dataclass
@@ -128,7 +133,12 @@ class Runner:
         self.opt = options
         self.log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
         self.store = RawStore(self.raw_dir, options.shard)
-        self.index = ResumeIndex(load_records(*options.resume_dirs, self.raw_dir))
+        records = load_records(*options.resume_dirs, self.raw_dir)
+        if options.retime_split:
+            stale = {(r.get("size"), r.get("system")) for r in records if C.stale_split_record(r)}
+            records = [r for r in records if not C.stale_split_record(r)
+                       and not (r.get("kind") == "size_done" and (r.get("size"), r.get("system")) in stale)]
+        self.index = ResumeIndex(records)
         self.budget = Budget(options.time_budget_s)
         self.measured = 0
         self._current = None          # (attempt record, start time) of the item in flight
@@ -409,6 +419,8 @@ class Runner:
                      "resources": cand.resources, "admissible": cand.admissible}
             if second_pass:
                 extra["bf_pass"] = "split-K of the fastest unsplit kernels"
+            if C.split_k_of(cand.config) > 1:
+                extra["split_k_reduction"] = C.SPLIT_K_REDUCTION_VERSION
             rec = self._item(size, name, cid, ctx, lambda c=cand: system.config_fn(size, c.config),
                              cutoff_s=cutoff, extra=extra)
             if rec.get("status") == "ok" and not rec.get("cut_off"):

@@ -21,6 +21,7 @@ import gzip
 import json
 import math
 import os
+import re
 import time
 from pathlib import Path
 
@@ -67,9 +68,20 @@ class RawStore:
         return rec
 
 
+_SHARD_STAMP = re.compile(r"shard-\d+-of-\d+-(\d{8}T\d{6}Z)")
+
+
+def _run_order(name: str) -> tuple:
+    """Shard files in the order they were started: by the UTC start stamp in the name (shard-i-of-n-STAMP-pid),
+    then by name. Plain name order is not run order once runs with different shard counts share a folder
+    (shard-0-of-1-<later> would sort before shard-2-of-3-<earlier>)."""
+    m = _SHARD_STAMP.match(name)
+    return (m.group(1) if m else "", name)
+
+
 def load_records(*raw_dirs: Path) -> list[dict]:
-    """All records of every shard file in the raw folders, file by file in name order (= run
-    order), so a later result of the same item wins. A line that does not parse (a write cut short
+    """All records of every shard file in the raw folders, file by file in run order
+    (_run_order), so a later result of the same item wins. A line that does not parse (a write cut short
     by a kill) is skipped; a file name seen in an earlier folder is read once."""
     out = []
     files: dict[str, Path] = {}
@@ -80,7 +92,7 @@ def load_records(*raw_dirs: Path) -> list[dict]:
         if d.is_dir():
             for p in sorted(d.glob("shard-*.jsonl")) + sorted(d.glob("shard-*.jsonl.gz")):
                 files.setdefault(p.name.removesuffix(".gz"), p)
-    for name in sorted(files):
+    for name in sorted(files, key=_run_order):
         p = files[name]
         opener = gzip.open if p.suffix == ".gz" else open
         with opener(p, "rt", encoding="utf-8") as f:
