@@ -18,9 +18,25 @@ def split_k_of(cfg) -> int:
     return int((cfg or {}).get("split_k", 1) or 1) if isinstance(cfg, dict) else 1
 
 
+def drop_superseded_splits(records: list[dict]) -> list[dict]:
+    """Records of a data set whose split launches were re-timed (`bench run --retime-split`: some split launch
+    carries the installed reduction's version), without the split launches of older reductions that the
+    re-timing did not repeat (a pick or candidate the model of the time ranked and today's does not): a
+    brute-force best or a pick must not be a launch of a reduction that no longer exists. A data set never
+    re-timed is returned as measured."""
+    if not any(split_k_of(r.get("config")) > 1 and r.get("kind") == "config" and not stale_split_record(r)
+               for r in records):
+        return records
+    return [r for r in records if not stale_split_record(r)]
+
+
 def stale_split_record(rec: dict) -> bool:
-    """A timed split launch measured with an older reduction kernel than the installed one."""
-    return (rec.get("kind") == "config" and split_k_of(rec.get("config")) > 1
+    """A timed split launch (its result, or the attempt record before it) measured with an older reduction
+    kernel than the installed one."""
+    kind = rec.get("kind")
+    if kind == "attempt":
+        kind = rec.get("result_kind", "config")
+    return (kind == "config" and split_k_of(rec.get("config")) > 1
             and int(rec.get("split_k_reduction", 1)) < SPLIT_K_REDUCTION_VERSION)
 
 
