@@ -629,6 +629,28 @@ struct Kernel {
       constexpr int kTotal = BM * kChunksPerRow;
       constexpr int kIters = (kTotal + kThreads - 1) / kThreads;
       const bool vec_ok = (p.ldc % 8) == 0;  // every row starts 16-byte aligned
+      if (!vec_ok) {
+        // Unaligned rows (odd N, or ldc not a multiple of 8): no 16-byte stores. The warp stores its 32 chunks
+        // element-wise, consecutive lanes on consecutive elements (64 contiguous bytes per instruction), not
+        // 8 element stores per thread (32 two-byte pieces 16 bytes apart per instruction: 16 partially
+        // written sectors; see the wgmma epilogue). kTotal is a multiple of 32, so a warp is whole or absent.
+        const T* srow = smem;
+        unsigned short* c16 = reinterpret_cast<unsigned short*>(static_cast<T*>(p.c) + eu.batch * p.c_batch);
+        for (int base = tid - lane; base < kTotal; base += kThreads) {
+#pragma unroll
+          for (int k = 0; k < 8; ++k) {
+            const int flat = k * 32 + lane;
+            const int idx = base + flat / 8, e = flat % 8;
+            const int row = idx / kChunksPerRow;
+            const int chunk = idx % kChunksPerRow;
+            const int gm = eu.m0 + row;
+            const int gn = eu.n0 + chunk * 8 + e;
+            if (gm < p.M && gn < p.N)
+              c16[(long long)gm * p.ldc + gn] =
+                  reinterpret_cast<const unsigned short*>(srow)[row * kEpiPitch + chunk * 8 + e];
+          }
+        }
+      } else
 #pragma unroll
       for (int i = 0; i < kIters; ++i) {
         const int idx = tid + i * kThreads;

@@ -523,6 +523,28 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         }
         named_barrier_sync(1 + cw, 128);
         const int n_base = tc.tile_n * BN + pass * kEpiN;
+        if (!p.c_vector_ok) {
+          // C rows not 16-byte aligned (an odd N, or ldc not a multiple of 8): no 16-byte stores. One thread
+          // storing its chunk's 8 elements would make each warp-wide store hit 32 two-byte pieces 16 bytes
+          // apart (16 partially written sectors per instruction: on the H100 that made 2770x9781x201 take
+          // 141 us against ~40 for the math and the C traffic). Instead the warp stores its 32 chunks
+          // element-wise with consecutive lanes on consecutive elements: 64 contiguous bytes per instruction.
+          const std::uint16_t* c_rows16 = reinterpret_cast<const std::uint16_t*>(c_rows);
+          for (int base = t - lane; base < kChunks; base += 128) {
+#pragma unroll
+            for (int k = 0; k < 8; ++k) {
+              const int flat = k * 32 + lane;
+              const int idx = base + flat / 8, e = flat % 8;
+              const int r = idx / kChunksPerRow;
+              const int cc = idx - r * kChunksPerRow;
+              const int gm = m_base + r;
+              const int gn = n_base + cc * 8 + e;
+              if (gm < p.M && gn < p.N)
+                cg[gm * p.c_stride_m + gn] = c_rows16[(r * P::kCRowBytes + ((cc ^ (r & 7)) * 16)) / 2 + e];
+            }
+          }
+          continue;
+        }
 #pragma unroll 4
         for (int idx = t; idx < kChunks; idx += 128) {
           const int r = idx / kChunksPerRow;
@@ -532,7 +554,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
           if (gm >= p.M || gn >= p.N) continue;
           const std::uint8_t* src = c_rows + r * P::kCRowBytes + ((cc ^ (r & 7)) * 16);
           std::uint16_t* dst = cg + gm * p.c_stride_m + gn;
-          if (p.c_vector_ok && gn + 8 <= p.N) {
+          if (gn + 8 <= p.N) {
             *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
           } else {
             const std::uint16_t* s16 = reinterpret_cast<const std::uint16_t*>(src);
