@@ -282,3 +282,63 @@ def test_gzipped_finished_shards_read_and_resume_like_plain_ones(tmp_path):
     h2, s2 = make()
     run_suite(Suite("t", "", SUITE.sizes[:1]), tmp_path, h2, [s2], RunOptions())
     assert h2.timed == []                                 # and resume skips what it holds
+
+
+def _strip_reduction_version(raw):
+    """Make a run's records look like those measured before split launches carried the reduction's version."""
+    for path in raw.glob("shard-*.jsonl"):
+        recs = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        for r in recs:
+            r.pop("split_k_reduction", None)
+        path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+
+
+def test_retime_split_times_only_the_split_launches_of_an_older_reduction(tmp_path):
+    split = dict(A, split_k=4)
+    sid = C.config_id(split)
+
+    def make_split():
+        sysm = FakeSystem("origami", [(A, 1000.0), (B, 1100.0), (split, 900.0)], pick=A)
+        return FakeHarness({"cublas": 1.0e-6, ID["A"]: 1.2e-6, ID["B"]: 1.0e-6, sid: 0.9e-6}), sysm
+
+    h, s = make_split()
+    run_suite(SUITE, tmp_path / "old", h, [s], RunOptions())
+    recs = load_records(tmp_path / "old")
+    timed_split = [r for r in recs if r["kind"] == "config" and r["item"] == sid]
+    assert len(timed_split) == 3 and all(r["split_k_reduction"] == C.SPLIT_K_REDUCTION_VERSION for r in timed_split)
+    assert not any(C.stale_split_record(r) for r in recs)
+    _strip_reduction_version(tmp_path / "old")
+    old = load_records(tmp_path / "old")
+    assert sum(C.stale_split_record(r) for r in old) == 6        # 3 results + their 3 attempt records
+
+    h2, s2 = make_split()                                        # a plain resume: nothing left to time
+    assert run_suite(SUITE, tmp_path / "plain", h2, [s2], RunOptions(resume_dirs=[tmp_path / "old"])).complete
+    assert h2.timed == []
+
+    h3, s3 = make_split()                                        # --retime-split: the split launch of every size
+    out = run_suite(SUITE, tmp_path / "new", h3, [s3], RunOptions(resume_dirs=[tmp_path / "old"], retime_split=True))
+    assert out.complete
+    assert sorted(item for _, item, _ in h3.timed) == [sid] * 3
+    new = load_records(tmp_path / "new")
+    assert not [r for r in new if r.get("status") == "crashed"]  # the dropped attempts are not taken for crashes
+    both = old + new  # (one process made both runs in one second: the shard names coincide, so not one call)
+    last = {}
+    for r in both:
+        if r["kind"] == "config":
+            last[(r["size"], r["item"])] = r
+    assert all(r["split_k_reduction"] == C.SPLIT_K_REDUCTION_VERSION for k, r in last.items() if k[1] == sid)
+    # a re-timed data set loses the superseded split launches; one never re-timed is kept as measured
+    kept = C.drop_superseded_splits(old + [dict(r, size="other") for r in new])
+    assert not any(C.stale_split_record(r) for r in kept)
+    assert C.drop_superseded_splits(old) == old
+
+
+def test_shards_load_in_the_order_they_were_started(tmp_path):
+    # shard-0-of-1 of a later run sorts before shard-2-of-3 of an earlier one by name; the later result wins
+    rec = {"kind": "config", "size": "s", "system": "origami", "item": "x", "status": "ok"}
+    (tmp_path / "shard-2-of-3-20261123T100000Z-1.jsonl").write_text(json.dumps(dict(rec, time_s=2.0)) + "\n")
+    (tmp_path / "shard-0-of-1-20261124T100000Z-2.jsonl").write_text(json.dumps(dict(rec, time_s=1.0)) + "\n")
+    recs = load_records(tmp_path)
+    assert [r["time_s"] for r in recs] == [2.0, 1.0]
+    from origami_nv.bench.store import ResumeIndex
+    assert ResumeIndex(recs).results[("s", "origami", "x")]["time_s"] == 1.0
