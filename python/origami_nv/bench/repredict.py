@@ -49,7 +49,9 @@ def repredict(records: list[dict], gpu: str | None = None) -> tuple[list[dict], 
     for r in records:
         if r.get("system") == SYSTEM and r.get("kind") == "config" and r.get("config") and r.get("resources"):
             dtype = (r.get("size_info") or {}).get("dtype", "float16")
-            key = (dtype, _kid(r["config"]))
+            # One entry per compiled kernel: its split launches are the same kernel (a duplicate would take
+            # one of the selector's split_k_candidate_kernels slots and hide another kernel's splits).
+            key = (dtype, C.compiled_kernel_id(C.normalize(r["config"])))
             if key not in kernels:
                 kernels[key] = _resources(_core, C.normalize(r["config"]), dtype, r["resources"])
     if not kernels:
