@@ -132,3 +132,19 @@ def test_report_repredict_header(tmp_path, h200_llm_raw):
     assert an["repredicted"]["sizes"] == 40
     doc = json.loads((tmp_path / "llm.json").read_text())
     assert doc["summary"]["origami"]
+
+
+def test_repredict_ranks_each_compiled_kernel_once():
+    # Split launches of a kernel are launches, not kernels: the selector gets one entry per compiled kernel and
+    # dtype, as the op's registry gives it (duplicates took split-candidate slots: re-predicted picks were worse).
+    raw = ROOT / "reports" / "nvidia-h100" / "raw" / "gen-valid" / "rotate"
+    if not raw.is_dir():
+        pytest.skip(f"no raw measurements at {raw}")
+    recs = C.drop_superseded_splits(load_records(raw))
+    timed = [r for r in recs if r.get("kind") == "config" and r.get("system") == "origami" and r.get("config")
+             and r.get("resources")]
+    kernels = {((r.get("size_info") or {}).get("dtype"), C.compiled_kernel_id(C.normalize(r["config"]))) for r in timed}
+    launches = {((r.get("size_info") or {}).get("dtype"), C.kernel_id(C.normalize(r["config"]))) for r in timed}
+    assert len(launches) > len(kernels)  # the set has split launches
+    _, info = repredict(recs)
+    assert info["kernels"] == len(kernels)

@@ -127,6 +127,6 @@ def repredict(records: list[dict], gpu: str | None = None) -> tuple[list[dict], 
                        predicted_cycles=s["pred"].get(kid), via="repredicted: brute-force time of the same kernel",
                        selection=(old or {}).get("selection") or {})
         out.append(rec)
-    info = {"gpu": gpu, "configs": n_pred, "sizes": len(sizes), "picks_changed": changed, "picks_unmeasured": unmeasured,
+    info = {"gpu": gpu, "configs": n_pred, "sizes": len(sizes), "kernels": len(kernels), "picks_changed": changed, "picks_unmeasured": unmeasured,
             "picks_timed_through_op": from_op}
     return out, info
