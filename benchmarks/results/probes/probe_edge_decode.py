@@ -4,9 +4,7 @@
 # cold rotating inputs, CUDA graph, median.
 import torch, origami_nv
 exec(open(__file__.replace("probe_edge_decode.py", "probe_bench.py")).read())  # the shared timing helper
-recs = {}
-for r in origami_nv.kernels("float16"):
-    c = r["config"]; recs[(c["block_m"], c["block_n"], c["block_k"], r["family"])] = c
+recs = compiled_configs()
 want = [(16, 16, 64, "mma_sync"), (16, 128, 64, "mma_sync"), (32, 64, 128, "mma_sync"), (64, 64, 32, "mma_sync"),
         (128, 128, 32, "mma_sync"), (64, 256, 64, "wgmma")]
 for m, n, k in [(1, 3584, 14336), (16, 3584, 14336), (1, 1024, 3584), (16, 1024, 3584), (4, 4096, 4096),
@@ -15,12 +13,5 @@ for m, n, k in [(1, 3584, 14336), (16, 3584, 14336), (1, 1024, 3584), (16, 1024,
             for _ in range(max(2, min(16, int(100e6 // (n * k * 2)) + 1)))]
     ref = sets[0][0].float() @ sets[0][1].float()
     row = [f"{m}x{n}x{k} cublas {bench(torch.matmul, sets) * 1e6:.1f}us"]
-    for key in want:
-        c = recs.get(key)
-        if not c: continue
-        cfg = dict(c, group_size_m=8, split_k=1)
-        out = origami_nv.matmul(*sets[0], config=cfg)
-        err = ((out.float() - ref).norm() / ref.norm()).item()
-        assert err < 2e-3, (key, err)
-        row.append(f"{key[3][:2]}{key[0]}x{key[1]}x{key[2]} {bench(lambda a, b: origami_nv.matmul(a, b, config=cfg), sets) * 1e6:.1f}")
+    row += time_kernels(sets, ref, want, recs, lambda key, t: f"{key[3][:2]}{key[0]}x{key[1]}x{key[2]} {t * 1e6:.1f}")
     print(" | ".join(row), flush=True)

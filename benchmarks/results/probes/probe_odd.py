@@ -3,21 +3,13 @@
 # for 128-wide tiles; 4096 for reference. Cold rotating inputs, CUDA graph, median.
 import torch, origami_nv
 exec(open(__file__.replace("probe_odd.py", "probe_bench.py")).read())  # the shared timing helper
-recs = {}
-for r in origami_nv.kernels("float16"):
-    c = r["config"]; recs[(c["block_m"], c["block_n"], c["block_k"], r["family"])] = c
+recs = compiled_configs()
 want = [(128, 256, 64, "wgmma"), (128, 128, 64, "wgmma"), (256, 128, 64, "wgmma"), (128, 256, 32, "mma_sync"), (128, 128, 32, "mma_sync")]
 for n in (3000, 3008, 3072, 4096, 6000, 6144):
     sets = [(torch.randn(n, n, device="cuda").half(), torch.randn(n, n, device="cuda").half()) for _ in range(3)]
     ref = sets[0][0].float() @ sets[0][1].float()
     fl = 2 * n ** 3
     row = [f"{n}^3 cublas {fl / bench(torch.matmul, sets) / 1e12:.0f}"]
-    for key in want:
-        c = recs.get(key)
-        if not c: continue
-        cfg = dict(c, group_size_m=8, split_k=1)
-        out = origami_nv.matmul(*sets[0], config=cfg)
-        assert ((out.float() - ref).norm() / ref.norm()).item() < 2e-3
-        row.append(f"{key[3][:2]}{key[0]}x{key[1]} {fl / bench(lambda a, b: origami_nv.matmul(a, b, config=cfg), sets) / 1e12:.0f}")
+    row += time_kernels(sets, ref, want, recs, lambda key, t: f"{key[3][:2]}{key[0]}x{key[1]} {fl / t / 1e12:.0f}")
     row.append("pick " + str(list(torch.ops.origami_nv.select_config(n, n, n, "float16"))))
     print(" | ".join(row), flush=True)

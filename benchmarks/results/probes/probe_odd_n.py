@@ -3,9 +3,7 @@
 # reports/nvidia-h100/raw/gen-train (the old per-thread element stores). Cold rotating inputs, CUDA graph, median.
 import torch, origami_nv
 exec(open(__file__.replace("probe_odd_n.py", "probe_bench.py")).read())  # the shared timing helper
-recs = {}
-for r in origami_nv.kernels("float16"):
-    c = r["config"]; recs[(c["block_m"], c["block_n"], c["block_k"], r["family"])] = c
+recs = compiled_configs()
 want = [(64, 256, 64, "wgmma"), (128, 256, 64, "wgmma"), (128, 192, 64, "wgmma"), (256, 128, 64, "wgmma"),
         (128, 128, 64, "wgmma"), (128, 128, 32, "mma_sync"), (128, 256, 32, "mma_sync")]
 shapes = [(2770, 9781, 201, "nt"), (7753, 1601, 249, "nt"), (934, 9930, 347, "nt"), (1896, 2919, 813, "nn"),
@@ -18,15 +16,7 @@ for m, n, k, lay in shapes:
     nset = max(2, min(8, int(2 * 50e6 // ((m * k + k * n + m * n) * 2)) + 1))
     sets = [mk() for _ in range(nset)]
     ref = sets[0][0].float() @ sets[0][1].float()
-    fl = 2 * m * n * k
     row = [f"{m}x{n}x{k} {lay} cublas {bench(torch.matmul, sets) * 1e6:.1f}us"]
-    for key in want:
-        c = recs.get(key)
-        if not c: continue
-        cfg = dict(c, group_size_m=8, split_k=1)
-        out = origami_nv.matmul(*sets[0], config=cfg)
-        err = ((out.float() - ref).norm() / ref.norm()).item()
-        assert err < 2e-3, (key, err)
-        row.append(f"{key[3][:2]}{key[0]}x{key[1]} {bench(lambda a, b: origami_nv.matmul(a, b, config=cfg), sets) * 1e6:.1f}")
+    row += time_kernels(sets, ref, want, recs, lambda key, t: f"{key[3][:2]}{key[0]}x{key[1]} {t * 1e6:.1f}")
     row.append("pick " + str(list(torch.ops.origami_nv.select_config(m, n, k, "float16"))))
     print(" | ".join(row), flush=True)

@@ -97,7 +97,7 @@ def normalize(cfg) -> dict:
 def config_id(cfg: dict, with_group: bool = True) -> str:
     """'mma_sync 128x128x32 s4 w8 g8' (+ ' sk4' with split-K), the format of TileConfig::to_string()."""
     s = f"{cfg['family']} {cfg['block_m']}x{cfg['block_n']}x{cfg['block_k']} s{cfg['stages']} w{cfg['warps']}"
-    split = int(cfg.get("split_k", 1) or 1)
+    split = split_k_of(cfg)
     return s + (f" g{cfg['group_size_m']}" if with_group else "") + (f" sk{split}" if split > 1 else "")
 
 
@@ -117,7 +117,7 @@ def short(cfg: dict | None) -> str:
     if not cfg:
         return "-"
     s = f"({cfg['block_m']},{cfg['block_n']},{cfg['block_k']})g{cfg['group_size_m']} s{cfg['stages']}w{cfg['warps']}"
-    if int(cfg.get("split_k", 1) or 1) > 1:
+    if split_k_of(cfg) > 1:
         s += f" sk{cfg['split_k']}"
     if cfg.get("family") and cfg["family"] != "mma_sync":
         s += f" {cfg['family']}"

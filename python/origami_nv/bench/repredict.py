@@ -60,7 +60,7 @@ def repredict(records: list[dict], gpu: str | None = None) -> tuple[list[dict], 
     # cannot judge a split pick): ModelOptions.split_k.
     options = _core.ModelOptions("nv")
     options.split_k = any(r.get("system") == SYSTEM and r.get("kind") == "config" and r.get("config")
-                          and int(r["config"].get("split_k", 1) or 1) > 1 for r in records)
+                          and C.split_k_of(r["config"]) > 1 for r in records)
     sel = _core.Selector(hw, list(kernels.values()), options)
 
     b_layout = C.run_b_layout(metas)
