@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The model's pick through origami_nv.matmul against torch.matmul (cuBLAS), over named shape sets.
 
-    python benchmarks/vs_cublas.py [--sets decode mid longk odd shortk] [--dtypes float16] [--rounds 4]
+    python benchmarks/vs_cublas.py [--sets decode mid longk odd shortk seed squares] [--dtypes float16 float32] [--rounds 4]
                                    [--out benchmarks/results/vs_cublas_h100]
 
 Sets (issues 12 and 13; the projection shapes are y = x @ W.t(), W of shape (N, K): layout "nt"):
@@ -10,6 +10,8 @@ Sets (issues 12 and 13; the projection shapes are y = x @ W.t(), W of shape (N, 
   longk   long K with few output tiles: 768x768x65536, 1024x1024x32768, 128x4096x14336, 256x256x65536
   odd     the `odd` suite (sizes that are not multiples of 16 or 128), both operands row-major
   shortk  short K, large M and N: 16384x16384x256, 8192x8192x128, 4096x16384x512
+  seed    the 23 sizes of seed 000 table 7.2, both operands row-major
+  squares 4096^3 and 8192^3 (issue 15's fp32 targets: --dtypes float32 against exact cuBLAS SGEMM, TF32 off)
 
 Method (benchmarks/METHOD.md): the A/BF harness's cold inputs (CUDA-graph replays over rotated copies of
 the operands, >= 2x L2) and medians; every function checked against an fp32 reference before it is timed
@@ -52,8 +54,10 @@ def _projections():
 
 def shape_sets() -> dict:
     """name -> [(label, M, N, K, layout)]."""
-    from origami_nv.bench.suites import ODD_SIZES
+    from origami_nv.bench.suites import ODD_SIZES, SEED_SIZES
     sets = {
+        "seed": [("seed", m, n, k, "nn") for m, n, k in SEED_SIZES],
+        "squares": [("square", n, n, n, "nn") for n in (4096, 8192)],
         "decode": [(lab, m, n, k, "nt") for lab, n, k in _projections() for m in (1, 4, 16)],
         "mid": [(lab, m, n, k, "nt") for lab, n, k in _projections() for m in (32, 64, 128, 256, 512)],
         "longk": [("long K", m, n, k, "nn") for m, n, k in
@@ -73,7 +77,7 @@ def main(argv=None) -> int:
     sets = shape_sets()
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sets", nargs="+", default=["decode", "mid", "longk"], choices=sorted(sets))
-    ap.add_argument("--dtypes", nargs="+", default=["float16"], choices=["float16", "bfloat16"])
+    ap.add_argument("--dtypes", nargs="+", default=["float16"], choices=["float16", "bfloat16", "float32"])
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--repeats", type=int, default=5, help="timed samples per function and round")
     ap.add_argument("--out", default=None, help="write OUT.json and OUT.md")
@@ -84,6 +88,7 @@ def main(argv=None) -> int:
     import torch
 
     import origami_nv
+    from origami_nv.bench.configs import family_name
     from origami_nv.bench.suites import Size
     from origami_nv.bench.timing import CudaHarness, HarnessOptions, checked_and_interleaved
 
@@ -100,7 +105,7 @@ def main(argv=None) -> int:
                 size = Size(M, N, K, dtype, label)
                 ctx = h.prepare(size)
                 cfg = list(ops.select_config(M, N, K, dtype, 1, layout))
-                pick = {"family": "wgmma" if cfg[6] == 1 else "mma_sync", "block_m": cfg[0], "block_n": cfg[1],
+                pick = {"family": family_name(cfg[6]), "block_m": cfg[0], "block_n": cfg[1],
                         "block_k": cfg[2], "group_size_m": cfg[3], "stages": cfg[4], "warps": cfg[5],
                         "split_k": cfg[7]}
                 fns = {"cublas": h.cublas_fn(), "origami": origami_nv.matmul}

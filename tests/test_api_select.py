@@ -71,8 +71,11 @@ def test_numpy_integers_are_accepted():
 
 
 def test_bad_dtype_gpu_mode():
-    with pytest.raises(ValueError, match="supported: float16, bfloat16"):
-        origami_nv.select(64, 64, 64, dtype="float32")
+    with pytest.raises(ValueError, match="supported: float16, bfloat16, float32"):
+        origami_nv.select(64, 64, 64, dtype="float64")
+    # Seed 000 models tensor-core kernels: float32 is an nv-mode problem, said so.
+    with pytest.raises(ValueError, match="float32: the seed model .* models tensor-core kernels only"):
+        origami_nv.select(64, 64, 64, dtype="float32", mode="seed")
     with pytest.raises(ValueError) as e:
         origami_nv.select(64, 64, 64, gpu="A100_PCIE")
     assert "A100_PCIE" in str(e.value) and "H100_SXM" in str(e.value) and "RTX_3090" in str(e.value)

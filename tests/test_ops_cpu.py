@@ -77,15 +77,15 @@ def test_errors_are_clear():
     a = torch.randn(4, 4).half()
     with pytest.raises(TypeError, match="dtype mismatch"):
         origami_nv.matmul(a, a.bfloat16())
-    with pytest.raises(TypeError, match="unsupported dtype.*supported: torch.float16, torch.bfloat16"):
-        origami_nv.matmul(a.float(), a.float())
+    with pytest.raises(TypeError, match="unsupported dtype.*supported: torch.float16, torch.bfloat16, torch.float32"):
+        origami_nv.matmul(a.double(), a.double())
     with pytest.raises(RuntimeError, match="inner dimensions do not match"):
         origami_nv.matmul(a, torch.randn(3, 4).half())
     with pytest.raises(RuntimeError, match="batch sizes differ"):
         origami_nv.matmul(torch.randn(2, 4, 4).half(), torch.randn(3, 4, 4).half())
     with pytest.raises(RuntimeError, match="unsupported ranks"):
         origami_nv.matmul(a[0], a)
-    with pytest.raises(RuntimeError, match="family must be 0"):
+    with pytest.raises(RuntimeError, match=r"family must be 0 \(mma_sync\), 1 \(wgmma\) or 2 \(simt\)"):
         torch.ops.origami_nv.matmul_config(a, a, 64, 64, 32, 1, 3, 4, 7)
     with pytest.raises(RuntimeError, match="split_k must be in"):
         torch.ops.origami_nv.matmul_config(a, a, 64, 64, 32, 1, 3, 4, 0, 0)

@@ -32,7 +32,8 @@ DType to_dtype(const std::string& s) {
 Family to_family(const std::string& s) {
   if (s == "mma_sync") return Family::MmaSync;
   if (s == "wgmma") return Family::Wgmma;
-  throw std::invalid_argument("unknown family '" + s + "' (supported: mma_sync, wgmma)");
+  if (s == "simt") return Family::Simt;
+  throw std::invalid_argument("unknown family '" + s + "' (supported: mma_sync, wgmma, simt)");
 }
 
 ModelMode to_mode(const std::string& s) {
@@ -61,6 +62,12 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["compute_cycles"] = b.compute_cycles;
   d["flops_per_k_iter"] = b.flops_per_k_iter;
   d["tensor_flops_per_cycle"] = b.tensor_flops_per_cycle;
+  d["fp32_issue_share"] = b.fp32_issue_share;
+  d["fp32_thread_tile_m"] = b.fp32_thread_tile_m;
+  d["fp32_thread_tile_n"] = b.fp32_thread_tile_n;
+  d["fp32_fma_fraction"] = b.fp32_fma_fraction;
+  d["fp32_lane_fraction"] = b.fp32_lane_fraction;
+  d["fp32_sm_flops_per_cycle"] = b.fp32_sm_flops_per_cycle;
   d["grid_m"] = b.grid_m;
   d["grid_n"] = b.grid_n;
   d["total_tiles"] = b.total_tiles;

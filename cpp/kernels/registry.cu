@@ -49,14 +49,15 @@ const KernelEntry* find_kernel(const TileConfig& c, DType dtype, bool a_k, bool 
   return nullptr;
 }
 
-static const char* short_dtype(DType t) { return t == DType::Float16 ? "fp16" : "bf16"; }
-static const char* family_str(Family f) { return f == Family::MmaSync ? "mma_sync" : "wgmma"; }
+static const char* short_dtype(DType t) {
+  return t == DType::Float16 ? "fp16" : t == DType::BFloat16 ? "bf16" : "fp32";
+}
 
 // Numbers are formatted with std::to_string, not ostreams (see cpp/ops/matmul_shapes.hpp: integer
 // formatting through an ostream crashed on the GPU image).
 std::string describe_kernel(const KernelEntry& e) {
   using std::to_string;
-  return std::string(family_str(e.config.family)) + " " + to_string(e.config.block_m) + "x" +
+  return std::string(family_name(e.config.family)) + " " + to_string(e.config.block_m) + "x" +
          to_string(e.config.block_n) + "x" + to_string(e.config.block_k) + " s" + to_string(e.config.stages) +
          " w" + to_string(e.config.warps) + " " + short_dtype(e.dtype) + " A:" + (e.a_k_contiguous ? "K" : "M") +
          " B:" + (e.b_k_contiguous ? "K" : "N");
@@ -74,7 +75,7 @@ std::vector<std::string> closest_compiled_configs(const TileConfig& w, DType dty
                0.1 * std::fabs(lg(c.warps) - lg(w.warps)) + (c.family == w.family ? 0.0 : 0.5);
     scored.emplace_back(d, "(block_m=" + to_string(c.block_m) + ", block_n=" + to_string(c.block_n) +
                                ", block_k=" + to_string(c.block_k) + ", stages=" + to_string(c.stages) +
-                               ", warps=" + to_string(c.warps) + ", family=" + family_str(c.family) + ")");
+                               ", warps=" + to_string(c.warps) + ", family=" + family_name(c.family) + ")");
   }
   std::sort(scored.begin(), scored.end());
   std::vector<std::string> out;

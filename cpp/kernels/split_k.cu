@@ -43,6 +43,12 @@ template <> __device__ __forceinline__ float to_float<__nv_bfloat16>(__nv_bfloat
 template <typename T> __device__ __forceinline__ T from_float(float v);
 template <> __device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
 template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+template <> __device__ __forceinline__ float to_float<float>(float v) { return v; }
+template <> __device__ __forceinline__ float from_float<float>(float v) { return v; }
+// Four consecutive outputs stored at once: 8 bytes of a 16-bit type, 16 of fp32.
+template <int Bytes> struct Store4;
+template <> struct Store4<8> { using type = uint2; };
+template <> struct Store4<16> { using type = uint4; };
 
 // One thread per 4 consecutive columns of one row of one tail tile (bn is a multiple of 8, so a group never
 // crosses a tile row; the partials of a group are one 16-byte load per slice).
@@ -92,9 +98,10 @@ __global__ void __launch_bounds__(SplitPlan::kReduceThreads) split_k_reduce_kern
     }
     T* dst = static_cast<T*>(p.c) + b * p.c_batch + static_cast<long long>(gm) * p.ldc + gn;
     if (valid == 4 && p.vector_store) {
-      union { T h[4]; uint2 u; } v;
+      using V = typename Store4<4 * sizeof(T)>::type;
+      union { T h[4]; V u; } v;
       for (int i = 0; i < 4; ++i) v.h[i] = from_float<T>(out[i]);
-      *reinterpret_cast<uint2*>(dst) = v.u;
+      *reinterpret_cast<V*>(dst) = v.u;
     } else {
       for (int i = 0; i < valid; ++i) dst[i] = from_float<T>(out[i]);
     }
@@ -120,7 +127,7 @@ cudaError_t launch_reduce(const GemmArgs& g, const SplitPlan& sp, int block_m, i
   p.tail_tiles = sp.tail_tiles;
   p.slices = sp.slices;
   p.vector_store = (g.c_stride_m % 4 == 0) && (g.batch == 1 || g.c_stride_batch % 4 == 0) &&
-                   (reinterpret_cast<std::uintptr_t>(g.c) % 8 == 0);
+                   (reinterpret_cast<std::uintptr_t>(g.c) % (4 * sizeof(T)) == 0);
   const long long groups = sp.tail_tiles * (static_cast<long long>(block_m) * block_n / 4);
   int dev = 0;
   cudaError_t e = cudaGetDevice(&dev);
@@ -153,8 +160,12 @@ cudaError_t launch_split_k_reduce(const GemmArgs& g, DType dtype, int block_m, i
   const SplitPlan sp = split_plan(g, block_m, block_n, block_k);
   if (sp.slices <= 1 || sp.tail_tiles == 0) return cudaSuccess;
   if (g.workspace == nullptr || g.c == nullptr || block_n % 8 != 0) return cudaErrorInvalidValue;
-  return dtype == DType::Float16 ? launch_reduce<__half>(g, sp, block_m, block_n)
-                                 : launch_reduce<__nv_bfloat16>(g, sp, block_m, block_n);
+  switch (dtype) {
+    case DType::Float16: return launch_reduce<__half>(g, sp, block_m, block_n);
+    case DType::BFloat16: return launch_reduce<__nv_bfloat16>(g, sp, block_m, block_n);
+    case DType::Float32: return launch_reduce<float>(g, sp, block_m, block_n);
+  }
+  return cudaErrorInvalidValue;
 }
 
 }  // namespace origami

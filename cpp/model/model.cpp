@@ -38,7 +38,8 @@ ModelHardware::ModelHardware(const HardwareParams& hw)
       smem_reserved_per_block_bytes(hw.get("smem_reserved_per_block_bytes")),
       tensor_cores_per_sm(hw.get("tensor_cores_per_sm")),
       warp_allocation_granularity(hw.get("warp_allocation_granularity")),
-      wgmma_flops_per_cycle(hw.get("wgmma_flops_per_cycle")) {}
+      wgmma_flops_per_cycle(hw.get("wgmma_flops_per_cycle")),
+      fp32_flops_per_cycle(hw.get("fp32_flops_per_cycle")) {}
 
 const char* mode_name(ModelMode m) { return m == ModelMode::Seed ? "seed" : "nv"; }
 
@@ -65,11 +66,38 @@ double dram_bw_fraction(const ModelHardware& hw, const ModelOptions& o, double a
   return std::min(1.0, hw.dram_bw_coeff * active);
 }
 
-// Tensor throughput per SM for a kernel family (flop per SM-cycle), with the fraction reached in
-// the K-loop (NvModelConstants).
+// Tensor throughput per SM for a tensor-core kernel family (flop per SM-cycle), with the fraction reached
+// in the K-loop (NvModelConstants). The simt family's roof is seed 002's (simt_roof).
 double family_flops_per_cycle(const ModelHardware& hw, const NvModelConstants& nv, Family f) {
   if (f == Family::Wgmma) return hw.wgmma_flops_per_cycle * nv.wgmma_issue_efficiency;
   return hw.mma_sync_flops_per_cycle * nv.mma_sync_issue_efficiency;
+}
+
+// The thread tile of a simt kernel: BM*BN / threads outputs per thread, as square as possible with power-of-two
+// sides, TM >= TN (cpp/kernels/families/simt.py states the same rule for the kernels it generates).
+void simt_thread_tile(const TileConfig& c, double& tm, double& tn) {
+  const double outputs = std::max(1.0, double(c.block_m) * c.block_n / (32.0 * std::max(c.warps, 1)));
+  const int log2_outputs = static_cast<int>(std::lround(std::log2(outputs)));
+  tm = std::ldexp(1.0, (log2_outputs + 1) / 2);
+  tn = std::ldexp(1.0, log2_outputs / 2);
+}
+
+// Seed 002's CUDA-core roof for a simt kernel, flop per SM-cycle: Phi = u_issue f_fp32 theta C_fp32 (1 + m_FMA).
+// fp32_flops_per_cycle is the calibrated pure-FFMA stream (u_issue C_fp32 (1 + 1), calibrate.py's "FP32
+// theta=32/32 m_FMA=8/8" section). Every k-step of the main loop issues TM*TN FFMA and the shared-memory loads
+// of one A column and one B row of the thread tile, ceil(TM/4) + ceil(TN/4) LDS.128: an SM sub-partition issues
+// one instruction per cycle and its 32 FP32 lanes take one FFMA warp-instruction per cycle, so every load takes
+// an FFMA's slot: f_fp32 = TM*TN / (TM*TN + loads). theta = 1 here: edge tiles compute their whole tile on
+// zero-filled operands (the launched work), so the lanes are all busy; the useful fraction is the work
+// utilisation (fp32_lane_fraction, printed by explain).
+double simt_roof(const TileConfig& c, const ModelHardware& hw, LatencyBreakdown& b) {
+  simt_thread_tile(c, b.fp32_thread_tile_m, b.fp32_thread_tile_n);
+  const double ffma = b.fp32_thread_tile_m * b.fp32_thread_tile_n;
+  const double loads = std::ceil(b.fp32_thread_tile_m / 4.0) + std::ceil(b.fp32_thread_tile_n / 4.0);
+  b.fp32_issue_share = ffma / (ffma + loads);
+  b.fp32_fma_fraction = 1.0;
+  b.fp32_sm_flops_per_cycle = hw.fp32_flops_per_cycle * b.fp32_issue_share;
+  return b.fp32_sm_flops_per_cycle;
 }
 
 }  // namespace
@@ -208,8 +236,9 @@ void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware&
   const NvModelConstants& nv = o.nv;
   const double resident = std::max<double>(1.0, std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1)));
   double coverage = 1.0;
-  if (c.family == Family::MmaSync) coverage = std::min(1.0, resident * c.warps / nv.smsp_per_sm);
-  const double sm_rate = family_flops_per_cycle(hw, nv, c.family) * coverage;
+  if (c.family != Family::Wgmma) coverage = std::min(1.0, resident * c.warps / nv.smsp_per_sm);
+  const double roof = c.family == Family::Simt ? simt_roof(c, hw, b) : family_flops_per_cycle(hw, nv, c.family);
+  const double sm_rate = roof * coverage;
   b.tensor_flops_per_cycle = sm_rate / resident;
   b.compute_cycles = b.flops_per_k_iter / b.tensor_flops_per_cycle;
   b.mma_issue_cycles = b.compute_cycles / b.n_mma;
@@ -445,6 +474,7 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   b.l2_feed_factor = 1.0;
   if (o.mode == ModelMode::Nv)
     b.l2_feed_factor = c.family == Family::Wgmma ? o.nv.wgmma_l2_bandwidth_factor : o.nv.mma_sync_l2_bandwidth_factor;
+  // (simt loads with cp.async from its own warps like mma_sync: the mma.sync feed terms are its estimate.)
   b.limited_l2_bw = hw.l2_perf_ratio * b.l2_feed_factor * b.l2_bw_fraction;
   b.l2_cycles = b.total_load_bytes / b.limited_l2_bw;
 
@@ -471,7 +501,7 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   // a limited rate (NvModelConstants::mma_sync_warp_load_bytes_per_cycle): issuing one stage takes
   // issued bytes / (warps x rate). Every row of the tile is issued (the zero-filled rows past the
   // matrix edge too). TMA (wgmma) issues a whole tile with one instruction.
-  if (c.family == Family::MmaSync && o.nv.mma_sync_warp_load_bytes_per_cycle > 0) {
+  if (c.family != Family::Wgmma && o.nv.mma_sync_warp_load_bytes_per_cycle > 0) {
     const double issued_bytes = (double(c.block_m) + c.block_n) * c.block_k * bytes;
     // The warps of every block resident on the SM share the SM's cp.async throughput: at most
     // mma_sync_load_issue_warps_per_sm warps' worth of the per-warp rate, so a block's share is
@@ -486,7 +516,7 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   }
   // mma.sync: past a small per-warp batch, the cp.async of one stage issue at a throttled rate per warp
   // (NvModelConstants::mma_sync_warp_copy_queue_bytes): a floor on the K-iteration, whatever the stages.
-  if (c.family == Family::MmaSync && o.nv.mma_sync_warp_copy_throttled_bytes_per_cycle > 0) {
+  if (c.family != Family::Wgmma && o.nv.mma_sync_warp_copy_throttled_bytes_per_cycle > 0) {
     const double per_warp_bytes = (double(c.block_m) + c.block_n) * c.block_k * bytes / std::max(c.warps, 1);
     b.copy_throttle_cycles = std::max(0.0, per_warp_bytes - o.nv.mma_sync_warp_copy_queue_bytes) /
                              o.nv.mma_sync_warp_copy_throttled_bytes_per_cycle;
@@ -568,8 +598,9 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
   const double hi = std::max(b.compute_cycles, b.memory_cycles), lo = std::min(b.compute_cycles, b.memory_cycles);
   b.steady_cycles = c.stages >= 2 ? hi + (1.0 - nv.overlap_efficiency) * lo : hi + lo;
   b.bound = b.compute_cycles >= b.memory_cycles ? "compute" : "memory";
-  const double per_iter_overhead =
-      c.family == Family::Wgmma ? nv.wgmma_k_iter_overhead_cycles : nv.mma_sync_k_iter_overhead_cycles;
+  const double per_iter_overhead = c.family == Family::Wgmma  ? nv.wgmma_k_iter_overhead_cycles
+                                   : c.family == Family::Simt ? nv.simt_k_iter_overhead_cycles
+                                                              : nv.mma_sync_k_iter_overhead_cycles;
   b.loop_overhead_cycles = per_iter_overhead * double(unit_k_iters);
   b.epilogue_bw = hw.dram_perf_ratio * dram_bw_fraction(hw, o, b.active_sms);
   const double out_bytes = b.output_elem_bytes > 0 ? b.output_elem_bytes : bytes;
@@ -619,6 +650,7 @@ void predict_phase(const Problem& p, const TileConfig& c, const ModelHardware& h
   l2_hit_rate(p, c, hw, o, b);
   memory_latency(p, c, hw, o, b);
   work_utilization(p, c, b);
+  if (c.family == Family::Simt) b.fp32_lane_fraction = b.utilization;
   tile_latency(p, c, hw, o, b);
   total_latency(b);
 }

@@ -201,7 +201,14 @@ struct NvModelConstants {
   // (1x1024x4096, 16x64x64 tiles split 16: 4 k-tiles per slice; benchmarks/results/split_k_probes_h100.md),
   // so the cut only removes what cannot win and the model's terms decide the rest (an estimate, not fitted).
   int split_k_min_k_tiles_per_slice = 2;
-  // The selector evaluates split candidates for this many kernels (half per family), those whose unsplit
+  // --- The CUDA-core (simt) family, fp32 (issue 15): seed 002's roof. Estimates until the fp32 data set
+  //     exists (no fp32 measurement has been fitted). ---
+  // Per K-iteration: cp.async.wait_group + __syncthreads of the block and the next stage's cp.async issue
+  // that are not FFMAs (the FFMA share of the issue slots is f_fp32, LatencyBreakdown::fp32_issue_share).
+  // Estimate: one block barrier with every warp arriving (~20-40 cycles on sm_80/sm_90, the CUDA C
+  // programming guide's "a few tens of cycles") plus the wait; not fitted.
+  double simt_k_iter_overhead_cycles = 60.0;
+  // The selector evaluates split candidates for this many kernels (half per tensor-core family), those whose unsplit
   // time the ideal balance bound (the last wave as full as the others) improves most; the rest rank unsplit. Keeps a cold
   // selection near the 20 us target (issue 11) while every kernel that a split could make the best stays in.
   int split_k_candidate_kernels = 8;
@@ -239,7 +246,16 @@ struct LatencyBreakdown {
   double mma_issue_cycles = 0;         // L_MI = mma_latency / TC_per_SM (seed)
   double compute_cycles = 0;           // L_compute, cycles per K-iteration
   double flops_per_k_iter = 0;         // nv: 2*BM*BN*BK
-  double tensor_flops_per_cycle = 0;   // nv: the rate this block gets (its share of the SM)
+  double tensor_flops_per_cycle = 0;   // nv: the rate this block gets (its share of the SM; simt: CUDA cores)
+  // nv simt (fp32 on the CUDA cores, seed 002): Phi = u_issue * f_fp32 * theta * C_fp32 * (1 + m_FMA)
+  // flop per SM-cycle. fp32_flops_per_cycle (calibrated: a pure-FFMA stream, all lanes) is
+  // u_issue * C_fp32 * 2; f_fp32 is the FFMA share of the main loop's issue slots (thread tile TM x TN:
+  // TM*TN FFMA per k-step against ceil(TM/4) + ceil(TN/4) LDS.128); theta the useful-lane fraction.
+  double fp32_issue_share = 0;         // f_fp32
+  double fp32_thread_tile_m = 0, fp32_thread_tile_n = 0;  // TM, TN (outputs per thread, as square as possible)
+  double fp32_fma_fraction = 0;        // m_FMA: 1, the main loop's FP32 instructions are all FFMA
+  double fp32_lane_fraction = 0;       // theta: useful outputs / launched outputs of the tiles (edge tiles)
+  double fp32_sm_flops_per_cycle = 0;  // Phi of the SM (before its share among resident blocks)
   // [Alg 4] occupancy / waves
   std::int64_t grid_m = 0, grid_n = 0, total_tiles = 0;
   int active_sms = 0;
@@ -342,6 +358,7 @@ struct ModelHardware {
   double tensor_cores_per_sm = 0;
   double warp_allocation_granularity = 0;
   double wgmma_flops_per_cycle = 0;
+  double fp32_flops_per_cycle = 0;
   ModelHardware() = default;
   ModelHardware(const HardwareParams& hw);  // NOLINT(google-explicit-constructor): by design
 };

@@ -66,7 +66,9 @@ PerDtype abstract_nv_space(DType dt, const ModelHardware& hw, const ModelOptions
   for (int bm : space_block_m())
     for (int bn : space_block_n())
       for (int bk : space_block_k()) {
-        TileConfig c{bm, bn, bk, 1, o.abstract_stages, o.abstract_warps, Family::MmaSync};
+        // fp32 runs on the CUDA cores (the simt family); 16-bit types on the tensor cores (mma.sync stands for both
+        // tensor-core families here).
+        TileConfig c{bm, bn, bk, 1, o.abstract_stages, o.abstract_warps, dt == DType::Float32 ? Family::Simt : Family::MmaSync};
         KernelResources kr;
         kr.config = c;
         kr.dtype = dt;
@@ -161,11 +163,14 @@ std::vector<Scored> split_candidates(const Problem& p, const PerDtype& pd, const
   // their "fill" and bound are tiny, while a split wgmma tile can be the real best (H100, 1x4096x4096:
   // wgmma 64x256 split 4 beat every mma_sync split; benchmarks/results/split_k_probes_h100.md). So each family gets its share.
   std::sort(bounds.begin(), bounds.end(), [](const Bound& a, const Bound& b) { return a.cycles < b.cycles; });
-  const int per_family = std::max(nv.split_k_candidate_kernels, 0) / 2;
-  int taken[2] = {0, 0};
+  // 16-bit types have two tensor-core families (mma_sync, wgmma); float32 has one (simt).
+  constexpr int kFamilies = 3;  // Family's values
+  const int families = p.dtype == DType::Float32 ? 1 : 2;
+  const int per_family = std::max(nv.split_k_candidate_kernels, 0) / families;
+  int taken[kFamilies] = {0, 0, 0};
   std::vector<std::size_t> chosen;
   for (const Bound& bd : bounds) {
-    int& t = taken[static_cast<int>(unsplit[bd.index].config.family) & 1];
+    int& t = taken[static_cast<int>(unsplit[bd.index].config.family) % kFamilies];
     if (t < per_family) {
       ++t;
       chosen.push_back(bd.index);
@@ -211,7 +216,7 @@ struct Selector::Impl {
   ModelHardware mhw;  // flattened once
   ModelOptions options;
   bool abstract = true;
-  PerDtype per_dtype[2];
+  PerDtype per_dtype[3];  // by DType
   int phase1_g = 1;
   mutable std::shared_mutex mu;
   mutable std::map<CacheKey, std::unique_ptr<Selection>> cache;
@@ -226,8 +231,10 @@ Selector::Selector(HardwareParams hw, std::vector<KernelResources> kernels, Mode
   const int n_sm = static_cast<int>(impl_->mhw.n_sm);
   impl_->phase1_g = options.phase1_group_size_m > 0 ? options.phase1_group_size_m
                                                     : static_cast<int>(std::ceil(std::sqrt(double(n_sm))));
-  for (DType dt : {DType::Float16, DType::BFloat16}) {
+  for (DType dt : {DType::Float16, DType::BFloat16, DType::Float32}) {
     PerDtype& pd = impl_->per_dtype[static_cast<int>(dt)];
+    // Seed 000 models tensor-core kernels: no float32 space in seed mode (admissible() says so).
+    if (options.mode == ModelMode::Seed && dt == DType::Float32) continue;
     if (options.mode == ModelMode::Seed) pd = seed_space(dt, impl_->mhw, options);
     else if (kernels.empty()) pd = abstract_nv_space(dt, impl_->mhw, options);
     else pd = kernel_space(dt, impl_->mhw, kernels);
@@ -336,6 +343,9 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
 namespace {
 const PerDtype& admissible(const PerDtype* per_dtype, const Problem& p, const HardwareParams& hw) {
   const PerDtype& pd = per_dtype[static_cast<int>(p.dtype)];
+  if (pd.candidates.empty() && pd.excluded.empty() && p.dtype == DType::Float32)
+    throw std::invalid_argument("float32: the seed model (seed 000) models tensor-core kernels only; float32 GEMMs run on "
+                                "the CUDA cores and are modelled in nv mode (seed 002's roof)");
   if (pd.candidates.empty())
     throw std::invalid_argument(std::string("no admissible tile configuration for ") + dtype_name(p.dtype) + " on " +
                                 hw.name + " (" + std::to_string(pd.excluded.size()) + " excluded)");

@@ -10,6 +10,7 @@ const char* dtype_name(DType t) {
   switch (t) {
     case DType::Float16: return "float16";
     case DType::BFloat16: return "bfloat16";
+    case DType::Float32: return "float32";
   }
   return "?";
 }
@@ -20,15 +21,17 @@ std::optional<DType> parse_dtype(std::string_view s) {
   if (low.rfind("torch.", 0) == 0) low = low.substr(6);  // str(torch.float16)
   if (low == "float16" || low == "fp16" || low == "half" || low == "f16") return DType::Float16;
   if (low == "bfloat16" || low == "bf16") return DType::BFloat16;
+  if (low == "float32" || low == "fp32" || low == "float" || low == "f32") return DType::Float32;
   return std::nullopt;
 }
 
-std::string supported_dtypes() { return "float16, bfloat16"; }
+std::string supported_dtypes() { return "float16, bfloat16, float32"; }
 
 const char* family_name(Family f) {
   switch (f) {
     case Family::MmaSync: return "mma_sync";
     case Family::Wgmma: return "wgmma";
+    case Family::Simt: return "simt";
   }
   return "?";
 }

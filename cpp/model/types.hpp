@@ -9,20 +9,21 @@
 namespace origami {
 
 // Element type of A and B (C has the same type; accumulation is always fp32).
-// fp32 inputs are a later addition: the type is a parameter everywhere, never a constant.
-enum class DType : int { Float16 = 0, BFloat16 = 1 };
+// Float32 runs on the CUDA cores (Family::Simt, exact fp32 FFMA); the tensor-core families take 16-bit inputs.
+enum class DType : int { Float16 = 0, BFloat16 = 1, Float32 = 2 };
 
 constexpr int dtype_bytes(DType t) { return t == DType::Float16 || t == DType::BFloat16 ? 2 : 4; }
-const char* dtype_name(DType t);                       // "float16", "bfloat16"
-std::optional<DType> parse_dtype(std::string_view s);  // accepts "float16"/"fp16"/"half", "bfloat16"/"bf16"
-std::string supported_dtypes();                        // "float16, bfloat16" (for error messages)
+const char* dtype_name(DType t);                       // "float16", "bfloat16", "float32"
+std::optional<DType> parse_dtype(std::string_view s);  // accepts "float16"/"fp16"/"half", "bfloat16"/"bf16", "float32"/"fp32"/"float"
+std::string supported_dtypes();                        // "float16, bfloat16, float32" (for error messages)
 
 // Kernel family: which instruction path a compiled kernel uses.
 enum class Family : int {
   MmaSync = 0,  // sm_80+: cp.async + ldmatrix + mma.sync m16n8k16
   Wgmma = 1,    // sm_90a: TMA + mbarrier + wgmma, warp-specialised, persistent
+  Simt = 2,     // sm_80+: fp32 on the CUDA cores (FFMA), cp.async ring, register-blocked thread tiles
 };
-const char* family_name(Family f);  // "mma_sync", "wgmma"
+const char* family_name(Family f);  // "mma_sync", "wgmma", "simt"
 
 // One GEMM tile configuration. group_size_m (the Triton-order raster) and split_k (the K
 // decomposition) are launch-time parameters of every kernel; the rest are compile-time parameters

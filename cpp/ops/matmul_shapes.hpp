@@ -34,9 +34,9 @@ inline std::string shape_str(const at::Tensor& t) {
 // run time (benchmarks A/B it). Defined in ops.cpp.
 bool programmatic_dependent_launch_enabled();
 
-inline std::string supported_dtype_list() { return "torch.float16, torch.bfloat16"; }
+inline std::string supported_dtype_list() { return "torch.float16, torch.bfloat16, torch.float32"; }
 
-inline bool dtype_supported(at::ScalarType t) { return t == at::kHalf || t == at::kBFloat16; }
+inline bool dtype_supported(at::ScalarType t) { return t == at::kHalf || t == at::kBFloat16 || t == at::kFloat; }
 
 struct MatmulShape {
   int64_t batch = 1;        // 1 unless 3-D @ 3-D
@@ -114,8 +114,8 @@ inline void check_config_args(int64_t block_m, int64_t block_n, int64_t block_k,
               "block sizes, stages and warps must be positive, got block_m=", num(block_m), " block_n=", num(block_n),
               " block_k=", num(block_k), " stages=", num(stages), " warps=", num(warps));
   TORCH_CHECK(group_size_m >= 1, "origami_nv.matmul_config: group_size_m must be >= 1, got ", num(group_size_m));
-  TORCH_CHECK(family == 0 || family == 1, "origami_nv.matmul_config: family must be 0 (mma_sync) or 1 (wgmma), got ",
-              num(family));
+  TORCH_CHECK(family >= 0 && family <= 2,
+              "origami_nv.matmul_config: family must be 0 (mma_sync), 1 (wgmma) or 2 (simt), got ", num(family));
 }
 
 // The Problem select_config describes (the same checks on every device).

@@ -2,7 +2,8 @@
 //
 // Layouts. Each operand is read in place when one of its two matrix strides is 1 (row- or column-major,
 // i.e. plain tensors and transposed views) and the kernel's alignment holds: 16-byte aligned data
-// pointer, leading dimension and batch stride multiples of KernelEntry::alignment_elems (8 elements).
+// pointer, leading dimension and batch stride multiples of KernelEntry::alignment_elems (8 elements of 16-bit
+// data, 4 of fp32).
 // Otherwise (other strides, an odd leading dimension such as K = 7 row-major, a misaligned slice) the
 // operand is first copied into a fresh buffer whose leading dimension is padded up to 128 bytes (see
 // padded_copy): one extra read+write of that operand, documented in python/origami_nv/ops.py.
@@ -33,7 +34,9 @@ using origami::Family;
 using origami::KernelEntry;
 using origami::TileConfig;
 
-DType to_dtype(at::ScalarType t) { return t == at::kHalf ? DType::Float16 : DType::BFloat16; }
+DType to_dtype(at::ScalarType t) {
+  return t == at::kHalf ? DType::Float16 : t == at::kBFloat16 ? DType::BFloat16 : DType::Float32;
+}
 
 int64_t round_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
@@ -235,7 +238,7 @@ TileConfig select_for(int dev, const origami::Problem& p) {
 std::string config_string(const TileConfig& c) {
   return "(block_m=" + num(c.block_m) + ", block_n=" + num(c.block_n) + ", block_k=" + num(c.block_k) +
          ", group_size_m=" + num(c.group_size_m) + ", stages=" + num(c.stages) + ", warps=" + num(c.warps) +
-         ", family=" + (c.family == Family::MmaSync ? "mma_sync" : "wgmma") +
+         ", family=" + origami::family_name(c.family) +
          (c.split_k > 1 ? ", split_k=" + num(c.split_k) : std::string()) + ")";
 }
 
@@ -288,7 +291,8 @@ origami::Problem problem_of(const at::Tensor& a3, const at::Tensor& b3, const Ma
   origami::Problem p;
   p.M = s.M; p.N = s.N; p.K = s.K; p.batch = s.batch; p.dtype = dtype;
   bool ok = false;
-  constexpr int64_t kAlign = 8;  // KernelEntry::alignment_elems of every family (16-byte chunks of 16-bit data)
+  // KernelEntry::alignment_elems of every family: 16-byte chunks (8 elements of 16-bit data, 4 of fp32).
+  const int64_t kAlign = 16 / origami::dtype_bytes(dtype);
   Operand probe;
   if (try_layout(a3, 2, 1, kAlign, probe)) { p.a_k_contiguous = true; ok = true; }
   else if (try_layout(a3, 1, 2, kAlign, probe)) { p.a_k_contiguous = false; ok = true; }
@@ -488,7 +492,7 @@ at::Tensor matmul_config_cuda(const at::Tensor& a, const at::Tensor& b, int64_t 
   c.group_size_m = static_cast<int>(group_size_m);
   c.stages = static_cast<int>(stages);
   c.warps = static_cast<int>(warps);
-  c.family = family == 0 ? Family::MmaSync : Family::Wgmma;
+  c.family = static_cast<Family>(family);  // check_config_args: 0, 1 or 2
   c.split_k = static_cast<int>(split_k);
   return run(a, b, bias.has_value() ? &*bias : nullptr, &c, "origami_nv.matmul_config");
 }
@@ -520,7 +524,7 @@ std::string device_kernel_resources_cuda() {
     if (!first) j += ", ";
     first = false;
     j += std::string("{\"name\": \"") + e.name + "\", \"family\": \"" +
-         (e.config.family == Family::MmaSync ? "mma_sync" : "wgmma") + "\", \"config\": {\"block_m\": " +
+         origami::family_name(e.config.family) + "\", \"config\": {\"block_m\": " +
          num(e.config.block_m) + ", \"block_n\": " + num(e.config.block_n) + ", \"block_k\": " +
          num(e.config.block_k) + ", \"stages\": " + num(e.config.stages) + ", \"warps\": " + num(e.config.warps) +
          "}, \"dtype\": \"" + origami::dtype_name(e.dtype) + "\", \"a_k_contiguous\": " + b(e.a_k_contiguous) +

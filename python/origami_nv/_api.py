@@ -205,7 +205,7 @@ def _kernel_resources() -> Tuple[List[Any], str]:
         return [], "origami_nv._kernels has no compiled_kernel_resources()"
     out: List[Any] = []
     counts = []
-    for dtype in ("float16", "bfloat16"):
+    for dtype in ("float16", "bfloat16", "float32"):
         rows = fn(dtype, arch=_KERNEL_ARCH) or []
         counts.append(f"{len(rows)} {dtype}")
         out.extend(_resources_from_dict(r) for r in rows)
@@ -278,7 +278,8 @@ def select(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = 
             transposed (the mma_sync family has no "tt" kernel: the op copies the smaller operand).
         a_aligned, b_aligned: False when an operand cannot be read in place (base not 16-byte aligned, or a
             leading dimension / batch stride not a multiple of 8 elements): the op copies it first.
-        dtype: "float16" or "bfloat16" (aliases fp16/half/bf16 and torch dtypes accepted).
+        dtype: "float16", "bfloat16" or "float32" (aliases fp16/half/bf16/fp32 and torch dtypes accepted).
+            float32 is modelled on the CUDA cores (the simt family, seed 002's roof; nv mode only).
         gpu: a row of the calibrated table (see :func:`gpus`); None = the visible GPU, or the
             default row (H100_SXM) when no GPU is visible.
         mode: "nv" (compiled kernels, default) or "seed" (the seed's model exactly).

@@ -9,14 +9,17 @@ cpp/ops/matmul_shapes.hpp: the same product, fp32 accumulation, one rounding to 
 calls the op; anything else goes to torch unchanged, counted with the reason (``dispatch_stats()``). The
 switch raises nothing of its own: a call torch would reject is passed to torch, which raises its error.
 
-Routed: fp16/bf16 (the dtypes the op accepts, asked from the op itself) strided tensors of plain type
+Routed: fp16/bf16/fp32 (the dtypes the op accepts, asked from the op itself; fp32 only while torch computes fp32
+matmuls exactly, i.e. torch.backends.cuda.matmul.allow_tf32 is False, the default "highest" precision: the op's
+fp32 kernels are exact FFMA on the CUDA cores and origami_nv has no TF32 kernel yet, so where TF32 is allowed
+torch's TF32 tensor-core path is left to run) strided tensors of plain type
 (Tensor, Parameter) on one device of a routed type (default CUDA) where the op can launch;
 2-D @ 2-D, 3-D @ 3-D with equal batch, N-D @ 2-D (leading dims folded into M, nn.Linear), N-D @ N-D
 with equal leading dims (folded into the batch, as torch.matmul itself does); addmm with beta = alpha = 1
 (a 1-D or (1, N) input is the fused bias; an (M, N), (M, 1) or scalar input is added after the op: one
 more rounding than cuBLAS's beta*C epilogue); linear without bias or with a 1-D bias (fused). Under
 autocast the operands are first cast as autocast would cast them.
-Falls back: other dtypes (fp32, fp64, int), mixed dtypes, other devices, out=/out_dtype=, 1-D operands,
+Falls back: other dtypes (fp64, int), fp32 with TF32 allowed, mixed dtypes, other devices, out=/out_dtype=, 1-D operands,
 broadcast batch dims, addmm's alpha/beta != 1 or an input that does not broadcast to (M, N), tensor
 subclasses, non-strided layouts, negative-bit views, functorch transforms (vmap/grad), forward-mode AD.
 
@@ -131,6 +134,15 @@ def _placement_reason(device: torch.device, dtype: torch.dtype, devices: frozens
     return reason
 
 
+# A constant under torch.compile: Dynamo's global-state guard covers cuBLAS's TF32 flag, so a compiled graph is
+# re-traced when it changes.
+@torch.compiler.assume_constant_result
+def _tf32_allowed() -> bool:
+    """torch's float32 matmul precision allows TF32 (set_float32_matmul_precision("high"/"medium") or
+    torch.backends.cuda.matmul.allow_tf32 = True)."""
+    return bool(torch.backends.cuda.matmul.allow_tf32)
+
+
 # ---- the checks every routed call makes -----------------------------------------------------------------
 def _operands(tensors, devices):
     """(tensors as the op should see them, '') or (None, why the call falls back)."""
@@ -158,6 +170,8 @@ def _operands(tensors, devices):
     reason = _placement_reason(device, dtype, devices)
     if reason:
         return None, reason
+    if dtype == torch.float32 and _tf32_allowed():
+        return None, "float32 with TF32 allowed (no origami_nv TF32 kernel yet)"
     if not compiling:
         # Eager only: Dynamo cannot trace these queries (is_neg returns a bool it will not put in a graph),
         # and it handles functorch transforms itself.

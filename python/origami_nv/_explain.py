@@ -75,6 +75,10 @@ class Explanation:
     def _hv(self, key: str) -> float:
         return self.hardware[key].value
 
+    def _hw_source(self, key: str) -> str:
+        v = self.hardware[key]
+        return f"[{v.tier}] {v.source}"
+
     def _us(self, cycles: float) -> float:
         return cycles / self._hv("sustained_clock_mhz")
 
@@ -177,9 +181,23 @@ class Explanation:
         L.append(f"  num_waves = ceil({_n(b['total_tiles'])} / ({_n(hv('n_sm'))} x {b['blocks_per_sm']})) = {b['num_waves']} waves")
         L.append("[Algorithm 3] Compute per K-iteration (throughput)")
         L.append(f"  flops = 2 x {c.block_m} x {c.block_n} x {c.block_k} = {_n(b['flops_per_k_iter'])} flop"
-                 f" ({_n(b['n_mma'])} m16n8k16-equivalent MMAs)")
-        L.append(f"  rate  = {rate_key} {_n(hv(rate_key))} x issue efficiency, shared by the blocks of one SM"
-                 f" = {_n(b['tensor_flops_per_cycle'], 1)} flop/cycle for this block")
+                 + (" (FFMA on the CUDA cores)" if c.family == "simt" else f" ({_n(b['n_mma'])} m16n8k16-equivalent MMAs)"))
+        if c.family == "simt":
+            tm, tn = int(b["fp32_thread_tile_m"]), int(b["fp32_thread_tile_n"])
+            loads = -(-tm // 4) + -(-tn // 4)
+            L.append("  CUDA-core roof (seed 002): Phi = u_issue x f_fp32 x theta x C_fp32 x (1 + m_FMA) flop/SM-cycle")
+            L.append(f"    u_issue x C_fp32 x 2 = fp32_flops_per_cycle {_n(hv('fp32_flops_per_cycle'), 1)}"
+                     f" ({self._hw_source('fp32_flops_per_cycle')}: a pure-FFMA stream on every lane)")
+            L.append(f"    m_FMA = {b['fp32_fma_fraction']:g} (the main loop's FP32 instructions are FFMA)")
+            L.append(f"    f_fp32 = FFMA / issue slots per k-step = {tm}x{tn} / ({tm}x{tn} + {loads} LDS.128)"
+                     f" = {b['fp32_issue_share']:.4f} (thread tile {tm}x{tn} = {c.block_m}x{c.block_n} / {32 * c.warps} threads)")
+            L.append(f"    theta = 1 on the launched tiles (edge tiles run on zero-filled operands); useful-lane fraction"
+                     f" of this problem = {b['fp32_lane_fraction']:.4f}")
+            L.append(f"    Phi = {_n(b['fp32_sm_flops_per_cycle'], 1)} flop/SM-cycle, shared by the blocks of one SM"
+                     f" = {_n(b['tensor_flops_per_cycle'], 1)} flop/cycle for this block")
+        else:
+            L.append(f"  rate  = {rate_key} {_n(hv(rate_key))} x issue efficiency, shared by the blocks of one SM"
+                     f" = {_n(b['tensor_flops_per_cycle'], 1)} flop/cycle for this block")
         L.append(f"  L_compute = {_n(b['compute_cycles'], 1)} cycles per K-iteration")
         L.append("[Algorithm 5] L2 hit rate (Triton GROUP_SIZE_M raster of the tiles in flight)")
         L.append(f"  GROUP_SIZE_M = {b['group_size_m']}: {b['l2_tile_m']} unique tile-rows of A x {b['l2_tile_n']}"

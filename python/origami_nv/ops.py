@@ -30,7 +30,7 @@ _loaded = False
 # resolution, a few microseconds of host time per matmul (benchmarks/op_overhead.py).
 _MATMUL = _MATMUL_BIAS = _MATMUL_CONFIG = None
 
-_FAMILIES = {"mma_sync": 0, "wgmma": 1}
+_FAMILIES = {"mma_sync": 0, "wgmma": 1, "simt": 2}
 
 
 def _torch():
@@ -72,8 +72,9 @@ def _out_shape(a, b):
     torch = _torch()
     if a.dtype != b.dtype:
         raise TypeError(f"origami_nv.matmul: dtype mismatch: a is {a.dtype} and b is {b.dtype}")
-    if a.dtype not in (torch.float16, torch.bfloat16):
-        raise TypeError(f"origami_nv.matmul: unsupported dtype {a.dtype}; supported: torch.float16, torch.bfloat16")
+    if a.dtype not in (torch.float16, torch.bfloat16, torch.float32):
+        raise TypeError(f"origami_nv.matmul: unsupported dtype {a.dtype}; supported: torch.float16, torch.bfloat16, "
+                        "torch.float32")
     if a.device != b.device:
         raise RuntimeError(f"origami_nv.matmul: a and b must be on the same device, got {a.device} and {b.device}")
     if a.dim() == 2 and b.dim() == 2:
@@ -161,8 +162,13 @@ def _config_fields(config):
 
 
 def matmul(a, b, *, bias=None, config=None):
-    """a @ b (+ bias) on the tensor cores through origami_nv's kernels (fp16/bf16 in, fp32 accumulation,
-    output in the input dtype).
+    """a @ b (+ bias) through origami_nv's kernels, output in the input dtype: fp16/bf16 on the tensor cores
+    (fp32 accumulation, one rounding); float32 exactly in fp32 on the CUDA cores (the simt family: FFMA, no TF32).
+
+    float32 and torch's TF32 switch (torch.backends.cuda.matmul.allow_tf32 / set_float32_matmul_precision):
+    "highest" (torch's default) asks for exact fp32, which is what this op computes. Where TF32 is allowed,
+    origami_nv has no TF32 kernel yet: this function still computes exactly (more precise and slower than
+    torch's TF32 path), and the drop-in switch (origami_nv.enabled()) leaves those calls to torch.
 
     Shapes: 2-D @ 2-D; batched 3-D @ 3-D (equal batch sizes); N-D @ 2-D with the leading dims of `a`
     folded into M (nn.Linear, including ``x @ w.t()``). Row-major and column-major (transposed-view)

@@ -41,8 +41,8 @@ def stale_split_record(rec: dict) -> bool:
 
 
 FIELDS = ("block_m", "block_n", "block_k", "group_size_m", "stages", "warps", "family", "split_k")
-# cpp/model/types.hpp: enum class Family { MmaSync = 0, Wgmma = 1 }.
-_FAMILY_BY_INT = {0: "mma_sync", 1: "wgmma"}
+# cpp/model/types.hpp: enum class Family { MmaSync = 0, Wgmma = 1, Simt = 2 }.
+_FAMILY_BY_INT = {0: "mma_sync", 1: "wgmma", 2: "simt"}
 
 
 def family_name(f) -> str:
@@ -58,7 +58,7 @@ def family_name(f) -> str:
     s = str(f)
     # enum reprs such as "Family.MmaSync" or "<Family.Wgmma: 1>"
     low = s.lower().replace("family.", "").strip("<>").split(":")[0].strip()
-    return {"mmasync": "mma_sync", "mma_sync": "mma_sync", "wgmma": "wgmma"}.get(low, low)
+    return {"mmasync": "mma_sync", "mma_sync": "mma_sync", "wgmma": "wgmma", "simt": "simt"}.get(low, low)
 
 
 def normalize(cfg) -> dict:

@@ -27,11 +27,13 @@ from dataclasses import dataclass, field
 
 from . import stats
 
-# Relative Frobenius error thresholds vs an fp32 reference of the same (rounded) inputs.
+# Relative Frobenius error thresholds vs an fp32 reference of the same (rounded) inputs (fp64 for float32).
 # fp16 keeps 11 significant bits: one output rounding is <= 2^-11 = 4.9e-4 relative (about 3e-4
 # rms); bf16 keeps 8: 3.9e-3 (about 2e-3 rms). The thresholds leave room for fp32 accumulation
 # order and split-K, and are far below what a wrong tile, a missed K remainder or a race gives (>1e-1).
-TOLERANCE = {"float16": 2e-3, "bfloat16": 1e-2}
+# float32: issue 15's 1e-5 vs fp64 (fp32 accumulation over K = 16384 stays near 1e-6 rms; TF32, 10 mantissa
+# bits, would be ~5e-4: a kernel that silently used TF32 fails).
+TOLERANCE = {"float16": 2e-3, "bfloat16": 1e-2, "float32": 1e-5}
 
 MODES = ("rotate", "flush", "warm")
 
@@ -191,9 +193,18 @@ class CudaHarness:
                 "max_rotations": o.max_rotations, "b_layout": o.b_layout, "l2_bytes": self.l2_bytes}
 
     def cublas_fn(self):
-        """The cuBLAS baseline: torch.matmul (cuBLAS/cuBLASLt for fp16/bf16 on CUDA)."""
+        """The cuBLAS baseline: torch.matmul (cuBLAS/cuBLASLt for fp16/bf16 on CUDA; for float32 exact SGEMM:
+        TF32 is switched off around the call, so the baseline computes what origami_nv's fp32 kernels do)."""
         torch = _torch()
-        return torch.matmul
+
+        def torch_matmul(a, b):
+            prev = torch.backends.cuda.matmul.allow_tf32
+            torch.backends.cuda.matmul.allow_tf32 = False
+            try:
+                return torch.matmul(a, b)
+            finally:
+                torch.backends.cuda.matmul.allow_tf32 = prev
+        return torch_matmul
 
     # ---- per size ----------------------------------------------------------------------
     def layout_of(self, size) -> str:
@@ -205,7 +216,7 @@ class CudaHarness:
 
     def prepare(self, size) -> Context:
         torch = _torch()
-        dt = {"float16": torch.float16, "bfloat16": torch.bfloat16}[size.dtype]
+        dt = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}[size.dtype]
         M, N, K = size.M, size.N, size.K
         batch = getattr(size, "batch", 1)
         lay = self.layout_of(size)
@@ -223,7 +234,7 @@ class CudaHarness:
         prev_tf32 = torch.backends.cuda.matmul.allow_tf32
         torch.backends.cuda.matmul.allow_tf32 = False  # a true fp32 reference
         try:
-            ref = a0.float() @ b0.float()
+            ref = a0.double() @ b0.double() if dt == torch.float32 else a0.float() @ b0.float()
         finally:
             torch.backends.cuda.matmul.allow_tf32 = prev_tf32
         ref_norm = float(torch.linalg.vector_norm(ref))
@@ -281,7 +292,7 @@ class CudaHarness:
             raise LaunchError(f"returned shape {tuple(out.shape)}, expected {want}")
         if out.dtype != ctx.sets[0][0].dtype:
             raise LaunchError(f"returned dtype {out.dtype}, expected {ctx.sets[0][0].dtype}")
-        diff = float(torch.linalg.vector_norm(out.float() - ctx.reference))
+        diff = float(torch.linalg.vector_norm(out.to(ctx.reference.dtype) - ctx.reference))
         if ctx.ref_norm == 0.0:
             return 0.0 if diff == 0.0 else math.inf
         err = diff / ctx.ref_norm

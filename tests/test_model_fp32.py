@@ -1,0 +1,142 @@
+"""float32 in the model (issue 15): the CUDA-core (simt) family and seed 002's roof, through the bindings,
+select/rank/explain and the CLI; the op's CPU path, autograd and the fake kernel for fp32. CPU only."""
+import math
+import subprocess
+import sys
+
+import pytest
+
+import origami_nv
+from origami_nv import _api, _core, _kernels
+
+H100 = "H100_SXM"
+
+
+@pytest.fixture(autouse=True)
+def _clean(monkeypatch):
+    monkeypatch.delenv("ORIGAMI_NV_HW_PARAMS", raising=False)
+    yield
+    _api.clear_caches()
+
+
+@pytest.fixture(scope="module")
+def hw():
+    return _core.resolve_hardware(None, H100, "")
+
+
+def _simt(bm, bn, bk, stages=3, warps=8, regs=128):
+    cfg = _core.TileConfig(bm, bn, bk, group_size_m=1, stages=stages, warps=warps, family="simt")
+    kr = _core.KernelResources(cfg, dtype="float32", threads=32 * warps, registers_per_thread=regs,
+                               smem_bytes=stages * (bm + bn) * bk * 4, arch="sm_90", source="test")
+    return cfg, kr
+
+
+def test_dtype_names_and_errors():
+    assert _core.parse_dtype("fp32") == _core.parse_dtype("torch.float32") == "float32"
+    assert _core.supported_dtypes() == "float16, bfloat16, float32"
+    with pytest.raises(ValueError, match="supported: float16, bfloat16, float32"):
+        origami_nv.select(64, 64, 64, dtype="float64")
+
+
+def test_seed_002_roof_terms(hw):
+    # 128x128 over 256 threads: 64 outputs per thread, an 8x8 thread tile: 64 FFMA against 2 + 2 LDS.128 per k-step.
+    cfg, kr = _simt(128, 128, 16)
+    b = _core.predict(4096, 4096, 4096, "float32", cfg, hw, _core.ModelOptions("nv"), kr)
+    assert (b["fp32_thread_tile_m"], b["fp32_thread_tile_n"]) == (8, 8)
+    assert b["fp32_issue_share"] == pytest.approx(64 / 68)
+    assert b["fp32_fma_fraction"] == 1.0
+    assert b["fp32_lane_fraction"] == 1.0  # 4096 is a multiple of every tile side: no edge waste
+    phi = hw.get("fp32_flops_per_cycle") * 64 / 68
+    assert b["fp32_sm_flops_per_cycle"] == pytest.approx(phi)
+    # One CTA per SM here (a grid of 1024 tiles over 132 SMs x the resident blocks): the block's rate is Phi / resident.
+    resident = math.ceil(b["concurrent_tiles"] / b["active_sms"])
+    assert b["tensor_flops_per_cycle"] == pytest.approx(phi / resident)
+    assert b["compute_cycles"] == pytest.approx(2 * 128 * 128 * 16 / (phi / resident))
+    # A smaller thread tile spends more issue slots on shared-memory loads: 32x32 over 64 threads, 4x4, 16 / 18.
+    cfg2, kr2 = _simt(32, 32, 16, warps=2)
+    b2 = _core.predict(4096, 4096, 4096, "float32", cfg2, hw, _core.ModelOptions("nv"), kr2)
+    assert b2["fp32_issue_share"] == pytest.approx(16 / 18)
+    # Edge tiles: theta (useful lanes) is the work utilisation.
+    b3 = _core.predict(3000, 3000, 3000, "float32", cfg, hw, _core.ModelOptions("nv"), kr)
+    assert b3["fp32_lane_fraction"] == pytest.approx(3000 ** 3 / (3072 * 3072 * 3008))
+
+
+def test_simt_roof_follows_the_calibrated_fp32_rate(hw, tmp_path, monkeypatch):
+    cfg, kr = _simt(128, 128, 16)
+    slow = tmp_path / "half_fp32.json"
+    slow.write_text('{"fp32_flops_per_cycle": %r}' % (hw.get("fp32_flops_per_cycle") / 2))
+    hw_slow = _core.resolve_hardware(None, H100, str(slow))
+    o = _core.ModelOptions("nv")
+    fast = _core.predict(4096, 4096, 4096, "float32", cfg, hw, o, kr)
+    half = _core.predict(4096, 4096, 4096, "float32", cfg, hw_slow, o, kr)
+    assert half["compute_cycles"] == pytest.approx(2 * fast["compute_cycles"])
+
+
+def test_fp16_roof_untouched_by_the_fp32_rate(hw, tmp_path):
+    cfg = _core.TileConfig(128, 128, 64, group_size_m=1, stages=4, warps=8, family="mma_sync")
+    slow = tmp_path / "half_fp32.json"
+    slow.write_text('{"fp32_flops_per_cycle": 10.0}')
+    o = _core.ModelOptions("nv")
+    a = _core.predict(4096, 4096, 4096, "float16", cfg, hw, o)
+    b = _core.predict(4096, 4096, 4096, "float16", cfg, _core.resolve_hardware(None, H100, str(slow)), o)
+    assert a["total_cycles"] == b["total_cycles"] and a["fp32_issue_share"] == 0
+
+
+def test_select_rank_explain_float32():
+    cfg = origami_nv.select(4096, 4096, 4096, dtype="float32", gpu=H100)
+    assert cfg.family == "simt"
+    ranked = origami_nv.rank(4096, 4096, 4096, dtype="float32", gpu=H100, top=50)
+    assert ranked and all(r.config.family == "simt" for r in ranked)
+    # fp16 never sees a simt kernel
+    assert all(r.config.family != "simt" for r in origami_nv.rank(4096, 4096, 4096, dtype="float16", gpu=H100, top=200))
+    e = origami_nv.explain(1000, 3000, 700, dtype="float32", gpu=H100)
+    text = str(e)
+    assert "CUDA-core roof (seed 002)" in text and "f_fp32 = FFMA / issue slots" in text
+    assert "fp32_flops_per_cycle" in text and "theta" in text and "m_FMA" in text
+    d = e.to_dict()
+    assert d["breakdown"]["fp32_issue_share"] > 0.8
+
+
+def test_seed_mode_says_float32_is_nv_only():
+    with pytest.raises(ValueError, match="seed model .* tensor-core kernels only"):
+        origami_nv.explain(64, 64, 64, dtype="float32", mode="seed")
+
+
+def test_compiled_simt_kernels_are_float32_only():
+    rows = _kernels.compiled_kernel_resources("float32")
+    if not rows:
+        pytest.skip("this build has no compiled-kernel table (built without nvcc)")
+    assert all(r["config"]["family"] == "simt" for r in rows)
+    assert not any(r["config"]["family"] == "simt" for r in _kernels.compiled_kernel_resources("float16"))
+
+
+def test_cli_explain_float32():
+    out = subprocess.run([sys.executable, "-m", "origami_nv", "explain", "512", "512", "512", "--dtype", "float32",
+                          "--gpu", H100], capture_output=True, text=True, check=True).stdout
+    assert "float32" in out and "simt" in out and "CUDA-core roof" in out
+
+
+# ---- the op on CPU (the fp32 path of the CPU implementation; the CUDA kernels are GPU tests) ----------------
+from conftest import requires_op  # noqa: E402
+
+
+@requires_op()
+def test_op_float32_cpu_matches_torch_and_autograd():
+    torch = pytest.importorskip("torch")
+    g = torch.Generator().manual_seed(0)
+    a = torch.randn(33, 70, generator=g, requires_grad=True)
+    b = torch.randn(70, 45, generator=g, requires_grad=True)
+    bias = torch.randn(45, generator=g, requires_grad=True)
+    out = origami_nv.matmul(a, b, bias=bias)
+    assert out.dtype == torch.float32
+    torch.testing.assert_close(out, a @ b + bias, rtol=1e-5, atol=1e-5)
+    out.sum().backward()
+    ga, gb, gbias = a.grad.clone(), b.grad.clone(), bias.grad.clone()
+    a.grad = b.grad = bias.grad = None
+    (a @ b + bias).sum().backward()
+    torch.testing.assert_close(ga, a.grad, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(gb, b.grad, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(gbias, bias.grad, rtol=1e-5, atol=1e-5)
+    # the fake kernel: shape and dtype without data (torch.compile traces through it)
+    fake = origami_nv.matmul(torch.empty(7, 5, device="meta"), torch.empty(5, 3, device="meta"))
+    assert fake.shape == (7, 3) and fake.dtype == torch.float32
