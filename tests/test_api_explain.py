@@ -48,7 +48,7 @@ def test_explain_html_and_dict():
     assert h.count("<table") >= 3 and "Walk-through" in h and "H200" in h
     d = json.loads(json.dumps(e.to_dict()))
     assert d["problem"] == {"M": 1000, "N": 3000, "K": 2000, "dtype": "bfloat16", "batch": 1, "layout": "nn",
-                            "a_aligned": True, "b_aligned": True}
+                            "a_aligned": True, "b_aligned": True, "bias": False}
     assert len(d["ranking"]) == 3 and d["ranking"][0]["predicted_cycles"] == d["predicted_cycles"]
     assert d["config"] == e.config.to_dict()
     assert d["hardware"]["values"]["n_sm"]["tier"] == "table"

@@ -215,3 +215,37 @@ def test_explain_shows_split_batch_layout_and_the_plain_pick():
     assert "Against the plain problem" in b._repr_html_()
     plain = origami_nv.explain(512, 512, 64, gpu=H100)
     assert plain.plain is None and "The plain problem" not in str(plain)
+
+
+# ---- fused bias (issue 14): an epilogue term, in the cache key and through select/rank/explain --------------
+def test_fused_bias_epilogue_term(hw):
+    cfg, kr = _kernel(128, 128, 64, 4, 8, "mma_sync")
+    o = _core.ModelOptions("nv")
+    plain = _core.predict(512, 4096, 4096, "float16", cfg, hw, o, kr)
+    fused = _core.predict(512, 4096, 4096, "float16", cfg, hw, o, kr, bias=True)
+    assert not plain["epilogue_bias"] and plain["bias_cycles"] == 0
+    assert fused["epilogue_bias"]
+    # the tiles in flight (4 x 32 = 128 of 128 columns) read their bias columns: 128 x 128 x 2 bytes
+    assert fused["bias_bytes"] == pytest.approx(fused["concurrent_tiles"] * 128 * 2)
+    assert fused["bias_cycles"] >= hw.get("l2_latency_cycles")
+    assert fused["epilogue_cycles"] == pytest.approx(plain["epilogue_cycles"] + fused["bias_cycles"])
+    assert fused["total_cycles"] == pytest.approx(plain["total_cycles"] + fused["bias_cycles"] * fused["num_waves"])
+    # split-K: the split tiles' bias is added by the reduction (one more round trip per pass), not the partial write
+    split = _core.TileConfig(128, 128, 64, group_size_m=1, stages=4, warps=8, family="mma_sync", split_k=4)
+    sp_plain = _core.predict(128, 1024, 8192, "float16", split, hw, o, kr)
+    sp_fused = _core.predict(128, 1024, 8192, "float16", split, hw, o, kr, bias=True)
+    assert sp_fused["split_slices"] == 4 and sp_fused["split_dp_tiles"] == 0 and sp_fused["bias_cycles"] == 0
+    assert sp_fused["reduction_bytes"] > sp_plain["reduction_bytes"]
+    assert sp_fused["reduction_latency_cycles"] > sp_plain["reduction_latency_cycles"]
+
+
+def test_fused_bias_through_the_api():
+    a = origami_nv.select(512, 4096, 4096, gpu=H100, layout="nt")
+    b = origami_nv.select(512, 4096, 4096, gpu=H100, layout="nt", bias=True)
+    assert isinstance(b, Config) and a.family and b.family  # both picks exist (the key differs: cached apart)
+    r = origami_nv.rank(512, 4096, 4096, gpu=H100, layout="nt", bias=True, top=3)
+    assert r[0].breakdown["epilogue_bias"] or r[0].breakdown["split_slices"] > 1
+    e = origami_nv.explain(512, 4096, 4096, gpu=H100, layout="nt", bias=True)
+    assert e.to_dict()["problem"]["bias"] is True and "fused bias" in str(e)
+    with pytest.raises(ValueError, match="bias must be True or False"):
+        origami_nv.select(64, 64, 64, bias=1)

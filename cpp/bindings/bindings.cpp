@@ -43,8 +43,9 @@ ModelMode to_mode(const std::string& s) {
 }
 
 Problem make_problem(std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype, std::int64_t batch = 1,
-                     const std::string& layout = "nn", bool a_aligned = true, bool b_aligned = true) {
+                     const std::string& layout = "nn", bool a_aligned = true, bool b_aligned = true, bool bias = false) {
   Problem p{M, N, K, to_dtype(dtype)};
+  p.bias = bias;
   if (batch < 1) throw std::invalid_argument("batch must be a positive integer, got " + std::to_string(batch));
   p.batch = batch;
   if (!parse_layout(layout, p.a_k_contiguous, p.b_k_contiguous))
@@ -62,6 +63,9 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["compute_cycles"] = b.compute_cycles;
   d["flops_per_k_iter"] = b.flops_per_k_iter;
   d["tensor_flops_per_cycle"] = b.tensor_flops_per_cycle;
+  d["epilogue_bias"] = b.epilogue_bias;
+  d["bias_bytes"] = b.bias_bytes;
+  d["bias_cycles"] = b.bias_cycles;
   d["fp32_issue_share"] = b.fp32_issue_share;
   d["fp32_thread_tile_m"] = b.fp32_thread_tile_m;
   d["fp32_thread_tile_n"] = b.fp32_thread_tile_n;
@@ -416,11 +420,11 @@ PYBIND11_MODULE(_core, m) {
   // ---- model --------------------------------------------------------------------------------
   m.def("predict",
         [](std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype, const TileConfig& c,
-           const HardwareParams& hw, const ModelOptions& o, const KernelResources* kr, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned) {
-          return breakdown_dict(predict(make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned), c, hw, o, kr));
+           const HardwareParams& hw, const ModelOptions& o, const KernelResources* kr, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned, bool bias) {
+          return breakdown_dict(predict(make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned, bias), c, hw, o, kr));
         },
         py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype"), py::arg("config"), py::arg("hardware"),
-        py::arg("options"), py::arg("resources") = nullptr, py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true,
+        py::arg("options"), py::arg("resources") = nullptr, py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true, py::arg("bias") = false,
         "Every term of the model for one config.");
   m.def("blocks_per_sm", [](const KernelResources& kr, const HardwareParams& hw) {
     BlocksPerSm b = blocks_per_sm(kr, hw);
@@ -475,8 +479,8 @@ PYBIND11_MODULE(_core, m) {
       .def("cache_size", &Selector::cache_size)
       .def("clear_cache", &Selector::clear_cache)
       .def("select_config",
-           [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned) {
-             const Problem p = make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned);
+           [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned, bool bias) {
+             const Problem p = make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned, bias);
              const Selection* sel;
              {
                py::gil_scoped_release release;  // ranking may take a while the first time
@@ -484,12 +488,12 @@ PYBIND11_MODULE(_core, m) {
              }
              return sel->config;
            },
-           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true,
+           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true, py::arg("bias") = false,
            "The pick (cached per problem).")
       .def("selection",
            [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype,
-              std::optional<int> top, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned) {
-             const Problem p = make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned);
+              std::optional<int> top, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned, bool bias) {
+             const Problem p = make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned, bias);
              const Selection& sel = s.select(p);
              py::dict d;
              d["config"] = sel.config;
@@ -522,23 +526,23 @@ PYBIND11_MODULE(_core, m) {
              d["excluded"] = exclusions_list(sel.excluded);
              return d;
            },
-           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("top") = py::none(), py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true,
+           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("top") = py::none(), py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true, py::arg("bias") = false,
            "The full selection: pick, breakdowns, ranking (top entries), phase-2 costs, exclusions.")
       .def("rank",
-           [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned) {
+           [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned, bool bias) {
              py::list out;
-             for (const auto& r : s.rank(make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned)))
+             for (const auto& r : s.rank(make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned, bias)))
                out.append(py::make_tuple(r.config, r.breakdown.total_cycles));
              return out;
            },
-           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true,
+           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true, py::arg("bias") = false,
            "Phase 1 ranking (uncached): [(config, predicted cycles)], best first.")
       .def("time_rank_us",
            [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype,
-              int repeats, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned) {
+              int repeats, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned, bool bias) {
              // Timed in C++ with steady_clock: one sample = ranking every admissible config of one
              // shape (uncached), so Python call overhead is not measured.
-             const Problem p = make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned);
+             const Problem p = make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned, bias);
              std::vector<double> us;
              us.reserve(std::max(repeats, 1));
              py::gil_scoped_release release;
@@ -552,7 +556,7 @@ PYBIND11_MODULE(_core, m) {
              }
              return us;
            },
-           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("repeats") = 1000, py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true)
+           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("repeats") = 1000, py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true, py::arg("bias") = false)
       .def("time_select_us",
            [](const Selector& s, const std::vector<std::array<std::int64_t, 3>>& shapes, const std::string& dtype) {
              // Cold selections (two phases, cache insert) of many shapes, timed in C++: total us.

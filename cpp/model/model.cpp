@@ -606,6 +606,14 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
   const double out_bytes = b.output_elem_bytes > 0 ? b.output_elem_bytes : bytes;
   b.output_bytes = double(b.concurrent_tiles) * real_rows_per_tile(p.M, b.grid_m) * real_rows_per_tile(p.N, b.grid_n) * out_bytes;
   b.epilogue_cycles = b.output_bytes / b.epilogue_bw + nv.epilogue_latency_factor * hw.hbm_latency_penalty;
+  if (b.epilogue_bias) {
+    // Fused bias: the epilogue loads its tile's bias columns after the main loop (both families: gemm_mma_sync.cuh,
+    // gemm_wgmma.cuh), a load every tile of a column shares (an L2 hit after the first), whose round trip the stores
+    // wait for: one L2 latency plus the bytes at the L2 rate of the active SMs.
+    b.bias_bytes = double(b.concurrent_tiles) * real_rows_per_tile(p.N, b.grid_n) * bytes;
+    b.bias_cycles = hw.l2_latency_cycles + b.bias_bytes / (hw.l2_perf_ratio * std::max(b.l2_bw_fraction, 1e-9));
+    b.epilogue_cycles += b.bias_cycles;
+  }
   b.k_pad_penalty_cycles = 0.0;  // the padded K-iteration is already one of the k_iters
   b.setup_cycles = nv.tile_setup_cycles;
   b.tile_cycles = b.prologue_cycles + b.steady_cycles * double(unit_k_iters) + b.loop_overhead_cycles +
@@ -635,8 +643,9 @@ namespace {
 // tile, all of K), the L2 reuse period and the bytes per output element.
 void predict_phase(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                    const KernelResources* kr, const BlocksPerSm* bps, std::int64_t units, std::int64_t k_iters,
-                   std::int64_t reuse_units, double out_elem_bytes, LatencyBreakdown& b) {
+                   std::int64_t reuse_units, double out_elem_bytes, bool epilogue_bias, LatencyBreakdown& b) {
   b.mode = o.mode;
+  b.epilogue_bias = epilogue_bias;
   if (bps != nullptr) {
     b.blocks_per_sm = std::max(bps->blocks, 1);
     b.occupancy_limiter = bps->limiter;
@@ -692,7 +701,7 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
 void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                   const KernelResources* kr, const BlocksPerSm* occupancy, LatencyBreakdown& b) {
   if (o.mode == ModelMode::Seed) {
-    predict_phase(p, c, hw, o, kr, nullptr, 0, 0, 0, 0.0, b);
+    predict_phase(p, c, hw, o, kr, nullptr, 0, 0, 0, 0.0, false, b);
     return;
   }
 
@@ -712,11 +721,12 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
   const SplitPlan sp = make_split_plan(p.M, p.N, p.K, batch, c.block_m, c.block_n, c.block_k, c.split_k, slots);
   const double bytes = dtype_bytes(p.dtype);
   std::optional<LatencyBreakdown> tail_phase;  // the split tail, when there are whole tiles too
-  if (sp.dp_tiles > 0) predict_phase(p, c, hw, o, kr, bps, sp.dp_tiles, ceil_div(p.K, c.block_k), tiles_per_batch, bytes, b);
+  if (sp.dp_tiles > 0)
+    predict_phase(p, c, hw, o, kr, bps, sp.dp_tiles, ceil_div(p.K, c.block_k), tiles_per_batch, bytes, p.bias, b);
   if (sp.slices > 1) {
     // The split tail: S slices of each of its tiles, slice-major; units of one slice read one K range.
     LatencyBreakdown& t = sp.dp_tiles == 0 ? b : tail_phase.emplace();
-    predict_phase(p, c, hw, o, kr, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, sp.tail_tiles, 4.0, t);
+    predict_phase(p, c, hw, o, kr, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, sp.tail_tiles, 4.0, false, t);
   }
   const LatencyBreakdown& tail = tail_phase ? *tail_phase : b;
   b.batch = batch;
@@ -751,6 +761,13 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
     const double round_trips =
         passes * (1.0 + std::ceil(double(sp.slices - 1) / SplitPlan::kReduceSliceBatch));
     b.reduction_latency_cycles = round_trips * (l2_resident ? hw.l2_latency_cycles : hw.hbm_latency_penalty);
+    if (p.bias) {
+      // The reduction adds the bias after the slices (cpp/kernels/split_k.cu): its columns read once per pass,
+      // one more dependent L2 round trip.
+      const double bias_bytes = double(sp.tail_tiles) * real_rows_per_tile(p.N, ceil_div(p.N, c.block_n)) * bytes;
+      b.reduction_bytes += bias_bytes;
+      b.reduction_latency_cycles += passes * hw.l2_latency_cycles;
+    }
     b.reduction_cycles = std::max(b.reduction_bytes / rate, b.reduction_latency_cycles) + o.nv.split_k_reduce_fixed_cycles;
   }
   operand_copies(p, hw, o, kr, b);

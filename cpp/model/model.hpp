@@ -305,6 +305,9 @@ struct LatencyBreakdown {
   const char* layout = "nn";
   std::int64_t l2_reuse_units = 0;     // units of one disjoint data set (a batch's tiles, a slice's tail tiles)
   double output_elem_bytes = 0;        // bytes the epilogue writes per element (dtype, or 4: fp32 partial)
+  bool epilogue_bias = false;          // this phase's epilogue adds the fused bias (whole tiles; split tiles: the reduction)
+  double bias_bytes = 0;               // bias elements read by the tiles in flight (real columns x dtype bytes)
+  double bias_cycles = 0;              // in the epilogue: one dependent L2 round trip + those bytes at the L2 rate
   // split-K (cpp/model/types.hpp: make_split_plan)
   int split_slices = 1;                // S (1: no split)
   std::int64_t resident_slots = 0;     // CTAs resident at once (the schedule's wave)

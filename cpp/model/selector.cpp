@@ -29,10 +29,11 @@ struct PerDtype {
   std::vector<Exclusion> excluded;
 };
 
-// The whole Problem: shape, dtype, batch, layout and alignment (bits) all change the pick.
+// The whole Problem: shape, dtype, batch, layout, alignment and bias (bits) all change the pick.
 using CacheKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, int, std::int64_t, int>;
 CacheKey cache_key(const Problem& p) {
-  const int bits = (p.a_k_contiguous ? 1 : 0) | (p.b_k_contiguous ? 2 : 0) | (p.a_aligned ? 4 : 0) | (p.b_aligned ? 8 : 0);
+  const int bits = (p.a_k_contiguous ? 1 : 0) | (p.b_k_contiguous ? 2 : 0) | (p.a_aligned ? 4 : 0) | (p.b_aligned ? 8 : 0) |
+                   (p.bias ? 16 : 0);
   return CacheKey{p.M, p.N, p.K, static_cast<int>(p.dtype), p.batch, bits};
 }
 

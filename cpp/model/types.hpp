@@ -158,6 +158,9 @@ struct Problem {
   // multiples of 8 elements). false: the op copies it into an aligned buffer first, whatever the kernel.
   bool a_aligned = true;
   bool b_aligned = true;
+  // A fused bias (nn.Linear's b, addmm's 1-D input): N elements of the dtype added to every row of C in the
+  // epilogue (the split-K reduction for split tiles). It changes the epilogue's reads, not the tile.
+  bool bias = false;
 };
 
 }  // namespace origami

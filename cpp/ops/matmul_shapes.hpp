@@ -120,7 +120,7 @@ inline void check_config_args(int64_t block_m, int64_t block_n, int64_t block_k,
 
 // The Problem select_config describes (the same checks on every device).
 inline origami::Problem problem_from_args(int64_t M, int64_t N, int64_t K, const std::string& dtype, int64_t batch,
-                                          const std::string& layout) {
+                                          const std::string& layout, bool bias = false) {
   auto dt = origami::parse_dtype(dtype);
   TORCH_CHECK(dt.has_value(), "origami_nv.select_config: unsupported dtype '", dtype, "'; supported: ",
               origami::supported_dtypes());
@@ -132,6 +132,7 @@ inline origami::Problem problem_from_args(int64_t M, int64_t N, int64_t K, const
   p.M = std::max<int64_t>(M, 1); p.N = std::max<int64_t>(N, 1); p.K = std::max<int64_t>(K, 1);
   p.dtype = *dt;
   p.batch = batch;
+  p.bias = bias;
   return p;
 }
 

@@ -253,11 +253,12 @@ struct PlanKey {
   int64_t batch = 0, M = 0, N = 0, K = 0;
   int64_t a_strides[3] = {0, 0, 0}, b_strides[3] = {0, 0, 0};  // of the 3-D views (batch, rows, cols)
   int align = 0;                     // bit 0: A's data pointer 16-byte aligned, bit 1: B's
+  bool bias = false;                 // a fused bias (the model's epilogue term)
   TileConfig config;                 // the requested config (explicit); block_m == 0: the model picks
   bool operator==(const PlanKey& o) const {
     return dev == o.dev && dtype == o.dtype && batch == o.batch && M == o.M && N == o.N && K == o.K &&
            std::equal(a_strides, a_strides + 3, o.a_strides) && std::equal(b_strides, b_strides + 3, o.b_strides) &&
-           align == o.align && config == o.config;
+           align == o.align && bias == o.bias && config == o.config;
   }
 };
 
@@ -271,6 +272,7 @@ struct PlanKeyHash {
     mix(k.dev); mix(k.dtype); mix(k.batch); mix(k.M); mix(k.N); mix(k.K);
     for (int i = 0; i < 3; ++i) { mix(k.a_strides[i]); mix(k.b_strides[i]); }
     mix(k.align);
+    mix(k.bias ? 1 : 0);
     mix(k.config.block_m); mix(k.config.block_n); mix(k.config.block_k); mix(k.config.group_size_m);
     mix(k.config.stages); mix(k.config.warps); mix(static_cast<int>(k.config.family)); mix(k.config.split_k);
     return static_cast<size_t>(h);
@@ -287,9 +289,9 @@ struct Plan {
 };
 
 // The problem as the kernels will see it: layout and alignment from the operands' strides and pointers.
-origami::Problem problem_of(const at::Tensor& a3, const at::Tensor& b3, const MatmulShape& s, DType dtype) {
+origami::Problem problem_of(const at::Tensor& a3, const at::Tensor& b3, const MatmulShape& s, DType dtype, bool bias) {
   origami::Problem p;
-  p.M = s.M; p.N = s.N; p.K = s.K; p.batch = s.batch; p.dtype = dtype;
+  p.M = s.M; p.N = s.N; p.K = s.K; p.batch = s.batch; p.dtype = dtype; p.bias = bias;
   bool ok = false;
   // KernelEntry::alignment_elems of every family: 16-byte chunks (8 elements of 16-bit data, 4 of fp32).
   const int64_t kAlign = 16 / origami::dtype_bytes(dtype);
@@ -315,9 +317,9 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
   Plan plan;
   plan.pdl_capable = cc >= 90;
 #ifdef ORIGAMI_NV_HAVE_MODEL
-  plan.config = explicit_config ? *explicit_config : select_for(dev, problem_of(a3, b3, s, dtype));
+  plan.config = explicit_config ? *explicit_config : select_for(dev, problem_of(a3, b3, s, dtype, key.bias));
 #else
-  plan.config = explicit_config ? *explicit_config : select_for(dev, problem_of(a3, b3, s, dtype));
+  plan.config = explicit_config ? *explicit_config : select_for(dev, problem_of(a3, b3, s, dtype, key.bias));
 #endif
   const TileConfig& cfg = plan.config;
 
@@ -428,6 +430,7 @@ at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor*
     key.b_strides[i] = b3.stride(i);
   }
   key.align = (aligned_ptr(a3.data_ptr()) ? 1 : 0) | (aligned_ptr(b3.data_ptr()) ? 2 : 0);
+  key.bias = bias != nullptr;
   if (explicit_config) key.config = *explicit_config;
   const Plan& plan = plan_for(key, a3, b3, s, explicit_config, op);
   const KernelEntry* chosen = plan.entry;
@@ -498,8 +501,8 @@ at::Tensor matmul_config_cuda(const at::Tensor& a, const at::Tensor& b, int64_t 
 }
 
 std::vector<int64_t> select_config_cuda(int64_t M, int64_t N, int64_t K, const std::string& dtype, int64_t batch,
-                                        const std::string& layout) {
-  const origami::Problem p = problem_from_args(M, N, K, dtype, batch, layout);
+                                        const std::string& layout, bool bias) {
+  const origami::Problem p = problem_from_args(M, N, K, dtype, batch, layout, bias);
   int dev = 0;
   check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
   const TileConfig c = select_for(dev, p);

@@ -43,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--batch", type=_dim, default=1, help="independent GEMMs of this shape (batched matmul; default 1)")
     e.add_argument("--layout", choices=("nn", "nt", "tn", "tt"), default="nn",
                    help="operand layouts: n = row-major, t = transposed view; nt = x @ w.t() (default nn)")
+    e.add_argument("--bias", action="store_true", help="a fused bias (nn.Linear's b) is added in the epilogue")
     e.add_argument("--misaligned", choices=("a", "b", "ab"), default=None,
                    help="operands the op must copy first (not 16-byte aligned / leading dimension not a multiple of 8)")
     g = sub.add_parser("gpus", help="the calibrated GPU table rows")
@@ -94,7 +95,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 
             mis = args.misaligned or ""
             e = explain(args.M, args.N, args.K, dtype=args.dtype, gpu=args.gpu, mode=args.mode, top=args.top,
-                        batch=args.batch, layout=args.layout, a_aligned="a" not in mis, b_aligned="b" not in mis)
+                        batch=args.batch, layout=args.layout, a_aligned="a" not in mis, b_aligned="b" not in mis,
+                        bias=args.bias)
             print(json.dumps(e.to_dict(), indent=2) if args.json else str(e))
             return 0
         if args.command == "gpus":

@@ -125,6 +125,12 @@ def _check_problem_extras(batch: Any, layout: Any, a_aligned: Any, b_aligned: An
     return b, lay, a_aligned, b_aligned
 
 
+def _check_bias(bias: Any) -> bool:
+    if not isinstance(bias, bool):
+        raise ValueError(f"bias must be True or False (whether a fused bias is added), got {bias!r}")
+    return bias
+
+
 def _check_gpu(gpu: Any) -> Optional[str]:
     if gpu is None:
         return None
@@ -267,7 +273,7 @@ def get_selector(gpu: Optional[str] = None, mode: str = DEFAULT_MODE) -> _Select
 # ---- select / rank ----------------------------------------------------------------------------
 def select(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = None,
            mode: str = DEFAULT_MODE, *, batch: int = 1, layout: str = "nn", a_aligned: bool = True,
-           b_aligned: bool = True) -> Config:
+           b_aligned: bool = True, bias: bool = False) -> Config:
     """The tile configuration the model picks for C[b] (M x N) = A[b] (M x K) @ B[b] (K x N), b < batch.
 
     Args:
@@ -278,6 +284,7 @@ def select(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = 
             transposed (the mma_sync family has no "tt" kernel: the op copies the smaller operand).
         a_aligned, b_aligned: False when an operand cannot be read in place (base not 16-byte aligned, or a
             leading dimension / batch stride not a multiple of 8 elements): the op copies it first.
+        bias: True when a bias vector (N elements) is added in the epilogue (nn.Linear, addmm with a 1-D input).
         dtype: "float16", "bfloat16" or "float32" (aliases fp16/half/bf16/fp32 and torch dtypes accepted).
             float32 is modelled on the CUDA cores (the simt family, seed 002's roof; nv mode only).
         gpu: a row of the calibrated table (see :func:`gpus`); None = the visible GPU, or the
@@ -288,7 +295,7 @@ def select(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = 
         The chosen :class:`Config`, with its phase-2 GROUP_SIZE_M. Cached per
         (M, N, K, dtype, gpu, mode, ORIGAMI_NV_HW_PARAMS).
     """
-    key = (M, N, K, dtype, gpu, mode, _environ.get(_ENV_OVERRIDE), batch, layout, a_aligned, b_aligned)
+    key = (M, N, K, dtype, gpu, mode, _environ.get(_ENV_OVERRIDE), batch, layout, a_aligned, b_aligned, bias)
     try:
         hit = _picks.get(key)
     except TypeError:  # an unhashable argument: the checks below say what is wrong with it
@@ -297,13 +304,14 @@ def select(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = 
         return hit
     M, N, K = _check_dim("M", M), _check_dim("N", N), _check_dim("K", K)
     batch, layout, a_aligned, b_aligned = _check_problem_extras(batch, layout, a_aligned, b_aligned)
+    bias = _check_bias(bias)
     dt = _check_dtype(dtype)
     entry = get_selector(gpu, mode)
     cfg = entry.selector.select_config(M, N, K, dt, batch=batch, layout=layout, a_aligned=a_aligned,
-                                       b_aligned=b_aligned)
+                                       b_aligned=b_aligned, bias=bias)
     if type(dtype) is str and (gpu is None or type(gpu) is str):
         _picks[key] = cfg
-        _picks[(M, N, K, dt, gpu, mode, key[6], batch, layout, a_aligned, b_aligned)] = cfg
+        _picks[(M, N, K, dt, gpu, mode, key[6], batch, layout, a_aligned, b_aligned, bias)] = cfg
     return cfg
 
 
@@ -327,13 +335,14 @@ def _cycles_to_us(hw: Any, cycles: float) -> float:
 
 def rank(M: int, N: int, K: int, top: Optional[int] = 10, dtype: Any = "float16", gpu: Optional[str] = None,
          mode: str = DEFAULT_MODE, *, batch: int = 1, layout: str = "nn", a_aligned: bool = True,
-         b_aligned: bool = True) -> List[RankedConfig]:
+         b_aligned: bool = True, bias: bool = False) -> List[RankedConfig]:
     """Candidates ranked by predicted cycles, best first (phase 1; the pick's GROUP_SIZE_M is
     chosen afterwards by :func:`select`). ``top=None`` returns every admissible candidate, with the
-    split-K variants the model considers (``config.split_k > 1``). batch, layout, a_aligned, b_aligned:
+    split-K variants the model considers (``config.split_k > 1``). batch, layout, a_aligned, b_aligned, bias:
     as for :func:`select`."""
     M, N, K = _check_dim("M", M), _check_dim("N", N), _check_dim("K", K)
     batch, layout, a_aligned, b_aligned = _check_problem_extras(batch, layout, a_aligned, b_aligned)
+    bias = _check_bias(bias)
     if top is not None:
         top = operator.index(top)
         if top < 0:
@@ -341,7 +350,7 @@ def rank(M: int, N: int, K: int, top: Optional[int] = 10, dtype: Any = "float16"
     dt = _check_dtype(dtype)
     entry = get_selector(gpu, mode)
     sel = entry.selector.selection(M, N, K, dt, top, batch=batch, layout=layout, a_aligned=a_aligned,
-                                   b_aligned=b_aligned)
+                                   b_aligned=b_aligned, bias=bias)
     out = []
     for i, (cfg, bd) in enumerate(sel["ranking"]):
         out.append(RankedConfig(i + 1, cfg, bd["total_cycles"], _cycles_to_us(entry.hardware, bd["total_cycles"]), bd))
@@ -349,7 +358,8 @@ def rank(M: int, N: int, K: int, top: Optional[int] = 10, dtype: Any = "float16"
 
 
 def explain(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = None, mode: str = DEFAULT_MODE,
-            top: int = 10, *, batch: int = 1, layout: str = "nn", a_aligned: bool = True, b_aligned: bool = True):
+            top: int = 10, *, batch: int = 1, layout: str = "nn", a_aligned: bool = True, b_aligned: bool = True,
+            bias: bool = False):
     """Why the model picks what it picks: the Appendix A walk-through of every term (value and
     unit) for the chosen config, the tier and source of each hardware value, the top-k table, the
     phase-2 GROUP_SIZE_M costs and the excluded candidates with their reasons. For a batched,
@@ -362,15 +372,16 @@ def explain(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] =
 
     M, N, K = _check_dim("M", M), _check_dim("N", N), _check_dim("K", K)
     batch, layout, a_aligned, b_aligned = _check_problem_extras(batch, layout, a_aligned, b_aligned)
+    bias = _check_bias(bias)
     top = operator.index(top)
     if top < 1:
         raise ValueError(f"top must be >= 1, got {top}")
     dt = _check_dtype(dtype)
     entry = get_selector(gpu, mode)
-    extras = dict(batch=batch, layout=layout, a_aligned=a_aligned, b_aligned=b_aligned)
+    extras = dict(batch=batch, layout=layout, a_aligned=a_aligned, b_aligned=b_aligned, bias=bias)
     sel = entry.selector.selection(M, N, K, dt, None, **extras)
     plain = None
-    if (batch, layout, a_aligned, b_aligned) != (1, "nn", True, True) and mode == "nv":
+    if (batch, layout, a_aligned, b_aligned, bias) != (1, "nn", True, True, False) and mode == "nv":
         # The plain 2-D row-major problem's pick, and both picks' predictions for the real problem.
         plain_cfg = entry.selector.select_config(M, N, K, dt)
         resources = None

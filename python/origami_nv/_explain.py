@@ -30,7 +30,7 @@ def _cfg(c: Any) -> str:
 # plain one (name in the breakdown, label).
 _DIFF_TERMS = (("dp_cycles", "whole tiles (waves x tile)"), ("tail_cycles", "split tail"),
                ("reduction_cycles", "split-K reduction"), ("operand_copy_cycles", "operand copies"),
-               ("num_waves", "waves"), ("l2_hit_rate", "L2 hit rate"))
+               ("num_waves", "waves"), ("l2_hit_rate", "L2 hit rate"), ("bias_cycles", "fused bias in the epilogue"))
 
 
 class Explanation:
@@ -47,7 +47,8 @@ class Explanation:
         self.problem = problem
         # batch, layout, a_aligned, b_aligned; plain: the pick of the plain problem (batch 1, "nn", aligned)
         # with its prediction under the real problem (None when the problem is the plain one).
-        self.extras = dict(extras or dict(batch=1, layout="nn", a_aligned=True, b_aligned=True))
+        self.extras = dict(extras or dict(batch=1, layout="nn", a_aligned=True, b_aligned=True, bias=False))
+        self.extras.setdefault("bias", False)
         self.plain = plain
         self.dtype = dtype
         self.mode = mode
@@ -235,8 +236,13 @@ class Explanation:
                  f" per K-iteration  <- {b['bound']}-bound")
         L.append(f"  K-loop     = {b['num_iter']} iterations x L_steady + overhead {_n(b['loop_overhead_cycles'])} cycles")
         L.append(f"  L_prologue = {_n(b['prologue_cycles'], 1)} cycles (first load latency)")
+        bias_txt = " + bias" if b.get("epilogue_bias") else ""
         L.append(f"  L_epilogue = {_n(b['output_bytes'])} bytes of C / {_n(b['epilogue_bw'], 1)} bytes/cycle + DRAM latency"
-                 f" = {_n(b['epilogue_cycles'], 1)} cycles")
+                 f"{bias_txt} = {_n(b['epilogue_cycles'], 1)} cycles")
+        if b.get("epilogue_bias"):
+            L.append(f"    fused bias: {_n(b['bias_bytes'])} bytes of bias columns loaded by the tiles in flight after the"
+                     f" main loop: one L2 round trip ({_n(hv('l2_latency_cycles'))} cycles) + the bytes at the L2 rate"
+                     f" = {_n(b['bias_cycles'], 1)} cycles")
         L.append(f"  setup      = {_n(b['setup_cycles'])} cycles")
         L.append(f"  L_tile     = {_n(b['tile_cycles'], 1)} cycles")
         L.extend(self._schedule_lines())
@@ -282,15 +288,17 @@ class Explanation:
         bits = [f"batch {x['batch']}", f"layout {x['layout']}"]
         if not (x["a_aligned"] and x["b_aligned"]):
             bits.append("misaligned: " + ", ".join(n for n, ok in (("A", x["a_aligned"]), ("B", x["b_aligned"])) if not ok))
+        if x.get("bias"):
+            bits.append("fused bias")
         return "; ".join(bits)
 
     def _plain_lines(self) -> List[str]:
-        """Why the pick differs from the plain problem's (batch 1, "nn", aligned)."""
+        """Why the pick differs from the plain problem's (batch 1, "nn", aligned, no bias)."""
         if self.plain is None:
             return []
         pc, pb = self.plain["config"], self.plain["breakdown_real"]
         b = self.breakdown
-        L = [f"The plain problem ({self.problem[0]}, {self.problem[1]}, {self.problem[2]}), batch 1, layout nn, aligned,"
+        L = [f"The plain problem ({self.problem[0]}, {self.problem[1]}, {self.problem[2]}), batch 1, layout nn, aligned, no bias,"
              f" picks {_cfg(pc)}"]
         if pc.same_kernel(self.config) and getattr(pc, "split_k", 1) == getattr(self.config, "split_k", 1):
             L.append("  the same kernel and split as here.")

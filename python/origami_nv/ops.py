@@ -10,7 +10,7 @@ Operators (torch.ops.origami_nv.*):
     matmul_bias(Tensor a, Tensor b, Tensor bias) -> Tensor    + bias[n] on every row, fused in the epilogue
     matmul_config(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family, split_k=1,
                   Tensor? bias=None) -> Tensor
-    select_config(int M, int N, int K, str dtype, int batch=1, str layout="nn") -> int[]
+    select_config(int M, int N, int K, str dtype, int batch=1, str layout="nn", bool bias=False) -> int[]
                                                           what matmul would launch here (8 ints: the 7 tile
                                                           fields of matmul_config, then split_k)
     device_kernel_resources() -> str                      JSON: cudaFuncGetAttributes of every kernel
