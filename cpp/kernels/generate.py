@@ -3,8 +3,8 @@
 
     generate.py --space cpp/model/config_space.def --out BUILD/generated [--filter REGEX] [--wgmma]
 
-Families are plug-ins under cpp/kernels/families/: `mma_sync` always, `wgmma` when --wgmma is given and
-families/wgmma.py exists. A family module provides
+Families are plug-ins under cpp/kernels/families/: `mma_sync` and `simt` (fp32 on the CUDA cores) always,
+`wgmma` when --wgmma is given and families/wgmma.py exists. A family module provides
     FAMILY (str), NVCC_FLAGS (list[str], extra flags for its TUs; -gencode/-arch flags among them
     replace the default CMAKE_CUDA_ARCHITECTURES: such TUs build in a separate object library),
     specializations(space) -> (specs, excluded):
@@ -82,7 +82,7 @@ def adapt_entry_function_family(mod):
 
 def load_families(wgmma: bool):
     sys.path.insert(0, HERE)
-    fams = [importlib.import_module("families.mma_sync")]
+    fams = [importlib.import_module("families.mma_sync"), importlib.import_module("families.simt")]
     if wgmma:
         if os.path.exists(os.path.join(HERE, "families", "wgmma.py")):
             mod = importlib.import_module("families.wgmma")
