@@ -83,8 +83,8 @@ def test_compiled_kernel_resources_worst_over_layouts():
         assert r["layouts"] == sum({_kernels.layout_bit(x["a_k_contiguous"], x["b_k_contiguous"]) for x in same})
     assert _kernels.compiled_kernel_resources("bf16") and _kernels.compiled_kernel_resources("fp16")
     assert _kernels.compiled_kernel_resources("float16", arch="sm_75") == []
-    with pytest.raises(ValueError, match="supported: float16, bfloat16"):
-        _kernels.compiled_kernel_resources("float32")
+    with pytest.raises(ValueError, match="supported: float16, bfloat16, float32"):
+        _kernels.compiled_kernel_resources("float64")
 
 
 def test_selector_filters_on_the_build_table():
