@@ -71,7 +71,7 @@ class Suite:
     def __init__(self, name: str, raw_dir: Path, system: str = "origami"):
         self.name = name
         self.raw_dir = raw_dir
-        recs = C.drop_superseded_splits(load_records(raw_dir))
+        recs = C.drop_superseded(load_records(raw_dir))
         if not recs:
             raise FileNotFoundError(f"no raw records under {raw_dir}")
         self.sizes: dict[str, dict] = {}

@@ -328,9 +328,9 @@ def test_retime_split_times_only_the_split_launches_of_an_older_reduction(tmp_pa
             last[(r["size"], r["item"])] = r
     assert all(r["split_k_reduction"] == C.SPLIT_K_REDUCTION_VERSION for k, r in last.items() if k[1] == sid)
     # a re-timed data set loses the superseded split launches; one never re-timed is kept as measured
-    kept = C.drop_superseded_splits(old + [dict(r, size="other") for r in new])
+    kept = C.drop_superseded(old + [dict(r, size="other") for r in new])
     assert not any(C.stale_split_record(r) for r in kept)
-    assert C.drop_superseded_splits(old) == old
+    assert C.drop_superseded(old) == old
 
 
 def test_shards_load_in_the_order_they_were_started(tmp_path):
@@ -342,3 +342,52 @@ def test_shards_load_in_the_order_they_were_started(tmp_path):
     assert [r["time_s"] for r in recs] == [2.0, 1.0]
     from origami_nv.bench.store import ResumeIndex
     assert ResumeIndex(recs).results[("s", "origami", "x")]["time_s"] == 1.0
+
+
+def test_kernel_changes_mark_the_launches_they_alter():
+    info = {"M": 100, "N": 256, "K": 64, "dtype": "float16"}
+    rec = {"kind": "config", "system": "origami", "size_info": info, "config": A}
+    assert C.stale_kernel_record(rec)                                   # 128-row mma.sync tile over M = 100
+    assert not C.stale_kernel_record(dict(rec, kernel_version=C.KERNEL_VERSION))
+    assert not C.stale_kernel_record(dict(rec, size_info=dict(info, M=256)))   # no edge, N aligned
+    assert C.stale_kernel_record(dict(rec, size_info=dict(info, M=256, N=250)))  # C rows not 16-byte aligned
+    assert not C.stale_kernel_record(dict(rec, config=dict(A, family="wgmma")))  # the edge change was mma.sync's
+    assert not C.stale_kernel_record(dict(rec, system="cublas"))         # not our kernels
+    assert C.stale_kernel_record({"kind": "attempt", "result_kind": "pick", "system": "origami", "size_info": info,
+                                  "config": A})
+
+
+def _strip_kernel_version(raw):
+    """Make a run's records look like those measured before records carried the kernel version."""
+    for path in raw.glob("shard-*.jsonl"):
+        recs = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        for r in recs:
+            r.pop("kernel_version", None)
+        path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+
+
+def test_retime_stale_times_only_the_launches_a_kernel_change_altered(tmp_path):
+    # 100 rows: every mma.sync tile (64 or 128 rows) hangs over M; 256 rows: none does, N aligned
+    suite = Suite("t", "test", (Size(100, 256, 256), Size(256, 256, 256)))
+    h, s = make()
+    run_suite(suite, tmp_path / "old", h, [s], RunOptions())
+    recs = load_records(tmp_path / "old")
+    assert all(r["kernel_version"] == C.KERNEL_VERSION for r in recs if r["kind"] in ("config", "pick")
+               and r["system"] == "origami")
+    _strip_kernel_version(tmp_path / "old")
+    old = load_records(tmp_path / "old")
+    edge = suite.sizes[0].key
+    assert {r["size"] for r in old if C.stale_kernel_record(r)} == {edge}
+
+    h2, s2 = make()                                               # --retime-stale: only the edge size, all of it
+    out = run_suite(suite, tmp_path / "new", h2, [s2], RunOptions(resume_dirs=[tmp_path / "old"], retime_stale=True))
+    assert out.complete
+    timed = [(size, item) for size, item, _ in h2.timed]
+    assert timed and all(size == edge for size, _ in timed)
+    assert {ID["A"], ID["B"], "pick " + ID["A"]} <= {item for _, item in timed}
+    new = load_records(tmp_path / "new")
+    assert not [r for r in new if r.get("status") == "crashed"]
+    kept = C.drop_superseded(old + new)
+    assert not any(C.stale_kernel_record(r) for r in kept)
+    assert any(r.get("size") == suite.sizes[1].key and r["kind"] == "config" for r in kept)  # unaltered launches stay
+    assert C.drop_superseded(old) == old                          # never re-timed: kept as measured

@@ -140,7 +140,7 @@ def test_repredict_ranks_each_compiled_kernel_once():
     raw = ROOT / "reports" / "nvidia-h100" / "raw" / "gen-valid" / "rotate"
     if not raw.is_dir():
         pytest.skip(f"no raw measurements at {raw}")
-    recs = C.drop_superseded_splits(load_records(raw))
+    recs = C.drop_superseded(load_records(raw))
     timed = [r for r in recs if r.get("kind") == "config" and r.get("system") == "origami" and r.get("config")
              and r.get("resources")]
     kernels = {((r.get("size_info") or {}).get("dtype"), C.compiled_kernel_id(C.normalize(r["config"]))) for r in timed}

@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "default row, col for the llm suite")
     r.add_argument("--retime-split", action="store_true",
                    help="re-time split-K launches measured with an older reduction kernel (with --resume-from)")
+    r.add_argument("--retime-stale", action="store_true",
+                   help="re-time every launch a kernel change since its measurement altered (bench/configs.py "
+                        "KERNEL_CHANGES), and the split launches of an older reduction (with --resume-from)")
     r.add_argument("--no-seed", action="store_true", help="skip the seed's Triton system")
     r.add_argument("--no-origami", action="store_true", help="skip origami_nv (e.g. to time the seed alone)")
     r.add_argument("--no-cublas", action="store_true", help="skip the cuBLAS baseline")
@@ -203,7 +206,8 @@ def cmd_run(args) -> int:
                                    bf_limit=args.bf_limit, cublas=not args.no_cublas, argv=list(sys.argv),
                                    item_timeout_s=args.item_timeout if args.item_timeout > 0 else None,
                                    on_hang=on_hang, resume_dirs=resume, unavailable=unavailable,
-                                   retime_split=args.retime_split))
+                                   retime_split=args.retime_split,
+                                   retime_stale=args.retime_stale))
     restore_signals()
     if "origami_nv.bench.seed_triton" in sys.modules:
         sys.modules["origami_nv.bench.seed_triton"].shutdown_pool()

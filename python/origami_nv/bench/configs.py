@@ -18,26 +18,79 @@ def split_k_of(cfg) -> int:
     return int((cfg or {}).get("split_k", 1) or 1) if isinstance(cfg, dict) else 1
 
 
-def drop_superseded_splits(records: list[dict]) -> list[dict]:
-    """Records of a data set whose split launches were re-timed (`bench run --retime-split`: some split launch
-    carries the installed reduction's version), without the split launches of older reductions that the
-    re-timing did not repeat (a pick or candidate the model of the time ranked and today's does not): a
-    brute-force best or a pick must not be a launch of a reduction that no longer exists. A data set never
-    re-timed is returned as measured."""
-    if not any(split_k_of(r.get("config")) > 1 and r.get("kind") == "config" and not stale_split_record(r)
-               for r in records):
-        return records
-    return [r for r in records if not stale_split_record(r)]
+def _elem_bytes(dtype) -> int:
+    return 4 if str(dtype or "float16").replace("torch.", "") in ("float32", "fp32") else 2
+
+
+def _c_rows_unaligned(info: dict, cfg: dict) -> bool:
+    """C rows that do not start on a 16-byte boundary (N x element size not a multiple of 16)."""
+    return int(info.get("N", 0)) * _elem_bytes(info.get("dtype")) % 16 != 0
+
+
+def _mma_sync_tile_at_edge(info: dict, cfg: dict) -> bool:
+    """An mma.sync launch with CTAs whose tile hangs over the M or N edge."""
+    return cfg["family"] == "mma_sync" and (int(info.get("M", 0)) % cfg["block_m"] != 0
+                                            or int(info.get("N", 0)) % cfg["block_n"] != 0)
+
+
+# Kernel changes that alter the time of some launches, oldest first: (version, commit, what changed, which launches
+# it alters). Raw records of origami_nv's launches (config and pick) carry the version they were measured with as
+# "kernel_version" (absent = 1: the kernels before the first change listed). A record is stale when a change newer
+# than its version alters its launch; `bench run --retime-stale` re-times those. Add an entry (and so bump
+# KERNEL_VERSION) with every kernel change that moves times; the predicate says which launches need re-timing.
+KERNEL_CHANGES = (
+    (2, "68fe9fb", "C rows that are not 16-byte aligned are stored lane-contiguous by the warp (both families)",
+     _c_rows_unaligned),
+    (3, "848a8cb", "mma.sync CTAs at one edge (M < BLOCK_M, or N < BLOCK_N) run the steady-state loop",
+     _mma_sync_tile_at_edge),
+)
+KERNEL_VERSION = KERNEL_CHANGES[-1][0]
+
+
+def _result_kind(rec: dict) -> str | None:
+    kind = rec.get("kind")
+    return rec.get("result_kind", "config") if kind == "attempt" else kind
 
 
 def stale_split_record(rec: dict) -> bool:
     """A timed split launch (its result, or the attempt record before it) measured with an older reduction
     kernel than the installed one."""
-    kind = rec.get("kind")
-    if kind == "attempt":
-        kind = rec.get("result_kind", "config")
-    return (kind == "config" and split_k_of(rec.get("config")) > 1
+    return (_result_kind(rec) == "config" and split_k_of(rec.get("config")) > 1
             and int(rec.get("split_k_reduction", 1)) < SPLIT_K_REDUCTION_VERSION)
+
+
+def stale_kernel_record(rec: dict) -> bool:
+    """A timed launch of origami_nv's kernels (a config or the pick; its result or its attempt record) that a
+    kernel change newer than the one it was measured with alters (KERNEL_CHANGES)."""
+    if _result_kind(rec) not in ("config", "pick") or rec.get("system") != "origami" or not rec.get("config"):
+        return False
+    version = int(rec.get("kernel_version", 1))
+    if version >= KERNEL_VERSION:
+        return False
+    info = rec.get("size_info") or {}
+    cfg = normalize(rec["config"])
+    return any(v > version and applies(info, cfg) for v, _, _, applies in KERNEL_CHANGES)
+
+
+def stale_record(rec: dict) -> bool:
+    return stale_split_record(rec) or stale_kernel_record(rec)
+
+
+def drop_superseded(records: list[dict]) -> list[dict]:
+    """Records of a data set without those a re-timing superseded: the split launches of older reductions once
+    some split launch carries the installed reduction's version (`bench run --retime-split`), and the launches a
+    kernel change altered once some launch carries the installed kernel version (`bench run --retime-stale`),
+    including those the re-timing did not repeat (a pick or candidate the model of the time ranked and today's does
+    not): a brute-force best or a pick must not be a launch of kernels that no longer exist. A data set never
+    re-timed is returned as measured."""
+    splits_retimed = any(split_k_of(r.get("config")) > 1 and r.get("kind") == "config" and not stale_split_record(r)
+                         for r in records)
+    kernels_retimed = any(r.get("kind") in ("config", "pick") and int(r.get("kernel_version", 1)) >= KERNEL_VERSION
+                          for r in records)
+    if not splits_retimed and not kernels_retimed:
+        return records
+    return [r for r in records if not ((splits_retimed and stale_split_record(r))
+                                       or (kernels_retimed and stale_kernel_record(r)))]
 
 
 FIELDS = ("block_m", "block_n", "block_k", "group_size_m", "stages", "warps", "family", "split_k")

@@ -90,6 +90,8 @@ class FakeHarness:
 class FakeSystem:
     """configs: [(config dict, predicted_cycles or None)], pick: config dict."""
 
+    kernel_version = C.KERNEL_VERSION  # as OrigamiSystem: its records carry the kernel sources' version
+
     def __init__(self, name: str, configs: list, pick: dict, clock_hz: float = 1e9,
                  build_errors: set | None = None, selection_s: tuple = (50e-6, 2e-6)):
         self.name = name

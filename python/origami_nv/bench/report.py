@@ -544,7 +544,7 @@ def write_report(raw_dir: Path, out_dir: Path, suite: Suite | None, suite_name: 
     """Merge every shard in raw_dir (and extra_raw_dirs) and write <stem>.md/.csv/.json(+ .png) into out_dir.
     repredict: replace the stored predictions and the origami pick with the installed model's
     (bench/repredict.py; no GPU)."""
-    records = C.drop_superseded_splits(load_records(*extra_raw_dirs, raw_dir))
+    records = C.drop_superseded(load_records(*extra_raw_dirs, raw_dir))
     rp_info = None
     if repredict:
         from .repredict import repredict as _repredict

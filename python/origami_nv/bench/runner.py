@@ -79,6 +79,9 @@ class RunOptions:
     # system's size_done marks of sizes that have such records, so those sizes are visited again (only their
     # split launches, and a pick the installed model changed, are timed).
     retime_split: bool = False
+    # ...and, likewise, every launch (config or pick) that a kernel change since its measurement altered
+    # (configs.stale_kernel_record, configs.KERNEL_CHANGES).
+    retime_stale: bool = False
 
 
 @dataclass
@@ -134,9 +137,10 @@ class Runner:
         self.log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
         self.store = RawStore(self.raw_dir, options.shard)
         records = load_records(*options.resume_dirs, self.raw_dir)
-        if options.retime_split:
-            stale = {(r.get("size"), r.get("system")) for r in records if C.stale_split_record(r)}
-            records = [r for r in records if not C.stale_split_record(r)
+        if options.retime_split or options.retime_stale:
+            is_stale = C.stale_record if options.retime_stale else C.stale_split_record
+            stale = {(r.get("size"), r.get("system")) for r in records if is_stale(r)}
+            records = [r for r in records if not is_stale(r)
                        and not (r.get("kind") == "size_done" and (r.get("size"), r.get("system")) in stale)]
         self.index = ResumeIndex(records)
         self.budget = Budget(options.time_budget_s)
@@ -364,6 +368,8 @@ class Runner:
                 extra = {"config": pick.config, "config_id": C.config_id(pick.config),
                          "predicted_cycles": pick.predicted_cycles, "selection": sel,
                          "via": pick.via}
+                if getattr(system, "kernel_version", None) is not None:
+                    extra["kernel_version"] = system.kernel_version
                 if repick:  # the shape was queried by _pick_changed first: "cold" is not cold
                     extra["repick"] = True
                     extra["selection_note"] = "re-pick after a model change: the shape was selected once before timing"
@@ -421,6 +427,8 @@ class Runner:
                 extra["bf_pass"] = "split-K of the fastest unsplit kernels"
             if C.split_k_of(cand.config) > 1:
                 extra["split_k_reduction"] = C.SPLIT_K_REDUCTION_VERSION
+            if getattr(system, "kernel_version", None) is not None:
+                extra["kernel_version"] = system.kernel_version
             rec = self._item(size, name, cid, ctx, lambda c=cand: system.config_fn(size, c.config),
                              cutoff_s=cutoff, extra=extra)
             if rec.get("status") == "ok" and not rec.get("cut_off"):

@@ -190,6 +190,8 @@ class OrigamiSystem:
     kernel of the dtype through origami_nv.matmul(a, b, config=...)."""
 
     name = "origami"
+    # The kernel sources' version its records carry (configs.KERNEL_CHANGES: which launches a later change alters).
+    kernel_version = C.KERNEL_VERSION
 
     def __init__(self, mode: str | None = None, gpu: str | None = None, b_layout: str = "row"):
         self.mode = mode      # None: the model mode the op uses (the API default, "nv")
