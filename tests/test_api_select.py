@@ -23,7 +23,22 @@ def test_select_seed_mode_is_appendix_a():
 def test_select_default_mode_returns_a_config():
     c = origami_nv.select(4096, 4096, 4096)
     assert isinstance(c, Config)
-    assert c.family in ("mma_sync", "wgmma") and c.group_size_m in (1, 2, 3, 4, 5, 6, 8, 16)
+    phase1 = origami_nv.explain(4096, 4096, 4096).to_dict()["phase1_group_size_m"]
+    assert c.family in ("mma_sync", "wgmma") and c.group_size_m in (1, 2, 3, 4, 5, 6, 8, 16, phase1)
+
+
+def test_phase2_keeps_the_phase1_group_size_unless_a_footprint_is_smaller():
+    # 1024x2048x5120 with a one-wave grid: every GROUP_SIZE_M has the same footprint. nv keeps the phase-1 value
+    # (ceil(sqrt(132)) = 12 on the H100; measured 1.2x faster than 1, probe_op_path.py); seed keeps the smallest.
+    d = origami_nv.explain(1024, 2048, 5120, dtype="bfloat16", gpu="H100_SXM").to_dict()
+    costs = {p["group_size_m"]: p["cost"] for p in d["phase2"]}
+    assert d["breakdown"]["num_waves"] == 1 and len(set(costs.values())) == 1 and len(costs) == 9
+    assert d["phase1_group_size_m"] == 12 and d["config"]["group_size_m"] == 12
+    s = origami_nv.explain(1024, 2048, 5120, dtype="bfloat16", gpu="H100_SXM", mode="seed").to_dict()
+    seed_costs = {p["group_size_m"]: p["cost"] for p in s["phase2"]}
+    assert 12 not in seed_costs
+    g = s["config"]["group_size_m"]
+    assert seed_costs[g] == min(seed_costs.values()) and all(k >= g for k, v in seed_costs.items() if v == seed_costs[g])
 
 
 def test_cached_select_returns_the_same_object_and_is_fast():

@@ -390,10 +390,22 @@ const Selection& Selector::select(const Problem& p) const {
     sel->group_size_m_costs.push_back({1, group_size_m_cost(p, best.config, best.breakdown.concurrent_tiles, 1, o)});
   } else {
     double best_cost = std::numeric_limits<double>::infinity();
+    if (o.mode == ModelMode::Nv) {
+      // nv: the phase-1 value stands unless another GROUP_SIZE_M strictly shrinks the footprint. When every tile
+      // is in flight at once (one wave) every value has the same footprint, and the seed's tie-break (the smallest,
+      // 1: row-major order) measured 1.14-1.33x slower than the phase-1 value 12 for the same kernel on an H100
+      // (benchmarks/results/probes/probe_op_path.py, alternated, cold inputs: 128x14336x4096 64x256 tiles 57.2 vs
+      // 47.6 us; 1024x2048x5120 128x128 38.2 vs 31.8 us; 704x1280x48128 split 2 201.6 vs 151.9 us). Tiles that
+      // share an operand panel then start together; the footprint term has no word for that.
+      best_g = impl_->phase1_g;
+      best_cost = group_size_m_cost(p, best.config, best.breakdown.concurrent_tiles, best_g, o);
+      sel->group_size_m_costs.push_back({best_g, best_cost});
+    }
     for (int g : space_group_size_m()) {
+      if (o.mode == ModelMode::Nv && g == impl_->phase1_g) continue;
       const double cost = group_size_m_cost(p, best.config, best.breakdown.concurrent_tiles, g, o);
       sel->group_size_m_costs.push_back({g, cost});
-      if (cost < best_cost) {  // ties keep the smaller GROUP_SIZE_M (candidates ascend)
+      if (cost < best_cost) {  // seed: ties keep the smaller GROUP_SIZE_M (candidates ascend)
         best_cost = cost;
         best_g = g;
       }

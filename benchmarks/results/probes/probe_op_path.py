@@ -9,7 +9,8 @@ exec(open(__file__.replace("probe_op_path.py", "probe_bench.py")).read())  # the
 ops = load_op()
 shapes = [(128, 14336, 4096, "float16", "nt"), (128, 13824, 5120, "float16", "nt"), (1024, 2048, 5120, "bfloat16", "nt"),
           (128, 9216, 3072, "float16", "nt"), (704, 1280, 48128, "float16", "nn"), (16, 2048, 3072, "bfloat16", "nt"),
-          (77, 15680, 512, "float16", "nn")]
+          (77, 15680, 512, "float16", "nn"), (4096, 4096, 4096, "float16", "nn"), (8192, 8192, 8192, "float16", "nn"),
+          (4096, 14336, 4096, "bfloat16", "nt"), (8192, 14336, 4096, "bfloat16", "nt"), (8192, 128, 4096, "float16", "nn")]
 for M, N, K, dt, lay in shapes:
     dtype = getattr(torch, dt)
     nb = min(64, max(2, int(2 * 50e6 // ((M * K + N * K) * 2)) + 1))
