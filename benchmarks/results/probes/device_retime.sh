@@ -4,6 +4,8 @@
 # deadline, and bring the new shards back as one tar (the device tool returns files two folders deep at most).
 # Re-running on a warm machine resumes from /tmp/rep.
 #   bash benchmarks/results/probes/device_retime.sh GPU_NAME SUITE DEADLINE_S [probe]
+# BENCH_FLAGS (default --retime-stale) replaces the re-timing flag; BENCH_FLAGS= times only what the installed
+# model adds (new picks, split candidates) to the resumed data.
 set -uo pipefail
 t0=$(date +%s)
 gpu=$1; suite=$2; deadline=$3; probe=${4:-}
@@ -17,7 +19,7 @@ if [ -n "$probe" ]; then timeout 200 python3 benchmarks/results/probes/probe_op_
 left=$(( deadline - ($(date +%s) - t0) - 30 ))
 echo "bench budget: $left s"
 python3 -m origami_nv bench run --suite "$suite" --out /tmp/rep --resume-from reports --gpu-name "$gpu" --no-seed \
-  --no-plots --no-report --retime-stale --time-budget "$left" 2>&1 | tail -4
+  --no-plots --no-report ${BENCH_FLAGS---retime-stale} --time-budget "$left" 2>&1 | tail -4
 # A stopped run leaves its shard as plain .jsonl (tens of MB): ship a gzip copy, leave the original for the resume.
 rm -rf /tmp/ship && mkdir -p /tmp/ship
 for f in /tmp/rep/*/raw/*/*/shard-*.jsonl; do
