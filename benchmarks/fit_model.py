@@ -37,6 +37,9 @@ from origami_nv.bench import stats
 from origami_nv.bench.store import load_records
 
 ROOT = Path(__file__).resolve().parents[1]
+# The kernel table of the build the measurements were taken with (--kernel-table; default the committed
+# reports/kernel_resources_sm90.json): the re-prediction then sees the kernels and operand layouts the op had.
+KERNEL_TABLE: list = []
 FAIL_BELOW = 0.8
 TAU_WEIGHT = 0.1
 # Physical limits the search may not cross (an efficiency is a fraction of the peak).
@@ -75,6 +78,9 @@ class Suite:
         if not recs:
             raise FileNotFoundError(f"no raw records under {raw_dir}")
         self.sizes: dict[str, dict] = {}
+        # (dtype, compiled kernel) -> (t, config, resources) of its newest measurement: a kernel change can move
+        # registers (848a8cb: mma.sync 16x256x32 s4 w4 146 -> 158), and the op selects with the kernels it has now
+        self.newest_resources: dict[tuple, tuple] = {}
         self.recorded_pick: dict[str, tuple] = {}
         for r in recs:  # file order = run order: a later result of the same item wins
             if r.get("system") != system:
@@ -91,6 +97,9 @@ class Suite:
                                                  "batch": int(info.get("batch", 1) or 1),
                                                  "layout": info.get("layout", "nn") or "nn"})
                 s["kernels"][kid(r["config"])] = (float(r["time_s"]), C.normalize(r["config"]), r["resources"])
+                rk = (s["dtype"],) + kid(r["config"])[:6]
+                if rk not in self.newest_resources or float(r.get("t") or 0) >= self.newest_resources[rk][0]:
+                    self.newest_resources[rk] = (float(r.get("t") or 0), C.normalize(r["config"]), r["resources"])
                 if probe_only:
                     s.setdefault("probe_only", set()).add(kid(r["config"]))
                 else:
@@ -110,21 +119,24 @@ class Suite:
         self.b_layout = C.run_b_layout(recs)
 
     def kernel_resources(self) -> dict[tuple, object]:
+        """The kernels as the op saw them: from KERNEL_TABLE (a build's kernel table: worst resources over
+        layout variants and the compiled layouts, so a layout a kernel lacks pays the operand copy) where
+        set, else from the raw records (newest measurement of each; no layouts)."""
+        if KERNEL_TABLE:
+            from origami_nv.bench.repredict import _op_kernels
+            return {(dt,) + kid(r.config.to_dict())[:6]: r for (dt, _), r in
+                    _op_kernels(KERNEL_TABLE, {v["dtype"] for v in self.sizes.values()}).items()}
         out = {}
-        for s in self.sizes.values():
-            for k, (_, cfg, res) in s["kernels"].items():
-                key = (s["dtype"],) + k[:6]  # the compiled kernel: its split launches are the same kernel
-                if key in out:
-                    continue
-                tc = _core.TileConfig(cfg["block_m"], cfg["block_n"], cfg["block_k"], group_size_m=1,
-                                      stages=cfg["stages"], warps=cfg["warps"], family=cfg["family"])
-                out[key] = _core.KernelResources(
-                    tc, dtype=s["dtype"], threads=int(res["threads"]),
-                    registers_per_thread=int(res["registers_per_thread"]),
-                    spill_store_bytes=int(res.get("spill_store_bytes") or 0),
-                    spill_load_bytes=int(res.get("spill_load_bytes") or 0),
-                    local_bytes=int(res.get("local_bytes") or 0), smem_bytes=int(res["smem_bytes"]),
-                    arch=str(res.get("arch", "")), source="raw bench record")
+        for key, (_, cfg, res) in self.newest_resources.items():  # the compiled kernel: its splits are the same
+            tc = _core.TileConfig(cfg["block_m"], cfg["block_n"], cfg["block_k"], group_size_m=1,
+                                  stages=cfg["stages"], warps=cfg["warps"], family=cfg["family"])
+            out[key] = _core.KernelResources(
+                tc, dtype=key[0], threads=int(res["threads"]),
+                registers_per_thread=int(res["registers_per_thread"]),
+                spill_store_bytes=int(res.get("spill_store_bytes") or 0),
+                spill_load_bytes=int(res.get("spill_load_bytes") or 0),
+                local_bytes=int(res.get("local_bytes") or 0), smem_bytes=int(res["smem_bytes"]),
+                arch=str(res.get("arch", "")), source="raw bench record")
         return out
 
 
@@ -313,11 +325,17 @@ def main(argv=None) -> int:
     ap.add_argument("--both-directions", action="store_true", help="also fit on the other suite")
     ap.add_argument("--write", default="", help="write the markdown report here")
     ap.add_argument("--scan", default="", help="NAME=v1,v2,...: judge each value on --sets (see scan())")
+    ap.add_argument("--kernel-table", default=str(ROOT / "reports" / "kernel_resources_sm90.json"),
+                    help="a build's data/kernel_resources.json ('' = the resources of the raw records, no layouts)")
     ap.add_argument("--with", dest="with_", default="", help="NAME=V,...: other constants held at these values in --scan")
     ap.add_argument("--sets", default="nvidia-h100:gen-train:H100_SXM,nvidia-h100:gen-valid:H100_SXM,"
                     "nvidia-h200:gen-valid:H200,nvidia-h200:seed:H200,nvidia-h200:llm:H200",
                     help="GPUDIR:SUITE:ROW,... for --scan")
     args = ap.parse_args(argv)
+    global KERNEL_TABLE
+    if args.kernel_table:
+        from origami_nv.bench.repredict import load_kernel_table
+        KERNEL_TABLE = load_kernel_table(args.kernel_table)
     if args.scan:
         fixed = {k: float(v) for k, _, v in (x.partition("=") for x in args.with_.split(",") if x)}
         return scan(args.scan, [x for x in args.sets.split(",") if x], args.timing, args.write, fixed)

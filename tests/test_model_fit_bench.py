@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from origami_nv import _core
 from origami_nv.bench import configs as C
 from origami_nv.bench.fake import FakeHarness, FakeSystem
 from origami_nv.bench.report import write_report
@@ -60,7 +61,6 @@ def h200_llm_raw():
 
 def test_repredict_uses_the_installed_model(h200_llm_raw):
     from origami_nv.bench.repredict import _kid
-    from origami_nv import _core
     recs = load_records(h200_llm_raw)
     new, info = repredict(recs)
     assert info["gpu"] == "H200" and info["configs"] > 1000 and info["sizes"] == 40
@@ -148,3 +148,44 @@ def test_repredict_ranks_each_compiled_kernel_once():
     assert len(launches) > len(kernels)  # the set has split launches
     _, info = repredict(recs)
     assert info["kernels"] == len(kernels)
+
+
+def _table_record(bm, bn, bk, a_k, b_k, regs, dtype="float16"):
+    return {"name": f"k{bm}x{bn}x{bk}{a_k}{b_k}", "family": "mma_sync", "dtype": dtype, "arch": "sm_90",
+            "config": {"block_m": bm, "block_n": bn, "block_k": bk, "stages": 4, "warps": 4, "family": "mma_sync"},
+            "a_k_contiguous": a_k, "b_k_contiguous": b_k, "threads": 128, "smem_bytes": 32768,
+            "registers_per_thread": regs, "local_bytes": 0, "spill_store_bytes": 0, "spill_load_bytes": 0}
+
+
+def test_op_kernels_of_a_kernel_table_carry_layouts_and_worst_resources():
+    # The op's selector sees one entry per config: the worst resources over its layout variants and the mask
+    # of the compiled layouts (a problem in another layout pays the operand copy). The offline re-prediction
+    # must see the same, or it picks kernels the op would not (H100 gen-valid 1x4608x36864 nt: mma.sync
+    # 16x256x32 sk22 offline, wgmma 64x256 sk7 on the GPU).
+    from origami_nv._kernels import layout_bit
+    from origami_nv.bench.repredict import _op_kernels
+    table = [_table_record(64, 64, 32, True, False, 96), _table_record(64, 64, 32, True, True, 112),
+             _table_record(128, 64, 32, True, False, 128)]
+    ks = _op_kernels(table, {"float16"})
+    both = ks[("float16", C.compiled_kernel_id(C.normalize(cfg(64, 64, 32, stages=4))))]
+    one = ks[("float16", C.compiled_kernel_id(C.normalize(cfg(128, 64, 32, stages=4))))]
+    assert both.layouts == layout_bit(True, False) | layout_bit(True, True) and both.registers_per_thread == 112
+    assert one.layouts == layout_bit(True, False)
+
+
+def test_repredict_with_the_committed_kernel_table(tmp_path):
+    raw = ROOT / "reports" / "nvidia-h100" / "raw" / "gen-valid" / "rotate"
+    table_path = ROOT / "reports" / "kernel_resources_sm90.json"
+    if not raw.is_dir() or not table_path.exists():
+        pytest.skip("no raw measurements or kernel table in this checkout")
+    from origami_nv.bench.repredict import load_kernel_table
+    table = load_kernel_table(table_path)
+    recs = C.drop_superseded(load_records(raw))
+    _, info = repredict(recs, kernel_table=table)
+    configs = {(r["dtype"], tuple(sorted(r["config"].items()))) for r in table
+               if r["dtype"] in ("float16", "bfloat16") and r["arch"].startswith("sm_90")}
+    assert info["kernels"] == len(configs)
+    assert "kernel table given" in info["resources_from"]
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(ValueError, match="not a kernel table"):
+        load_kernel_table(tmp_path / "bad.json")

@@ -195,8 +195,8 @@ struct NvModelConstants {
   // the kernel changes; benchmarks/fit_model.py --fit split_k_reduce_fixed_cycles, optimum flat over
   // 3400-4000): 3400 cycles, ~1.8 us at 1868 MHz, the per-launch cost PDL leaves for a small GEMM
   // (benchmarks/results/small_gemm_h200.md: 64^3 ~1.8 us); the estimate before was 2000. Validation, never read
-  // by the fit (offline A/BF geomean 2000 -> 3400): H100 gen-valid 0.945 -> 0.962, H200 gen-valid (the other
-  // GPU) 0.929 -> 0.942; benchmarks/results/model_fit.md.
+  // by the fit (offline A/BF geomean 2000 -> 3400): H100 gen-valid 0.943 -> 0.960, H200 gen-valid (the other
+  // GPU) 0.932 -> 0.943; benchmarks/results/model_scan_split_k_reduce.md.
   double split_k_reduce_fixed_cycles = 3400.0;
   // An operand the kernel cannot read in place (misaligned, or a layout the kernel family does not compile)
   // is first copied by the op with torch's copy kernel: a launch without PDL plus the copy. Estimate: ~2 us.

@@ -63,9 +63,15 @@ def compiled_kernel_resources(dtype="float16", arch="sm_90") -> list[dict]:
     `layouts` is the bit mask of the compiled ones (cpp/model/types.hpp: layout_bit).
     Returns [] when the build had no CUDA.
     """
+    return merge_kernel_records(_table()["kernels"], dtype, arch)
+
+
+def merge_kernel_records(records: list, dtype="float16", arch="sm_90") -> list[dict]:
+    """compiled_kernel_resources over a given kernel table's records (a build's data/kernel_resources.json
+    read elsewhere, e.g. by the offline re-prediction of stored measurements): the op's view of them."""
     dt = _canonical_dtype(dtype)
     merged: dict[tuple, dict] = {}
-    for r in _table()["kernels"]:
+    for r in records:
         if r["dtype"] != dt or not _arch_matches(r["arch"], arch):
             continue
         c = r["config"]

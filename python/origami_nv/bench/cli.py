@@ -94,6 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="recompute every origami config's predicted cycles and the pick with the installed "
                             "model (no GPU; the pick's time is the brute-force time of the same kernel)")
         m.add_argument("--repredict-gpu", default=None, help="GPU table row for --repredict (default: the run's)")
+        m.add_argument("--kernel-table", default=None,
+                       help="for --repredict: a build's data/kernel_resources.json (e.g. reports/kernel_resources_sm90.json), "
+                            "so the model sees the kernels and operand layouts the op had (default: the installed "
+                            "build's; a build without CUDA has none)")
     sel = sub.add_parser("select", help="selection time per size of a suite (no GPU needed)")
     sel.add_argument("--suite", default="seed")
     sel.add_argument("--mode", default="nv", help="model mode: nv (default) or seed")
@@ -109,10 +113,14 @@ def _raw_dir(out: Path, gpu: str, suite: str, mode: str) -> Path:
 
 
 def _write_report(out: Path, gpu: str, suite_name: str, mode: str, plots: bool, extra=(), repredict: bool = False,
-                  repredict_gpu: str | None = None) -> dict:
+                  repredict_gpu: str | None = None, kernel_table: str | None = None) -> dict:
     suite = SUITES.get(suite_name)
+    table = None
+    if kernel_table:
+        from .repredict import load_kernel_table
+        table = load_kernel_table(kernel_table)
     an = R.write_report(_raw_dir(out, gpu, suite_name, mode), out / gpu, suite, suite_name, mode, plots=plots,
-                        extra_raw_dirs=extra, repredict=repredict, repredict_gpu=repredict_gpu)
+                        extra_raw_dirs=extra, repredict=repredict, repredict_gpu=repredict_gpu, kernel_table=table)
     print(f"[bench] report: {out / gpu / (an['stem'] + '.md')}", file=sys.stderr)
     return an
 
@@ -134,7 +142,8 @@ def cmd_report(args) -> int:
         return EXIT_USAGE
     for g in gpus:
         an = _write_report(out, g, args.suite, args.timing, not args.no_plots,
-                           repredict=getattr(args, "repredict", False), repredict_gpu=getattr(args, "repredict_gpu", None))
+                           repredict=getattr(args, "repredict", False), repredict_gpu=getattr(args, "repredict_gpu", None),
+                           kernel_table=getattr(args, "kernel_table", None))
         print(f"== {g}")
         print(R.summary_table(an))
     return EXIT_OK

@@ -289,7 +289,8 @@ def _header(an: dict, suite_name: str, mode: str) -> list[str]:
                      f"{rp.get('picks_timed_through_op', 0)} of {rp['sizes']} sizes, elsewhere the brute-force time "
                      f"of the same kernel (GROUP_SIZE_M may differ); picks changed at "
                      f"{len(ch)} of {rp['sizes']} sizes" + (f", {len(rp['picks_unmeasured'])} new picks never measured"
-                                                             if rp["picks_unmeasured"] else "") + " |")
+                                                             if rp["picks_unmeasured"] else "") +
+                     (f"; kernels: {rp['resources_from']}" if rp.get("resources_from") else "") + " |")
     # Each system as its latest run described it (shards of several runs may be merged).
     latest_systems: dict = {}
     for x in sorted(metas, key=lambda x: x.get("t") or 0):
@@ -540,7 +541,8 @@ def _plots(an: dict, out_dir: Path, stem: str) -> list[str]:
 
 
 def write_report(raw_dir: Path, out_dir: Path, suite: Suite | None, suite_name: str, mode: str,
-                 plots: bool = True, extra_raw_dirs=(), repredict: bool = False, repredict_gpu: str | None = None) -> dict:
+                 plots: bool = True, extra_raw_dirs=(), repredict: bool = False, repredict_gpu: str | None = None,
+                 kernel_table: list | None = None) -> dict:
     """Merge every shard in raw_dir (and extra_raw_dirs) and write <stem>.md/.csv/.json(+ .png) into out_dir.
     repredict: replace the stored predictions and the origami pick with the installed model's
     (bench/repredict.py; no GPU)."""
@@ -548,7 +550,7 @@ def write_report(raw_dir: Path, out_dir: Path, suite: Suite | None, suite_name: 
     rp_info = None
     if repredict:
         from .repredict import repredict as _repredict
-        records, rp_info = _repredict(records, repredict_gpu)
+        records, rp_info = _repredict(records, repredict_gpu, kernel_table)
     an = analyze(records, suite)
     an["repredicted"] = rp_info
     out_dir = Path(out_dir)

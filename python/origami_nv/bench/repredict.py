@@ -29,10 +29,41 @@ def _resources(core, cfg: dict, dtype: str, res: dict):
         arch=str(res.get("arch", "")), source="raw bench record")
 
 
-def repredict(records: list[dict], gpu: str | None = None) -> tuple[list[dict], dict]:
+def load_kernel_table(path) -> list[dict]:
+    """The kernel records of a build's data/kernel_resources.json (every compiled kernel per dtype, operand
+    layout and architecture, with ptxas resources), e.g. reports/kernel_resources_sm90.json."""
+    import json
+    with open(path, encoding="utf-8") as f:
+        table = json.load(f)
+    kernels = table.get("kernels") if isinstance(table, dict) else None
+    if not kernels:
+        raise ValueError(f"{path}: not a kernel table (no 'kernels' list of a build's data/kernel_resources.json)")
+    return kernels
+
+
+def _op_kernels(table: list[dict], dtypes) -> dict[tuple, object]:
+    """The kernels as the op's selector sees them (origami_nv._kernels.compiled_kernel_resources over this
+    table: the worst resources over a config's layout variants and the mask of its compiled layouts, so a
+    problem in a layout the kernel lacks pays the operand copy as on the GPU)."""
+    from origami_nv._api import _resources_from_dict
+    from origami_nv._kernels import merge_kernel_records
+    out = {}
+    for dt in sorted(dtypes):
+        for r in merge_kernel_records(table, dt, "sm_90"):
+            out[(dt, C.compiled_kernel_id(C.normalize(r["config"])))] = _resources_from_dict(r)
+    return out
+
+
+def repredict(records: list[dict], gpu: str | None = None,
+              kernel_table: list[dict] | None = None) -> tuple[list[dict], dict]:
     """(new records, info). Records of other systems are returned unchanged. info names the GPU
-    row, the number of configs re-predicted and the picks that changed."""
+    row, the number of configs re-predicted and the picks that changed.
+    kernel_table: the kernel records of the build the data was measured with (load_kernel_table); without
+    one, the installed build's table, and without that (a build with no CUDA) the resources recorded with
+    each timed launch, which carry no operand layouts (every kernel then counts as compiled for every
+    layout, so the re-predicted pick can be a kernel the op would first copy an operand for)."""
     from origami_nv import _core  # the installed model
+    from origami_nv import _kernels
 
     metas = [r for r in records if r.get("kind") == "meta"]
     if gpu is None:
@@ -46,16 +77,31 @@ def repredict(records: list[dict], gpu: str | None = None) -> tuple[list[dict], 
     hw = _core.resolve_hardware(None, gpu, "")
 
     kernels: dict[tuple, object] = {}
+    newest: dict[tuple, float] = {}
     for r in records:
         if r.get("system") == SYSTEM and r.get("kind") == "config" and r.get("config") and r.get("resources"):
             dtype = (r.get("size_info") or {}).get("dtype", "float16")
             # One entry per compiled kernel: its split launches are the same kernel (a duplicate would take
-            # one of the selector's split_k_candidate_kernels slots and hide another kernel's splits).
+            # one of the selector's split_k_candidate_kernels slots and hide another kernel's splits). The
+            # newest measurement's resources: a kernel change can move registers (the mma.sync edge loop of
+            # 848a8cb took 16x256x32 s4 w4 from 146 to 158), and the op selects with the kernels it has now.
             key = (dtype, C.compiled_kernel_id(C.normalize(r["config"])))
-            if key not in kernels:
+            t = float(r.get("t") or 0.0)
+            if key not in kernels or t > newest[key]:
                 kernels[key] = _resources(_core, C.normalize(r["config"]), dtype, r["resources"])
+                newest[key] = t
     if not kernels:
         raise ValueError("--repredict: the raw data has no origami config records with kernel resources")
+    table = kernel_table if kernel_table else _kernels.kernel_records()
+    if table:
+        op_kernels = _op_kernels(table, {dt for dt, _ in kernels})
+        if not op_kernels:
+            raise ValueError("--repredict: the kernel table has no sm_90 kernels of the raw data's dtypes")
+        resources_from = ("kernel table given" if kernel_table else "the installed build's kernel table") + \
+            f" ({len(op_kernels)} kernels, with their compiled operand layouts)"
+        kernels = op_kernels
+    else:
+        resources_from = "the resources recorded with the timed launches (no operand layouts: no kernel table)"
     # Split-K launches are ranked only where the raw data timed some (measurements before split-K existed
     # cannot judge a split pick): ModelOptions.split_k.
     options = _core.ModelOptions("nv")
@@ -128,5 +174,5 @@ def repredict(records: list[dict], gpu: str | None = None) -> tuple[list[dict], 
                        selection=(old or {}).get("selection") or {})
         out.append(rec)
     info = {"gpu": gpu, "configs": n_pred, "sizes": len(sizes), "kernels": len(kernels), "picks_changed": changed, "picks_unmeasured": unmeasured,
-            "picks_timed_through_op": from_op}
+            "picks_timed_through_op": from_op, "resources_from": resources_from}
     return out, info
