@@ -9,6 +9,9 @@
 #                         [--vs-cublas "decode mid longk odd shortk"] [--vs-cublas-args "--dtypes float16 bfloat16"]
 #                                          (benchmarks/vs_cublas.py: the pick vs cuBLAS per shape set)
 #                         [--op-overhead]  (benchmarks/op_overhead.py: eager host time per call)
+#                         [--deadline SECONDS]  (default 540: the benchmark budget is cut to what is left of it
+#                                          after the build and the tests, so the run ends, and packs its results,
+#                                          inside the device tool's 600 s per command)
 #
 # Results: $OUT/logs.tar.gz (device.txt, build.log, smoke.txt, tests.log, bench.log), reports.tar.gz,
 #          calibration.json + gpus.json (with --calibrate: the tool's own table update)
@@ -31,6 +34,7 @@ small_gemm=0
 vs_sets=""
 vs_args=""
 op_overhead=0
+deadline=540
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-tests) run_tests=0 ;;
@@ -45,6 +49,7 @@ while [ $# -gt 0 ]; do
     --vs-cublas) vs_sets="$2"; shift ;;
     --vs-cublas-args) vs_args="$2"; shift ;;
     --op-overhead) op_overhead=1 ;;
+    --deadline) deadline="$2"; shift ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -99,6 +104,18 @@ if [ "$run_tests" = 1 ]; then
 fi
 
 bench_summary=""
+# What is left of the deadline, less a margin for packing the results (a command killed at the device tool's
+# limit loses every file not yet under $OUT in a form the tool brings back: on 2026-11-25 a 350 s budget after a
+# 290 s cold build and smoke test lost a whole shard).
+left=$(( deadline - ( $(date +%s) - t0 ) - 30 ))
+if [ -n "$suites" ] && [ "$suites" != "none" ] && [ "$left" -lt "${bench_budget%.*}" ]; then
+  echo "benchmark budget ${bench_budget}s cut to ${left}s (deadline ${deadline}s)"
+  bench_budget=$left
+fi
+if [ -n "$suites" ] && [ "$suites" != "none" ] && [ "${bench_budget%.*}" -lt 30 ]; then
+  echo "== benchmarks skipped: ${bench_budget}s left before the deadline"
+  suites=none
+fi
 if [ -n "$suites" ] && [ "$suites" != "none" ]; then
   echo "== benchmarks: $suites (budget ${bench_budget}s)"
   # A suite may carry its own flags after a colon, commas for spaces: "llm:--no-seed,--bf-limit,40".
