@@ -140,6 +140,7 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["reduction_bytes"] = b.reduction_bytes;
   d["reduction_latency_cycles"] = b.reduction_latency_cycles;
   d["reduction_cycles"] = b.reduction_cycles;
+  d["split_launch_cycles"] = b.split_launch_cycles;
   d["operand_copy_bytes"] = b.operand_copy_bytes;
   d["operand_copy_cycles"] = b.operand_copy_cycles;
   d["operand_copy_reason"] = b.operand_copy_reason;
@@ -366,7 +367,7 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, mma_sync_load_issue_warps_per_sm)
       RW(NvModelConstants, mma_sync_warp_copy_queue_bytes)
       RW(NvModelConstants, mma_sync_warp_copy_throttled_bytes_per_cycle)
-      RW(NvModelConstants, split_k_reduce_fixed_cycles) RW(NvModelConstants, operand_copy_fixed_cycles)
+      RW(NvModelConstants, split_k_reduce_fixed_cycles) RW(NvModelConstants, split_k_slice_cycles) RW(NvModelConstants, operand_copy_fixed_cycles)
       RW(NvModelConstants, split_k_min_k_tiles_per_slice) RW(NvModelConstants, split_k_candidate_kernels);
   py::class_<ModelOptions>(m, "ModelOptions", "Model mode, source flags and constants.")
       .def(py::init([](const std::string& mode) { ModelOptions o; o.mode = to_mode(mode); return o; }),

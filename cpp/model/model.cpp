@@ -768,7 +768,9 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
       b.reduction_bytes += bias_bytes;
       b.reduction_latency_cycles += passes * hw.l2_latency_cycles;
     }
-    b.reduction_cycles = std::max(b.reduction_bytes / rate, b.reduction_latency_cycles) + o.nv.split_k_reduce_fixed_cycles;
+    // ...plus what a split launch costs beyond these terms, per launch and per slice (NvModelConstants).
+    b.split_launch_cycles = o.nv.split_k_reduce_fixed_cycles + o.nv.split_k_slice_cycles * double(sp.slices);
+    b.reduction_cycles = std::max(b.reduction_bytes / rate, b.reduction_latency_cycles) + b.split_launch_cycles;
   }
   operand_copies(p, hw, o, kr, b);
   b.total_cycles = b.dp_cycles + b.tail_cycles + b.reduction_cycles + b.operand_copy_cycles;

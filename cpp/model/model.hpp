@@ -191,13 +191,20 @@ struct NvModelConstants {
   // --- Split-K and operand copies (terms of 2026-11-23). ---
   // The split-K reduction is a second kernel (cpp/kernels/split_k.cu) launched with programmatic dependent
   // launch: its launch overlaps the GEMM, what remains is its first memory round trip and the drain of its
-  // stores, plus its share of the launch. Fitted 2026-11-25 on the H100 gen-train suite alone (re-timed after
-  // the kernel changes; benchmarks/fit_model.py --fit split_k_reduce_fixed_cycles, optimum flat over
-  // 3400-4000): 3400 cycles, ~1.8 us at 1868 MHz, the per-launch cost PDL leaves for a small GEMM
-  // (benchmarks/results/small_gemm_h200.md: 64^3 ~1.8 us); the estimate before was 2000. Validation, never read
-  // by the fit (offline A/BF geomean 2000 -> 3400): H100 gen-valid 0.943 -> 0.960, H200 gen-valid (the other
-  // GPU) 0.932 -> 0.943; benchmarks/results/model_scan_split_k_reduce.md.
-  double split_k_reduce_fixed_cycles = 3400.0;
+  // stores, plus its share of the launch; and each slice adds to a split launch more than the modelled bytes and
+  // round trips of its partial tile (another CTA start and pipeline fill per tile, one more partial written and
+  // read back through L2, a longer chain in the reduction). Both are what a split launch costs beyond its terms,
+  // measured, not derived: against the unsplit launches of the same family at the same size, split launches ran
+  // 0.1-0.7 (log) slower than modelled, growing with the slice count, alike on the H100 training set and on the
+  // H100 and H200 validation sets (benchmarks/fit_model.py --diagnose: benchmarks/results/model_residuals.md).
+  // History: 2000 (estimate) -> 3400 (2026-11-25, fitted alone on gen-train, objective abf) -> 8600 + 720 per
+  // slice (2026-11-25, the two fitted together on the H100 gen-train set alone, objective rank: benchmarks/
+  // fit_model.py --fit split_k_slice_cycles,split_k_reduce_fixed_cycles --objective rank; ~4.6 us + 0.39 us per
+  // slice at 1868 MHz). Validation, never read by the fit (offline A/BF geomean / min / mean tau, 3400 + 0 ->
+  // 8600 + 720): H100 gen-valid 0.960 / 0.55 / 0.699 -> 0.960 / 0.55 / 0.701, H200 gen-valid (the other GPU)
+  // 0.943 / 0.60 / 0.726 -> 0.960 / 0.66 / 0.727; benchmarks/results/model_fit_split.md.
+  double split_k_reduce_fixed_cycles = 8600.0;
+  double split_k_slice_cycles = 720.0;
   // An operand the kernel cannot read in place (misaligned, or a layout the kernel family does not compile)
   // is first copied by the op with torch's copy kernel: a launch without PDL plus the copy. Estimate: ~2 us.
   double operand_copy_fixed_cycles = 4000.0;
@@ -325,7 +332,8 @@ struct LatencyBreakdown {
   double tail_epilogue_cycles = 0;     // the partial write within tail_unit_cycles
   double reduction_bytes = 0;          // partials read + C written by the reduction kernel
   double reduction_latency_cycles = 0; // its threads' chains of memory round trips (slice batches x passes)
-  double reduction_cycles = 0;         // max(bytes at the L2 or DRAM rate, the round trips) + fixed cost
+  double split_launch_cycles = 0;      // what a split launch costs beyond its terms: fixed + per slice (measured)
+  double reduction_cycles = 0;         // max(bytes at the L2 or DRAM rate, the round trips) + split_launch_cycles
   // operand copies the op makes before the kernel (misaligned operand, layout not compiled for the family)
   double operand_copy_bytes = 0;
   double operand_copy_cycles = 0;
