@@ -201,8 +201,9 @@ struct NvModelConstants {
   // slice (2026-11-25, the two fitted together on the H100 gen-train set alone, objective rank: benchmarks/
   // fit_model.py --fit split_k_slice_cycles,split_k_reduce_fixed_cycles --objective rank; ~4.6 us + 0.39 us per
   // slice at 1868 MHz). Validation, never read by the fit (offline A/BF geomean / min / mean tau, 3400 + 0 ->
-  // 8600 + 720): H100 gen-valid 0.960 / 0.55 / 0.699 -> 0.960 / 0.55 / 0.701, H200 gen-valid (the other GPU)
-  // 0.943 / 0.60 / 0.726 -> 0.960 / 0.66 / 0.727; benchmarks/results/model_fit_split.md.
+  // 8600 + 720): H100 gen-valid 0.960 / 0.55 / 0.699 -> 0.962 / 0.55 / 0.701, H200 gen-valid (the other GPU)
+  // 0.943 / 0.60 / 0.726 -> 0.961 / 0.66 / 0.727 (benchmarks/results/model_fit_split.md); in the reports (picks
+  // timed through the op where the run did): H100 95.5% -> 95.3%, H200 93.0% -> 95.0% (reports/<gpu>/gen-valid.md).
   double split_k_reduce_fixed_cycles = 8600.0;
   double split_k_slice_cycles = 720.0;
   // An operand the kernel cannot read in place (misaligned, or a layout the kernel family does not compile)
