@@ -144,6 +144,24 @@ class Suite:
         return out
 
 
+def load_set(item: str, timing: str) -> tuple:
+    """GPUDIR:SUITE:ROW (e.g. nvidia-h100:gen-train:H100_SXM) -> (label, Suite, hardware row, kernels)."""
+    gpu_dir, suite, row = item.split(":")
+    s = Suite(suite, ROOT / "reports" / gpu_dir / "raw" / suite / timing)
+    return f"{gpu_dir} {suite}", s, _core.resolve_hardware(None, row, ""), list(s.kernel_resources().values())
+
+
+def predicted_cycles(sel, suite: Suite, sz: dict) -> tuple[list, dict]:
+    """The selector's phase-1 ranking of one size (the problem its kernels ran: batch, launched layout) and each
+    timed launch's predicted cycles (its first, best-ranked entry)."""
+    layout = C.launched_layout(sz["layout"], suite.b_layout)
+    ranked = sel.rank(sz["M"], sz["N"], sz["K"], sz["dtype"], batch=sz["batch"], layout=layout)
+    pred = {}
+    for cfg, cycles in ranked:
+        pred.setdefault(kid(cfg), float(cycles))
+    return ranked, pred
+
+
 def make_options(constants: dict | None, split_k: bool = False) -> object:
     """The nv model with these constants. split_k=False (the default here): the committed raw data has no
     split-K timings, so the ranking is judged over unsplit launches (ModelOptions.split_k)."""
@@ -170,12 +188,11 @@ def evaluate(suite: Suite, hw, kernels: list, constants: dict | None, recorded: 
         if recorded:
             ranked = sorted(((dict(zip(("family", "block_m", "block_n", "block_k", "stages", "warps"), k)), c)
                              for k, c in s.get("recorded_pred", {}).items()), key=lambda kc: kc[1])
+            pred = {}
+            for cfg, cycles in ranked:
+                pred.setdefault(kid(cfg), float(cycles))
         else:
-            layout = C.launched_layout(s["layout"], suite.b_layout)
-            ranked = sel.rank(s["M"], s["N"], s["K"], s["dtype"], batch=s["batch"], layout=layout)
-        pred = {}
-        for cfg, cycles in ranked:
-            pred.setdefault(kid(cfg), float(cycles))
+            ranked, pred = predicted_cycles(sel, suite, s)
         measured = s["kernels"]
         best_k = min(measured, key=lambda k: measured[k][0])
         best_t = measured[best_k][0]
@@ -334,16 +351,11 @@ def diagnose(sets: list[str], timing: str, write: str, near: float = 2.0, consta
              "launches averaged; > 0: the class runs slower than the model says relative to the other launches of its "
              "size. Columns: the best measured time of the size.", ""]
     for item in sets:
-        gpu_dir, suite, row = item.split(":")
-        s = Suite(suite, ROOT / "reports" / gpu_dir / "raw" / suite / timing)
-        hw = _core.resolve_hardware(None, row, "")
-        sel = _core.Selector(hw, list(s.kernel_resources().values()), make_options(constants, split_k=s.has_split))
+        label, s, hw, kernels = load_set(item, timing)
+        sel = _core.Selector(hw, kernels, make_options(constants, split_k=s.has_split))
         cells: dict = {}
         for size, sz in s.sizes.items():
-            layout = C.launched_layout(sz["layout"], s.b_layout)
-            pred = {}
-            for cfg, cycles in sel.rank(sz["M"], sz["N"], sz["K"], sz["dtype"], batch=sz["batch"], layout=layout):
-                pred.setdefault(kid(cfg), float(cycles))
+            _, pred = predicted_cycles(sel, s, sz)
             meas = {k: v[0] for k, v in sz["kernels"].items() if k in pred and k not in sz.get("probe_only", ())}
             if len(meas) < 3:
                 continue
@@ -355,7 +367,7 @@ def diagnose(sets: list[str], timing: str, write: str, near: float = 2.0, consta
             for k, e in errs.items():
                 cls = f"{k[0]} {'split' if len(k) > 6 else 'whole'}"
                 cells.setdefault((cls, col), []).append(e - mid)
-        lines += [f"## {gpu_dir} {suite}", "", "| launches | " + " | ".join(bins) + " |",
+        lines += [f"## {label}", "", "| launches | " + " | ".join(bins) + " |",
                   "|---|" + "---:|" * len(bins)]
         for cls in sorted({c for c, _ in cells}):
             row_cells = []
@@ -383,12 +395,7 @@ def scan(spec: str, sets: list[str], timing: str, write: str, fixed: dict | None
     values = [float(v) for v in vals.split(",") if v]
     if not name or not values:
         raise SystemExit("--scan needs NAME=v1,v2,...")
-    loaded = []
-    for item in sets:
-        gpu_dir, suite, row = item.split(":")
-        s = Suite(suite, ROOT / "reports" / gpu_dir / "raw" / suite / timing)
-        hw = _core.resolve_hardware(None, row, "")
-        loaded.append((f"{gpu_dir} {suite}", s, hw, list(s.kernel_resources().values())))
+    loaded = [load_set(item, timing) for item in sets]
     installed = getattr(_core.ModelOptions("nv").nv, name)
     fixed = dict(fixed or {})
     with_text = (" with " + ", ".join(f"`{k}` = {v:g}" for k, v in fixed.items())) if fixed else ""
@@ -493,11 +500,7 @@ def main(argv=None) -> int:
                 evals[(n, f"fit on {src}")] = evaluate(s, hw, kernels, got)
     # Data sets of other GPUs (each with its own hardware row and kernels): the installed model and every fit.
     for item in [x for x in args.validate_sets.split(",") if x]:
-        gpu_dir, suite, row = item.split(":")
-        name = f"{gpu_dir} {suite}"
-        s = Suite(suite, ROOT / "reports" / gpu_dir / "raw" / suite / args.timing)
-        ohw = _core.resolve_hardware(None, row, "")
-        oks = list(s.kernel_resources().values())
+        name, s, ohw, oks = load_set(item, args.timing)
         names.append(name)
         suites[name] = s
         if compare:
