@@ -58,6 +58,10 @@ DTYPES = {"fp16": ("Float16", "Half", "float16"), "bf16": ("BFloat16", "BFloat16
 #  128x128: twice the tiles of 128x256 for mid-size problems (2048^2, 4096x4096 with few waves).
 #  64x256 (1 consumer): M <= 64 problems (decode-like), N-wide tiles.
 #  128x64 (2 consumers): narrow N (N <= 64 or tall-skinny problems).
+#  64x128, 64x64 (1 consumer): mid-size M (64-512) against N, K in the thousands, where 128-row tiles give
+#           too few CTAs for 132 SMs without a K-split (128x4096x4096: 64 tiles of 128x64, 128 of 64x64).
+#           cuBLAS runs 64x32-144x64 tiles there (nvjet names, H100 2026-11-25,
+#           benchmarks/results/probes/probe_mid_profile_h100.txt).
 TILES = [
     (128, 256, 2),
     (128, 192, 2),
@@ -65,6 +69,8 @@ TILES = [
     (128, 128, 2),
     (64, 256, 1),
     (128, 64, 2),
+    (64, 128, 1),
+    (64, 64, 1),
 ]
 LAYOUTS = [(True, True), (True, False), (False, True), (False, False)]  # (A K-major, B K-major)
 
