@@ -391,3 +391,23 @@ def test_retime_stale_times_only_the_launches_a_kernel_change_altered(tmp_path):
     assert not any(C.stale_kernel_record(r) for r in kept)
     assert any(r.get("size") == suite.sizes[1].key and r["kind"] == "config" for r in kept)  # unaltered launches stay
     assert C.drop_superseded(old) == old                          # never re-timed: kept as measured
+
+
+def test_a_kernel_added_to_the_build_is_timed_at_every_finished_size(tmp_path):
+    # A size is done when every compiled kernel was timed: resuming after a new kernel joins the build times that
+    # kernel (alone) at every size, even where the pick did not change; a plain resume then has nothing to do.
+    def make_list(configs):
+        return (FakeHarness({"cublas": 1.0e-6, ID["A"]: 1.2e-6, ID["B"]: 1.0e-6, ID["E"]: 0.8e-6}),
+                FakeSystem("origami", configs, pick=A))
+
+    h, s = make_list([(A, 1000.0), (B, 1100.0)])
+    assert run_suite(SUITE, tmp_path / "old", h, [s], RunOptions()).complete
+    h2, s2 = make_list([(A, 1000.0), (B, 1100.0), (E, 1200.0)])
+    assert run_suite(SUITE, tmp_path / "new", h2, [s2], RunOptions(resume_dirs=[tmp_path / "old"])).complete
+    assert sorted(item for _, item, _ in h2.timed) == [ID["E"]] * 3
+    for f in (tmp_path / "new").rglob("shard-*"):  # both runs started in the same second: distinct shard names
+        f.rename(f.with_name(f.name.replace(".jsonl", "9.jsonl")))
+    h3, s3 = make_list([(A, 1000.0), (B, 1100.0), (E, 1200.0)])
+    assert run_suite(SUITE, tmp_path / "again", h3, [s3],
+                     RunOptions(resume_dirs=[tmp_path / "old", tmp_path / "new"])).complete
+    assert h3.timed == []

@@ -12,6 +12,7 @@
 #include <shared_mutex>
 #include <stdexcept>
 #include <tuple>
+#include <tuple>
 
 namespace origami {
 
@@ -319,9 +320,18 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
   struct Key { double cycles, intensity; std::uint32_t index; };
   std::vector<Key> keys(scored.size());
   for (std::uint32_t i = 0; i < scored.size(); ++i) keys[i] = {scored[i].cycles, scored[i].intensity, i};
-  std::stable_sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+  // Exact ties left after the intensity go to the smaller (BLOCK_M, BLOCK_N, BLOCK_K, stages, warps, family, split)
+  // (the config space's enumeration order), not to the position in the kernel list: the op's registry and a
+  // kernel table list the same kernels in different orders, and 64x128 / 128x64 wgmma tiles tie exactly
+  // (H100 gen-valid 1024x1024x1024: the op picked one, the report's re-prediction the other).
+  auto order = [&scored](std::uint32_t i) {
+    const TileConfig& c = scored[i].config;
+    return std::make_tuple(c.block_m, c.block_n, c.block_k, c.stages, c.warps, static_cast<int>(c.family), c.split_k);
+  };
+  std::stable_sort(keys.begin(), keys.end(), [&order](const Key& a, const Key& b) {
     if (std::abs(a.cycles - b.cycles) > 1e-9 * std::max(a.cycles, b.cycles)) return a.cycles < b.cycles;
-    return a.intensity > b.intensity;
+    if (a.intensity != b.intensity) return a.intensity > b.intensity;
+    return order(a.index) < order(b.index);
   });
   const std::size_t n = full == 0 ? keys.size() : std::min(full, keys.size());
   std::vector<Ranked> out;

@@ -91,6 +91,7 @@ class FakeSystem:
     """configs: [(config dict, predicted_cycles or None)], pick: config dict."""
 
     kernel_version = C.KERNEL_VERSION  # as OrigamiSystem: its records carry the kernel sources' version
+    compiled_kernel_list = True        # as OrigamiSystem: its candidates are compiled kernels
 
     def __init__(self, name: str, configs: list, pick: dict, clock_hz: float = 1e9,
                  build_errors: set | None = None, selection_s: tuple = (50e-6, 2e-6)):

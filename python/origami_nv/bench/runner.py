@@ -281,7 +281,7 @@ class Runner:
         for n_size, size in enumerate(sizes):
             names = [s.name for s in self.systems] + (["cublas"] if self.opt.cublas else [])
             if all((size.key, n) in self.index.size_done for n in names) and \
-                    not any(self._pick_changed(size, s) for s in self.systems):
+                    not any(self._pick_changed(size, s) or self._untimed_kernels(size, s) for s in self.systems):
                 done += 1
                 continue
             if not self.budget.allows():
@@ -328,7 +328,8 @@ class Runner:
                 self._rec("size_done", size=size, system="cublas")
             for system in self.systems:
                 repick = self._pick_changed(size, system)
-                if (size.key, system.name) in self.index.size_done and not repick:
+                if (size.key, system.name) in self.index.size_done and not repick and \
+                        not self._untimed_kernels(size, system):
                     continue
                 if not self._run_system(size, system, ctx, repick):
                     return False
@@ -336,6 +337,22 @@ class Runner:
             return True
         finally:
             self.h.release(ctx)
+
+    def _untimed_kernels(self, size, system) -> bool:
+        """True when the system has a compiled kernel that no record of this size has timed (a kernel added to the
+        build since the size was done, 2026-11-25: the wgmma 64x64 / 64x128 tiles): the size is visited again and
+        only what is missing is timed, so the brute force stays the fastest of every compiled kernel. Systems
+        without a kernel list (the seed's Triton configs), and a brute force limited by --bf-limit, are not."""
+        if self.opt.bf_limit is not None or not getattr(system, "compiled_kernel_list", False):
+            return False
+        try:
+            cands = system.candidates(size)
+        except Exception:  # noqa: BLE001 - the normal path reports candidate failures
+            return False
+        timed = {C.compiled_kernel_id(C.normalize(r["config"])) for (sk, sy, _), r in self.index.results.items()
+                 if sk == size.key and sy == system.name and r.get("kind") == "config" and r.get("config")}
+        return any(C.compiled_kernel_id(C.normalize(c.config)) not in timed
+                   for c in cands if C.split_k_of(c.config) <= 1)
 
     def _pick_changed(self, size, system) -> bool:
         """True when a pick was measured for (size, system) and the system now picks another

@@ -192,6 +192,9 @@ class OrigamiSystem:
     name = "origami"
     # The kernel sources' version its records carry (configs.KERNEL_CHANGES: which launches a later change alters).
     kernel_version = C.KERNEL_VERSION
+    # Its candidates are a list of compiled kernels: a kernel added to the build makes a finished size incomplete
+    # (runner.Runner._untimed_kernels).
+    compiled_kernel_list = True
 
     def __init__(self, mode: str | None = None, gpu: str | None = None, b_layout: str = "row"):
         self.mode = mode      # None: the model mode the op uses (the API default, "nv")
