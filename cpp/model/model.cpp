@@ -480,6 +480,8 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
 
   // DRAM path: the misses.
   b.dram_bw_fraction = dram_bw_fraction(hw, o, b.active_sms);
+  if (o.mode == ModelMode::Nv && c.family == Family::Wgmma && o.nv.wgmma_active_sm_dram_cap < 1.0)
+    b.dram_bw_fraction += (1.0 - b.dram_bw_fraction) * (1.0 - std::max(0.0, o.nv.wgmma_active_sm_dram_cap));
   b.dram_load_bytes = (1.0 - b.l2_hit_rate) * b.total_load_bytes;
   if (o.mode == ModelMode::Seed && o.source.dram_floor_supergroup_unique_bytes) {
     const double unique = (double(b.l2_tile_m) * c.block_m + double(b.l2_tile_n) * c.block_n) * c.block_k * bytes;
@@ -496,7 +498,8 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   // nv: bandwidth terms as above (no latency added: the pipeline hides it), plus a latency term:
   // a load issued stages-1 iterations ahead must return within stages-1 iterations, so one
   // iteration cannot be shorter than latency / (stages - 1).
-  const double latency = b.l2_hit_rate * hw.l2_latency_cycles + (1.0 - b.l2_hit_rate) * hw.hbm_latency_penalty;
+  const double latency = (b.l2_hit_rate * hw.l2_latency_cycles + (1.0 - b.l2_hit_rate) * hw.hbm_latency_penalty) *
+                         (c.family == Family::Wgmma ? o.nv.wgmma_pipeline_latency_factor : 1.0);
   // mma.sync: the block's warps issue every 16-byte cp.async of the tile themselves, each warp at
   // a limited rate (NvModelConstants::mma_sync_warp_load_bytes_per_cycle): issuing one stage takes
   // issued bytes / (warps x rate). Every row of the tile is issued (the zero-filled rows past the

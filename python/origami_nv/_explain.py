@@ -213,15 +213,19 @@ class Explanation:
         feed_txt = f" x {feed:g} ({feed_name})" if feed != 1.0 else ""
         L.append(f"  L_L2   = {_n(b['total_load_bytes'])} / ({_n(hv('l2_perf_ratio'), 1)}{feed_txt} x {b['l2_bw_fraction']:.3f})"
                  f" = {_n(b['l2_cycles'], 1)} cycles")
+        cap = ("  (TMA: the per-SM rate is the latency bound's, not the active-SM curve: wgmma_active_sm_dram_cap)"
+               if c.family == "wgmma" and self.mode == "nv" else "")
         L.append(f"  L_DRAM = {_n(b['dram_load_bytes'])} / ({_n(hv('dram_perf_ratio'), 1)} x {b['dram_bw_fraction']:.3f})"
-                 f" = {_n(b['dram_cycles'], 1)} cycles")
+                 f" = {_n(b['dram_cycles'], 1)} cycles{cap}")
         if b.get("load_issue_cycles"):
             L.append(f"  load issue = stage bytes / (warps x per-warp cp.async rate; the SM's resident warps share"
                      f" at most mma_sync_load_issue_warps_per_sm warps' rate) = {_n(b['load_issue_cycles'], 1)} cycles")
             L.append(f"  latency bound = (hit x l2_latency + miss x hbm_latency + load issue) / (stages - 1)"
                      f" = {_n(b['latency_bound_cycles'], 1)} cycles (stages = {c.stages})")
         else:
-            L.append(f"  latency bound = (hit x l2_latency + miss x hbm_latency) / (stages - 1) = {_n(b['latency_bound_cycles'], 1)}"
+            factor = " x wgmma_pipeline_latency_factor (TMA round trip)" if c.family == "wgmma" else ""
+            L.append(f"  latency bound = (hit x l2_latency + miss x hbm_latency){factor} / (stages - 1)"
+                     f" = {_n(b['latency_bound_cycles'], 1)}"
                      f" cycles (stages = {c.stages})")
         if b.get("copy_throttle_cycles"):
             L.append(f"  cp.async issue floor = (stage bytes / warps - mma_sync_warp_copy_queue_bytes) / throttled"
