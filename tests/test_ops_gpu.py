@@ -165,8 +165,8 @@ def test_errors():
     a = torch.randn(8, 8, device="cuda", dtype=torch.float16)
     with pytest.raises(TypeError, match="dtype mismatch"):
         origami_nv.matmul(a, a.bfloat16())
-    with pytest.raises(TypeError, match="supported: torch.float16, torch.bfloat16"):
-        origami_nv.matmul(a.float(), a.float())
+    with pytest.raises(TypeError, match="unsupported dtype.*supported: torch.float16, torch.bfloat16, torch.float32"):
+        origami_nv.matmul(a.double(), a.double())
     with pytest.raises(RuntimeError, match="same device"):
         origami_nv.matmul(a, a.cpu())
     with pytest.raises(RuntimeError, match="inner dimensions"):
