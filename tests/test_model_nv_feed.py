@@ -152,6 +152,23 @@ def test_wgmma_tma_out_of_bounds_fill(hw):
     assert edge["memory_cycles"] == pytest.approx(off["memory_cycles"] + edge["tma_oob_fill_cycles"])
 
 
+def test_tma_round_trip_latency_and_per_sm_dram_rate(hw):
+    # wgmma: the latency bound is the pointer-chase latency x wgmma_pipeline_latency_factor over stages - 1 (M = 1:
+    # every byte a DRAM miss), and a launch on few SMs is not capped by the active-SM curve when
+    # wgmma_active_sm_dram_cap = 0; the mma.sync family keeps both as they were.
+    cfg, kr = kernel(64, 128, 64, 8, 8, "wgmma", threads=256, regs=137)
+    one = predict(hw, 1, 3072, 8192, cfg, kr, wgmma_pipeline_latency_factor=1.0, wgmma_active_sm_dram_cap=1.0)
+    five = predict(hw, 1, 3072, 8192, cfg, kr, wgmma_pipeline_latency_factor=5.0, wgmma_active_sm_dram_cap=1.0)
+    assert five["latency_bound_cycles"] == pytest.approx(5.0 * one["latency_bound_cycles"], rel=1e-6)
+    assert one["active_sms"] == 24 and one["dram_bw_fraction"] < 0.9           # 24 SMs: the curve caps the rate
+    uncapped = predict(hw, 1, 3072, 8192, cfg, kr, wgmma_active_sm_dram_cap=0.0)
+    assert uncapped["dram_bw_fraction"] == 1.0 and uncapped["dram_cycles"] < one["dram_cycles"]
+    mcfg, mkr = kernel(16, 16, 64, 6, 1, "mma_sync")
+    m1 = predict(hw, 1, 3072, 8192, mcfg, mkr, wgmma_pipeline_latency_factor=1.0, wgmma_active_sm_dram_cap=1.0)
+    m5 = predict(hw, 1, 3072, 8192, mcfg, mkr, wgmma_pipeline_latency_factor=5.0, wgmma_active_sm_dram_cap=0.0)
+    assert m5["latency_bound_cycles"] == m1["latency_bound_cycles"] and m5["dram_bw_fraction"] == m1["dram_bw_fraction"]
+
+
 def test_seed_mode_has_no_feed_terms(hw):
     o = _core.ModelOptions("seed")
     cfg = _core.TileConfig(128, 128, 64, group_size_m=8, stages=2, warps=8, family="mma_sync")
