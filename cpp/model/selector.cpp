@@ -12,7 +12,6 @@
 #include <shared_mutex>
 #include <stdexcept>
 #include <tuple>
-#include <tuple>
 
 namespace origami {
 
