@@ -143,6 +143,7 @@ class Runner:
             records = [r for r in records if not is_stale(r)
                        and not (r.get("kind") == "size_done" and (r.get("size"), r.get("system")) in stale)]
         self.index = ResumeIndex(records)
+        self._timed_kernels_cache = None  # _timed_kernels
         self.budget = Budget(options.time_budget_s)
         self.measured = 0
         self._current = None          # (attempt record, start time) of the item in flight
@@ -349,10 +350,21 @@ class Runner:
             cands = system.candidates(size)
         except Exception:  # noqa: BLE001 - the normal path reports candidate failures
             return False
-        timed = {C.compiled_kernel_id(C.normalize(r["config"])) for (sk, sy, _), r in self.index.results.items()
-                 if sk == size.key and sy == system.name and r.get("kind") == "config" and r.get("config")}
+        timed = self._timed_kernels.get((size.key, system.name), set())
         return any(C.compiled_kernel_id(C.normalize(c.config)) not in timed
                    for c in cands if C.split_k_of(c.config) <= 1)
+
+    @property
+    def _timed_kernels(self) -> dict:
+        """(size, system) -> compiled kernels the resumed records timed there: one pass over the records, not one
+        per size (asked before a size runs, so what this run adds later is never needed)."""
+        if self._timed_kernels_cache is None:
+            out: dict[tuple, set] = {}
+            for (sk, sy, _), r in self.index.results.items():
+                if r.get("kind") == "config" and r.get("config"):
+                    out.setdefault((sk, sy), set()).add(C.compiled_kernel_id(C.normalize(r["config"])))
+            self._timed_kernels_cache = out
+        return self._timed_kernels_cache
 
     def _pick_changed(self, size, system) -> bool:
         """True when a pick was measured for (size, system) and the system now picks another
