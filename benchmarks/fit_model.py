@@ -171,7 +171,7 @@ def make_options(constants: dict | None, split_k: bool = False) -> object:
         if not hasattr(o.nv, k):
             raise ValueError(f"NvModelConstants has no field {k!r}")
         nv = o.nv
-        setattr(nv, k, float(v))
+        setattr(nv, k, int(float(v)) if isinstance(getattr(nv, k), int) else float(v))
         o.nv = nv
     return o
 

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <optional>
 
 namespace origami {
 
@@ -240,7 +239,7 @@ void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware&
   const double roof = c.family == Family::Simt ? simt_roof(c, hw, b) : family_flops_per_cycle(hw, nv, c.family);
   const double sm_rate = roof * coverage;
   b.tensor_flops_per_cycle = sm_rate / resident;
-  b.compute_cycles = b.flops_per_k_iter / b.tensor_flops_per_cycle;
+  b.compute_cycles = b.flops_per_k_iter * resident / sm_rate;  // = flops / tensor_flops_per_cycle, one division
   b.mma_issue_cycles = b.compute_cycles / b.n_mma;
 }
 
@@ -687,6 +686,46 @@ void operand_copies(const Problem& p, const ModelHardware& hw, const ModelOption
   b.operand_copy_cycles = copied > 0 ? 2.0 * copied / hw.dram_perf_ratio + o.nv.operand_copy_fixed_cycles : 0.0;
 }
 
+// The split tail's terms and the reduction (predict_into): `tail` is the tail phase's breakdown (b itself when
+// the launch has no whole tiles).
+void split_terms(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                 const SplitPlan& sp, double bytes, const LatencyBreakdown& tail, LatencyBreakdown& b) {
+  b.tail_units = tail.total_tiles;
+  b.tail_waves = tail.num_waves;
+  b.tail_k_iters = tail.num_iter;
+  b.tail_unit_cycles = tail.tile_cycles;
+  b.tail_epilogue_cycles = tail.epilogue_cycles;
+  b.tail_cycles = tail.tile_cycles * double(tail.num_waves);
+  // The reduction: every split tile's S partials read, C written once, at the L2 rate when the partials
+  // are still there (written just before) else at DRAM's; plus its fixed cost (NvModelConstants).
+  const double elems = double(sp.tail_tiles) * real_rows_per_tile(p.M, ceil_div(p.M, c.block_m)) *
+                       real_rows_per_tile(p.N, ceil_div(p.N, c.block_n));
+  const double partial_bytes = elems * 4.0 * sp.slices;
+  b.reduction_bytes = partial_bytes + elems * bytes;
+  const bool l2_resident = partial_bytes <= hw.l2_bytes;
+  const double rate = l2_resident ? hw.l2_perf_ratio : hw.dram_perf_ratio;
+  // ...or its round trips, whichever is longer: a thread sums 4 outputs, issuing the loads of a batch of
+  // slices at once (SplitPlan::kReduceSliceBatch), and the grid is capped at kReduceBlocksPerSm blocks per SM
+  // (grid-stride passes beyond). At many slices over few output tiles the grid is a few warps per SM and the
+  // chain of round trips, not the bytes, sets its time.
+  const double groups = double(sp.tail_tiles) * c.block_m * c.block_n / 4.0;
+  const double threads_cap = hw.n_sm * SplitPlan::kReduceBlocksPerSm * SplitPlan::kReduceThreads;
+  const double passes = std::ceil(groups / threads_cap);
+  const double round_trips =
+      passes * (1.0 + std::ceil(double(sp.slices - 1) / SplitPlan::kReduceSliceBatch));
+  b.reduction_latency_cycles = round_trips * (l2_resident ? hw.l2_latency_cycles : hw.hbm_latency_penalty);
+  if (p.bias) {
+    // The reduction adds the bias after the slices (cpp/kernels/split_k.cu): its columns read once per pass,
+    // one more dependent L2 round trip.
+    const double bias_bytes = double(sp.tail_tiles) * real_rows_per_tile(p.N, ceil_div(p.N, c.block_n)) * bytes;
+    b.reduction_bytes += bias_bytes;
+    b.reduction_latency_cycles += passes * hw.l2_latency_cycles;
+  }
+  // ...plus what a split launch costs beyond these terms, per launch and per slice (NvModelConstants).
+  b.split_launch_cycles = o.nv.split_k_reduce_fixed_cycles + o.nv.split_k_slice_cycles * double(sp.slices);
+  b.reduction_cycles = std::max(b.reduction_bytes / rate, b.reduction_latency_cycles) + b.split_launch_cycles;
+}
+
 }  // namespace
 
 LatencyBreakdown predict(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
@@ -723,15 +762,22 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
   const std::int64_t slots = resident_slots(c, hw, bps);
   const SplitPlan sp = make_split_plan(p.M, p.N, p.K, batch, c.block_m, c.block_n, c.block_k, c.split_k, slots);
   const double bytes = dtype_bytes(p.dtype);
-  std::optional<LatencyBreakdown> tail_phase;  // the split tail, when there are whole tiles too
   if (sp.dp_tiles > 0)
     predict_phase(p, c, hw, o, kr, bps, sp.dp_tiles, ceil_div(p.K, c.block_k), tiles_per_batch, bytes, p.bias, b);
   if (sp.slices > 1) {
-    // The split tail: S slices of each of its tiles, slice-major; units of one slice read one K range.
-    LatencyBreakdown& t = sp.dp_tiles == 0 ? b : tail_phase.emplace();
-    predict_phase(p, c, hw, o, kr, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, sp.tail_tiles, 4.0, false, t);
+    // The split tail: S slices of each of its tiles, slice-major; units of one slice read one K range. With whole
+    // tiles too, the tail is a phase of its own (a breakdown built only here: an unsplit launch, most of a
+    // selection's candidates, does not construct it).
+    if (sp.dp_tiles == 0) {
+      predict_phase(p, c, hw, o, kr, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, sp.tail_tiles, 4.0, false, b);
+      split_terms(p, c, hw, o, sp, bytes, b, b);
+    } else {
+      LatencyBreakdown tail;
+      predict_phase(p, c, hw, o, kr, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, sp.tail_tiles, 4.0, false,
+                    tail);
+      split_terms(p, c, hw, o, sp, bytes, tail, b);
+    }
   }
-  const LatencyBreakdown& tail = tail_phase ? *tail_phase : b;
   b.batch = batch;
   b.layout = layout_name(p.a_k_contiguous, p.b_k_contiguous);
   b.resident_slots = slots;
@@ -739,42 +785,6 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
   b.split_dp_tiles = sp.dp_tiles;
   b.split_tail_tiles = sp.tail_tiles;
   b.dp_cycles = sp.dp_tiles > 0 ? b.tile_cycles * double(b.num_waves) : 0.0;
-  if (sp.slices > 1) {
-    b.tail_units = tail.total_tiles;
-    b.tail_waves = tail.num_waves;
-    b.tail_k_iters = tail.num_iter;
-    b.tail_unit_cycles = tail.tile_cycles;
-    b.tail_epilogue_cycles = tail.epilogue_cycles;
-    b.tail_cycles = tail.tile_cycles * double(tail.num_waves);
-    // The reduction: every split tile's S partials read, C written once, at the L2 rate when the partials
-    // are still there (written just before) else at DRAM's; plus its fixed cost (NvModelConstants).
-    const double elems = double(sp.tail_tiles) * real_rows_per_tile(p.M, ceil_div(p.M, c.block_m)) *
-                         real_rows_per_tile(p.N, ceil_div(p.N, c.block_n));
-    const double partial_bytes = elems * 4.0 * sp.slices;
-    b.reduction_bytes = partial_bytes + elems * bytes;
-    const bool l2_resident = partial_bytes <= hw.l2_bytes;
-    const double rate = l2_resident ? hw.l2_perf_ratio : hw.dram_perf_ratio;
-    // ...or its round trips, whichever is longer: a thread sums 4 outputs, issuing the loads of a batch of
-    // slices at once (SplitPlan::kReduceSliceBatch), and the grid is capped at kReduceBlocksPerSm blocks per SM
-    // (grid-stride passes beyond). At many slices over few output tiles the grid is a few warps per SM and the
-    // chain of round trips, not the bytes, sets its time.
-    const double groups = double(sp.tail_tiles) * c.block_m * c.block_n / 4.0;
-    const double threads_cap = hw.n_sm * SplitPlan::kReduceBlocksPerSm * SplitPlan::kReduceThreads;
-    const double passes = std::ceil(groups / threads_cap);
-    const double round_trips =
-        passes * (1.0 + std::ceil(double(sp.slices - 1) / SplitPlan::kReduceSliceBatch));
-    b.reduction_latency_cycles = round_trips * (l2_resident ? hw.l2_latency_cycles : hw.hbm_latency_penalty);
-    if (p.bias) {
-      // The reduction adds the bias after the slices (cpp/kernels/split_k.cu): its columns read once per pass,
-      // one more dependent L2 round trip.
-      const double bias_bytes = double(sp.tail_tiles) * real_rows_per_tile(p.N, ceil_div(p.N, c.block_n)) * bytes;
-      b.reduction_bytes += bias_bytes;
-      b.reduction_latency_cycles += passes * hw.l2_latency_cycles;
-    }
-    // ...plus what a split launch costs beyond these terms, per launch and per slice (NvModelConstants).
-    b.split_launch_cycles = o.nv.split_k_reduce_fixed_cycles + o.nv.split_k_slice_cycles * double(sp.slices);
-    b.reduction_cycles = std::max(b.reduction_bytes / rate, b.reduction_latency_cycles) + b.split_launch_cycles;
-  }
   operand_copies(p, hw, o, kr, b);
   b.total_cycles = b.dp_cycles + b.tail_cycles + b.reduction_cycles + b.operand_copy_cycles;
 }

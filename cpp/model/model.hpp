@@ -268,10 +268,11 @@ struct ModelOptions {
   // nv: rank split-K candidates too (selector.cpp). Off: every kernel unsplit, e.g. to judge the model on
   // measurements that have no split-K timings (the reports before 2026-11-23).
   bool split_k = true;
-  // How many phase-1 entries a cached Selection keeps (0 = all). A full ranking is ~0.5 KB per
-  // candidate; a process that sees thousands of shapes should not keep them all. Selector::rank
-  // recomputes the full list on demand (explain does).
-  int cached_ranking_size = 16;
+  // How many phase-1 entries a cached Selection keeps (0 = all). A ranking entry is ~0.8 KB (every term), and
+  // nothing reads a cached entry beyond the pick: Selector::rank recomputes the full list on demand (explain and
+  // the Python selection() do). So the pick alone: a cold selection then writes ~1 KB to the cache, not ~13 KB
+  // (16 entries kept until 2026-11-25 cost ~3 us of a ~25 us cold selection, mostly first touches of new pages).
+  int cached_ranking_size = 1;
 };
 
 // Every term of the model for one (problem, config). Seed-mode fields are the seed's symbols;

@@ -177,7 +177,7 @@ std::vector<Scored> split_candidates(const Problem& p, const PerDtype& pd, const
       chosen.push_back(bd.index);
     }
   }
-  const std::vector<int> small = space_split_k();
+  static const std::vector<int> small = space_split_k();
   std::vector<Scored> out;
   for (std::size_t index : chosen) {
     const Scored& u = unsplit[index];
@@ -187,12 +187,17 @@ std::vector<Scored> split_candidates(const Problem& p, const PerDtype& pd, const
     if (tail == 0) continue;
     const std::int64_t k_tiles = (p.K + c.block_k - 1) / c.block_k;
     const std::int64_t max_split = k_tiles / std::max(nv.split_k_min_k_tiles_per_slice, 1);
-    std::vector<int> splits(small.begin(), small.end());
+    thread_local std::vector<int> splits;  // no allocation per kernel once grown
+    splits.assign(small.begin(), small.end());
     for (int w = 1; w <= 3; ++w) splits.push_back(static_cast<int>(std::min<std::int64_t>(w * slots / tail, 4096)));
-    std::vector<std::pair<int, std::int64_t>> seen;  // (slices, dp_tiles) of the schedules already scored
-    const Candidate* kernel = nullptr;               // the first candidate of this kernel with resources
-    for (const Candidate& cand : pd.candidates)
-      if (cand.config.same_kernel(c) && cand.resources) { kernel = &cand; break; }
+    thread_local std::vector<std::pair<int, std::int64_t>> seen;  // (slices, dp_tiles) of the schedules scored
+    seen.clear();
+    const Candidate* kernel = u.candidate;           // this kernel, or the first candidate of it with resources
+    if (kernel == nullptr || !kernel->resources) {
+      kernel = nullptr;
+      for (const Candidate& cand : pd.candidates)
+        if (cand.config.same_kernel(c) && cand.resources) { kernel = &cand; break; }
+    }
     for (int sk : splits) {
       if (sk < 2 || sk > max_split) continue;
       const SplitPlan sp = make_split_plan(p.M, p.N, p.K, p.batch, c.block_m, c.block_n, c.block_k, sk, slots);
@@ -292,20 +297,16 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
   const bool splits = o.mode == ModelMode::Nv && o.split_k;
   std::vector<Scored> scored;
   scored.reserve(pd.candidates.size() + 64);
-  std::vector<Ranked> all;  // full == 0: every breakdown, kept as computed
-  LatencyBreakdown scratch;  // full > 0: one breakdown reused, only the compact record kept
-  if (full == 0) all.reserve(pd.candidates.size() + 64);
+  // Every breakdown is computed once, into a buffer this thread reuses across calls (no allocation per
+  // selection once it has grown; a cold selection predicts ~120-170 launches), and the ranking copies the ones
+  // it returns.
+  thread_local std::vector<LatencyBreakdown> breakdowns;
+  breakdowns.clear();  // keeps its capacity
+  breakdowns.reserve(pd.candidates.size() + 64);
   auto score = [&](const TileConfig& c, const Candidate* cand) {
-    LatencyBreakdown* b = &scratch;
-    if (full == 0) {
-      all.emplace_back();
-      all.back().config = c;
-      b = &all.back().breakdown;
-    } else {
-      scratch = LatencyBreakdown{};
-    }
-    predict_candidate(p, c, cand, mhw, o, *b);
-    scored.push_back(compact(c, cand, *b));
+    LatencyBreakdown& b = breakdowns.emplace_back();  // value-initialised in place
+    predict_candidate(p, c, cand, mhw, o, b);
+    scored.push_back(compact(c, cand, b));
   };
   for (const Candidate& cand : pd.candidates) {
     TileConfig c = cand.config;
@@ -327,24 +328,19 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
     const TileConfig& c = scored[i].config;
     return std::make_tuple(c.block_m, c.block_n, c.block_k, c.stages, c.warps, static_cast<int>(c.family), c.split_k);
   };
-  std::stable_sort(keys.begin(), keys.end(), [&order](const Key& a, const Key& b) {
+  auto before = [&order](const Key& a, const Key& b) {
     if (std::abs(a.cycles - b.cycles) > 1e-9 * std::max(a.cycles, b.cycles)) return a.cycles < b.cycles;
     if (a.intensity != b.intensity) return a.intensity > b.intensity;
-    return order(a.index) < order(b.index);
-  });
+    const auto oa = order(a.index), ob = order(b.index);
+    return oa != ob ? oa < ob : a.index < b.index;
+  };
   const std::size_t n = full == 0 ? keys.size() : std::min(full, keys.size());
+  // Only the first n are needed in order (select keeps the head of the ranking).
+  if (n < keys.size()) std::partial_sort(keys.begin(), keys.begin() + n, keys.end(), before);
+  else std::stable_sort(keys.begin(), keys.end(), before);
   std::vector<Ranked> out;
   out.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Scored& sc = scored[keys[i].index];
-    if (full == 0) {
-      out.push_back(std::move(all[keys[i].index]));
-    } else {  // the same prediction again, into its record (deterministic: the same terms)
-      out.emplace_back();
-      out.back().config = sc.config;
-      predict_candidate(p, sc.config, sc.candidate, mhw, o, out.back().breakdown);
-    }
-  }
+  for (std::size_t i = 0; i < n; ++i) out.emplace_back(scored[keys[i].index].config, breakdowns[keys[i].index]);
   return out;
 }
 
@@ -384,7 +380,7 @@ const Selection& Selector::select(const Problem& p) const {
     const int keep = impl_->options.cached_ranking_size;
     sel->ranking = phase1(p, pd, impl_->mhw, impl_->options, impl_->phase1_g, keep > 0 ? std::size_t(keep) : 0);
   }
-  sel->excluded = excluded(p.dtype);
+  sel->excluded = &excluded(p.dtype);
   sel->phase1_group_size_m = impl_->phase1_g;
   sel->abstract_space = abstract_space();
   const Ranked best = sel->ranking.front();
