@@ -283,10 +283,17 @@ def objective(ev: dict) -> float:
     return OBJECTIVES[OBJECTIVE](ev["summary"])
 
 
-def fit(suite: Suite, hw, kernels: list, names: list[str], start: dict, rounds: int = 3) -> tuple[dict, float]:
-    """Coordinate search on a multiplicative grid (each constant is a positive rate or factor)."""
+def fit(suite: Suite, hw, kernels: list, names: list[str], start: dict, rounds: int = 3,
+        also: list | None = None) -> tuple[dict, float]:
+    """Coordinate search on a multiplicative grid (each constant is a positive rate or factor). `also`: more
+    training sets, (Suite, hardware row, kernels) of other GPUs; the objective is the mean over all of them."""
+    sets = [(suite, hw, kernels)] + list(also or [])
+
+    def obj(consts: dict) -> float:
+        return sum(objective(evaluate(s, h, k, consts)) for s, h, k in sets) / len(sets)
+
     cur = dict(start)
-    best = objective(evaluate(suite, hw, kernels, cur))
+    best = obj(cur)
     factors = [0.5, 0.7, 0.85, 0.93, 1.07, 1.18, 1.4, 2.0]
     for _ in range(rounds):
         improved = False
@@ -297,7 +304,7 @@ def fit(suite: Suite, hw, kernels: list, names: list[str], start: dict, rounds: 
                 if n in UPPER_BOUND and v_new > UPPER_BOUND[n]:
                     continue
                 trial = dict(cur, **{n: v_new})
-                v = objective(evaluate(suite, hw, kernels, trial))
+                v = obj(trial)
                 if v > best + 1e-9:
                     best, cur = v, trial
                     improved = True
@@ -430,6 +437,9 @@ def main(argv=None) -> int:
     ap.add_argument("--gpu", default="H200", help="GPU table row of the model")
     ap.add_argument("--fit", default="", help="comma-separated NvModelConstants to fit")
     ap.add_argument("--fit-on", default="seed", help="suite the fit maximises")
+    ap.add_argument("--fit-also", default="",
+                    help="GPUDIR:SUITE:ROW,...: training sets of other GPUs the fit also maximises (the mean "
+                         "objective; e.g. the other GPU's gen-train)")
     ap.add_argument("--both-directions", action="store_true", help="also fit on the other suite")
     ap.add_argument("--objective", default="abf", choices=sorted(OBJECTIVES),
                     help="what --fit maximises: abf = mean log(A/BF) + 0.1 tau; rank = -(variance of the log error over "
@@ -494,7 +504,9 @@ def main(argv=None) -> int:
             for k in fit_names:
                 if start[k] <= 0:
                     start[k] = 1.0
-            got, val = fit(suites[src], hw, kernels, fit_names, start)
+            also = [load_set(item, args.timing)[1:] for item in args.fit_also.split(",") if item]
+            got, val = fit(suites[src], hw, kernels, fit_names, start, also=also)
+            src = src + "".join(f" + {item.split(':')[0]} {item.split(':')[1]}" for item in args.fit_also.split(",") if item)
             fits.append((src, got, val))
             for n, s in suites.items():
                 evals[(n, f"fit on {src}")] = evaluate(s, hw, kernels, got)

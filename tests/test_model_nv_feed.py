@@ -169,6 +169,60 @@ def test_tma_round_trip_latency_and_per_sm_dram_rate(hw):
     assert m5["latency_bound_cycles"] == m1["latency_bound_cycles"] and m5["dram_bw_fraction"] == m1["dram_bw_fraction"]
 
 
+def _mma_sync_family():
+    path = ROOT / "cpp" / "kernels" / "families" / "mma_sync.py"
+    spec = importlib.util.spec_from_file_location("mma_sync_family", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_mma_sync_warp_layout_is_the_generators():
+    # The model's warp layout (the shared-memory term's bytes) is the one the kernels are generated with, for every
+    # tile of the config space and every warp count the generator may choose.
+    fam = _mma_sync_family()
+    space = _core.space()
+    checked = 0
+    for bm in space["block_m"]:
+        for bn in space["block_n"]:
+            for warps in (1, 2, 4, 8):
+                lay = fam.warp_layout(bm, bn, warps)
+                assert _core.mma_sync_warp_layout(bm, bn, warps) == (lay or (0, 0)), (bm, bn, warps)
+                checked += 1
+    assert checked >= 64
+    assert _core.mma_sync_warp_layout(128, 64, 8) == (4, 2)    # 32x32 warp tiles
+    assert _core.mma_sync_warp_layout(128, 256, 8) == (2, 4)   # 64x64
+    assert _core.mma_sync_warp_layout(16, 16, 1) == (1, 1)
+
+
+def test_mma_sync_shared_memory_term(hw):
+    # Every warp reads its warp tile's fragments from shared memory and cp.async writes the stage there; the
+    # resident blocks share the SM's rate (smem_bytes_per_cycle x mma_sync_smem_efficiency).
+    rate = hw.get("smem_bytes_per_cycle")
+    assert 100 < rate <= 128                                  # calibrated: 127.7 B/cycle/SM on the H200
+    cfg, kr = kernel(128, 64, 64, 4, 8, "mma_sync")           # 4 x 2 warps of 32x32
+    b = predict(hw, 1, 4096, 4096, cfg, kr, mma_sync_smem_efficiency=0.5)
+    assert (b["warps_m"], b["warps_n"]) == (4, 2)
+    assert b["smem_bytes"] == (2 * 128 + 4 * 64) * 64 * 2 + (128 + 64) * 64 * 2
+    resident = math.ceil(b["concurrent_tiles"] / b["active_sms"])
+    assert b["smem_cycles"] == pytest.approx(resident * b["smem_bytes"] / (rate * 0.5))
+    assert b["compute_limiter"] == "shared memory" and b["compute_cycles"] == pytest.approx(b["smem_cycles"])
+    off = predict(hw, 1, 4096, 4096, cfg, kr, mma_sync_smem_efficiency=0.0)
+    assert off["smem_cycles"] == 0 and off["compute_limiter"] == "tensor issue"
+    assert off["compute_cycles"] < b["compute_cycles"]
+    # 64x64 warp tiles read half the bytes per flop: at the full bank rate the tensor issue rate, not shared
+    # memory, sets their L_compute, where the 32x32 warp tiles are still held by shared memory.
+    big, bkr = kernel(128, 256, 32, 4, 8, "mma_sync", regs=240)
+    lb = predict(hw, 4096, 4096, 4096, big, bkr, mma_sync_smem_efficiency=1.0)
+    assert lb["compute_limiter"] == "tensor issue" and lb["smem_cycles"] < lb["compute_cycles"]
+    small = predict(hw, 4096, 4096, 4096, cfg, kr, mma_sync_smem_efficiency=1.0)
+    assert small["compute_limiter"] == "shared memory"
+    # wgmma reads its operands from shared memory in the tensor core's own path: no such term.
+    wcfg, wkr = kernel(128, 128, 64, 6, 12, "wgmma", threads=384, regs=168)
+    w = predict(hw, 4096, 4096, 4096, wcfg, wkr, mma_sync_smem_efficiency=0.5)
+    assert w["smem_cycles"] == 0 and w["compute_limiter"] == "tensor issue"
+
+
 def test_seed_mode_has_no_feed_terms(hw):
     o = _core.ModelOptions("seed")
     cfg = _core.TileConfig(128, 128, 64, group_size_m=8, stages=2, warps=8, family="mma_sync")
@@ -184,7 +238,7 @@ def _fit_model():
     return mod
 
 
-@pytest.mark.parametrize("suite,min_abf,max_failures,min_tau", [("seed", 0.85, 0, 0.71), ("llm", 0.75, 2, 0.68)])
+@pytest.mark.parametrize("suite,min_abf,max_failures,min_tau", [("seed", 0.85, 0, 0.76), ("llm", 0.85, 0, 0.76)])
 def test_installed_model_on_h200_measurements(hw, suite, min_abf, max_failures, min_tau):
     """Offline A/BF of the installed model on the committed H200 brute force (every compiled kernel
     timed per size, measured with the pipelined mma.sync main loop): the pick's measured time against
@@ -193,7 +247,10 @@ def test_installed_model_on_h200_measurements(hw, suite, min_abf, max_failures, 
     little slack. Re-measured with programmatic dependent launch (same model): seed min 0.774 at
     64x16384x4096 (wgmma 128x128x64 picked, M padded to 128; its zero-filled TMA rows cost time the
     model took as overlapping the DRAM term); with the fill added to the memory time (model.hpp) seed
-    min 0.88, 0 sizes below 0.8, tau 0.732; llm min 0.79, 2 below 0.8, tau 0.697."""
+    min 0.88, 0 sizes below 0.8, tau 0.732; llm min 0.79, 2 below 0.8, tau 0.697. Both re-timed 2026-11-25 (the
+    stale mma.sync edge launches, the 64-row wgmma tiles, split-K launches) and the mma.sync shared-memory term
+    (model.hpp mma_sync_smem_efficiency, fitted on the gen-train sets, not on these): seed 0.976 / min 0.88 / tau
+    0.787, llm 0.970 / 0.87 / 0.782, no size below 0.8."""
     raw = ROOT / "reports" / "nvidia-h200" / "raw" / suite / "rotate"
     if not raw.is_dir():
         pytest.skip(f"no raw measurements at {raw}")
@@ -230,13 +287,15 @@ def test_rank_terms_are_the_error_spread_and_a_soft_pick():
 
 
 @pytest.mark.parametrize("gpu_dir,row,min_geomean,min_abf,min_tau", [
-    ("nvidia-h100", "H100_SXM", 0.955, 0.54, 0.70), ("nvidia-h200", "H200", 0.955, 0.65, 0.72)])
+    ("nvidia-h100", "H100_SXM", 0.95, 0.54, 0.74), ("nvidia-h200", "H200", 0.955, 0.74, 0.76)])
 def test_installed_model_on_the_validation_sets(gpu_dir, row, min_geomean, min_abf, min_tau):
     """Offline A/BF of the installed model on gen-valid (never read by a fit), both GPUs. Thresholds: what the
     installed model reaches (benchmarks/results/model_fit_latency.md: H100 0.961 / min 0.55 / tau 0.710, H200 0.964 /
     0.66 / 0.733) with a little slack. The brute force has the wgmma 64x64 and 64x128 tiles since 2026-11-25; without
     the TMA round-trip terms (wgmma_pipeline_latency_factor, wgmma_active_sm_dram_cap) the model picked the 64x64
-    tile at decode projections where a one-warp mma.sync tile is 1.4-1.9x faster: H100 0.954, H200 0.940 / 0.53."""
+    tile at decode projections where a one-warp mma.sync tile is 1.4-1.9x faster: H100 0.954, H200 0.940 / 0.53.
+    With the mma.sync shared-memory term and the feed constants refit beside it on both GPUs' gen-train sets
+    (benchmarks/results/model_fit_smem.md): H100 0.957 / 0.55 / 0.755, H200 0.963 / 0.76 / 0.769."""
     raw = ROOT / "reports" / gpu_dir / "raw" / "gen-valid" / "rotate"
     if not raw.is_dir():
         pytest.skip(f"no raw measurements at {raw}")

@@ -102,6 +102,11 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["latency_bound_cycles"] = b.latency_bound_cycles;
   d["load_issue_cycles"] = b.load_issue_cycles;
   d["copy_throttle_cycles"] = b.copy_throttle_cycles;
+  d["warps_m"] = b.warps_m;
+  d["warps_n"] = b.warps_n;
+  d["smem_bytes"] = b.smem_bytes;
+  d["smem_cycles"] = b.smem_cycles;
+  d["compute_limiter"] = std::string(b.compute_limiter);
   d["l2_feed_factor"] = b.l2_feed_factor;
   d["tma_oob_fill_cycles"] = b.tma_oob_fill_cycles;
   d["memory_cycles"] = b.memory_cycles;
@@ -367,6 +372,7 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, mma_sync_load_issue_warps_per_sm)
       RW(NvModelConstants, mma_sync_warp_copy_queue_bytes)
       RW(NvModelConstants, mma_sync_warp_copy_throttled_bytes_per_cycle)
+      RW(NvModelConstants, mma_sync_smem_efficiency)
       RW(NvModelConstants, split_k_reduce_fixed_cycles) RW(NvModelConstants, split_k_slice_cycles) RW(NvModelConstants, operand_copy_fixed_cycles)
       RW(NvModelConstants, split_k_min_k_tiles_per_slice) RW(NvModelConstants, split_k_candidate_kernels);
   py::class_<ModelOptions>(m, "ModelOptions", "Model mode, source flags and constants.")
@@ -427,6 +433,11 @@ PYBIND11_MODULE(_core, m) {
         py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype"), py::arg("config"), py::arg("hardware"),
         py::arg("options"), py::arg("resources") = nullptr, py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true, py::arg("bias") = false,
         "Every term of the model for one config.");
+  m.def("mma_sync_warp_layout", [](int block_m, int block_n, int warps) {
+        const auto [wm, wn] = mma_sync_warp_layout(block_m, block_n, warps);
+        return py::make_tuple(wm, wn);
+      }, py::arg("block_m"), py::arg("block_n"), py::arg("warps"),
+      "(WARPS_M, WARPS_N) of an mma.sync tile as the model assumes it ((0, 0): no layout).");
   m.def("blocks_per_sm", [](const KernelResources& kr, const HardwareParams& hw) {
     BlocksPerSm b = blocks_per_sm(kr, hw);
     py::dict d;

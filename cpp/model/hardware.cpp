@@ -53,6 +53,7 @@ const std::vector<HardwareKeyInfo>& hardware_key_info() {
       {"mma_sync_flops_per_cycle", "flop/SM-cycle", "dense fp16 mma.sync throughput per SM", false, false},
       {"wgmma_flops_per_cycle", "flop/SM-cycle", "dense fp16 wgmma throughput per SM", false, false},
       {"fp32_flops_per_cycle", "flop/SM-cycle", "FP32 FMA throughput per SM (2 flops per FMA)", false, false},
+      {"smem_bytes_per_cycle", "bytes/SM-cycle", "shared-memory bandwidth per SM, conflict-free accesses", false, false},
       {"sustained_clock_mhz", "MHz", "SM clock under a sustained GEMM load (cycles -> seconds)", false, false},
       {"dram_bytes_in_flight_per_sm", "bytes", "DRAM bytes one SM can keep in flight", false, false},
       {"l2_bytes_in_flight_per_sm", "bytes", "L2 bytes one SM can keep in flight", false, false},
@@ -204,6 +205,7 @@ void apply_defaults(HardwareParams& hw) {
   set(hw, "hbm_latency_penalty", 500, Tier::Default, "seed 000 Appendix A");
   set(hw, "l2_latency_cycles", 260, Tier::Default, "estimate: L2 hit latency of Ampere/Hopper, ~200-260 cycles (Luo et al., arXiv 2402.13499)");
   set(hw, "fp32_flops_per_cycle", 256, Tier::Default, "128 FP32 lanes per SM x 2 (sm_80 A100 has 64: calibrate)");
+  set(hw, "smem_bytes_per_cycle", 128, Tier::Default, "CUDA C programming guide, cc >= 5.0: 32 banks x 4 bytes per SM cycle");
   set(hw, "compute_capability", 90, Tier::Default, "the Hopper GPUs origami_nv targets (sm_90)");
   set(hw, "max_registers_per_thread", 255, Tier::Default, "CUDA C programming guide: 255 registers per thread (cc >= 3.5)");
   set(hw, "register_allocation_unit", 256, Tier::Default, "CUDA occupancy calculator, cc 8.x/9.0: register allocation unit 256 per warp");

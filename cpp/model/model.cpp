@@ -38,7 +38,8 @@ ModelHardware::ModelHardware(const HardwareParams& hw)
       tensor_cores_per_sm(hw.get("tensor_cores_per_sm")),
       warp_allocation_granularity(hw.get("warp_allocation_granularity")),
       wgmma_flops_per_cycle(hw.get("wgmma_flops_per_cycle")),
-      fp32_flops_per_cycle(hw.get("fp32_flops_per_cycle")) {}
+      fp32_flops_per_cycle(hw.get("fp32_flops_per_cycle")),
+      smem_bytes_per_cycle(hw.get("smem_bytes_per_cycle")) {}
 
 const char* mode_name(ModelMode m) { return m == ModelMode::Seed ? "seed" : "nv"; }
 
@@ -241,6 +242,44 @@ void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware&
   b.tensor_flops_per_cycle = sm_rate / resident;
   b.compute_cycles = b.flops_per_k_iter * resident / sm_rate;  // = flops / tensor_flops_per_cycle, one division
   b.mma_issue_cycles = b.compute_cycles / b.n_mma;
+  b.compute_limiter = "tensor issue";
+  // mma.sync: the fragments of every warp come through the SM's shared memory (NvModelConstants::
+  // mma_sync_smem_efficiency), shared by the resident blocks.
+  if (c.family == Family::MmaSync && nv.mma_sync_smem_efficiency > 0 && hw.smem_bytes_per_cycle > 0) {
+    const auto [wm, wn] = mma_sync_warp_layout(c.block_m, c.block_n, c.warps);
+    if (wm > 0) {
+      b.warps_m = wm;
+      b.warps_n = wn;
+      const double bytes = dtype_bytes(p.dtype);
+      const double fragments = (double(wn) * c.block_m + double(wm) * c.block_n) * c.block_k * bytes;
+      const double stage = (double(c.block_m) + c.block_n) * c.block_k * bytes;
+      b.smem_bytes = fragments + stage;
+      b.smem_cycles = resident * b.smem_bytes / (hw.smem_bytes_per_cycle * nv.mma_sync_smem_efficiency);
+      if (b.smem_cycles > b.compute_cycles) {
+        b.compute_cycles = b.smem_cycles;
+        b.compute_limiter = "shared memory";
+      }
+    }
+  }
+}
+
+std::pair<int, int> mma_sync_warp_layout(int block_m, int block_n, int warps) {
+  std::pair<int, int> best{0, 0};
+  double best_skew = 0;
+  int best_tm = 0;
+  for (int wm = 1; wm <= warps; ++wm) {
+    if (warps % wm) continue;
+    const int wn = warps / wm;
+    if (block_m % (16 * wm) || block_n % (16 * wn)) continue;
+    const int tm = block_m / wm, tn = block_n / wn;
+    const double skew = std::abs(std::log2(double(tm) / tn));
+    if (best.first == 0 || skew < best_skew || (skew == best_skew && tm > best_tm)) {
+      best = {wm, wn};
+      best_skew = skew;
+      best_tm = tm;
+    }
+  }
+  return best;
 }
 
 // ---- [Algorithm 4] occupancy and waves ----------------------------------------------------------

@@ -199,7 +199,13 @@ class Explanation:
         else:
             L.append(f"  rate  = {rate_key} {_n(hv(rate_key))} x issue efficiency, shared by the blocks of one SM"
                      f" = {_n(b['tensor_flops_per_cycle'], 1)} flop/cycle for this block")
-        L.append(f"  L_compute = {_n(b['compute_cycles'], 1)} cycles per K-iteration")
+        if b.get("smem_cycles"):
+            L.append(f"  shared memory = resident blocks x (ldmatrix fragments of {b['warps_m']}x{b['warps_n']} warps"
+                     f" + the cp.async stage) = {_n(b['smem_bytes'])} bytes per block / (smem_bytes_per_cycle"
+                     f" {_n(hv('smem_bytes_per_cycle'), 1)} x mma_sync_smem_efficiency)"
+                     f" = {_n(b['smem_cycles'], 1)} cycles")
+        limiter = f"  <- {b['compute_limiter']}" if b.get("compute_limiter") else ""
+        L.append(f"  L_compute = {_n(b['compute_cycles'], 1)} cycles per K-iteration{limiter}")
         L.append("[Algorithm 5] L2 hit rate (Triton GROUP_SIZE_M raster of the tiles in flight)")
         L.append(f"  GROUP_SIZE_M = {b['group_size_m']}: {b['l2_tile_m']} unique tile-rows of A x {b['l2_tile_n']}"
                  f" unique tile-columns of B")

@@ -46,6 +46,7 @@ PARAM_KEYS: Tuple[str, ...] = (
     "mma_sync_flops_per_cycle",
     "wgmma_flops_per_cycle",
     "fp32_flops_per_cycle",
+    "smem_bytes_per_cycle",
     "sustained_clock_mhz",
     "dram_bytes_in_flight_per_sm",
     "l2_bytes_in_flight_per_sm",
@@ -550,8 +551,10 @@ def calibrate(quick: bool = False, progress: Optional[Callable[[str], None]] = p
         for st in strides:
             what = "broadcast" if st == 0 else ("no conflict" if st == 1 else f"{st}-way conflict")
             add(f"smem ld.shared.u32 latency, {what}", r["samples"][f"latency_cycles@{st}"], "cycles")
+            # the conflict-free rate is the model's smem_bytes_per_cycle (the mma.sync shared-memory term)
             add(f"smem ld.shared.u32 throughput, {what}", r["samples"][f"bytes_per_cycle_per_sm@{st}"], "B/cycle/SM",
-                None, f"ideal {SMEM_BANK_BYTES_PER_CYCLE / max(st, 1):g} (32 banks x 4 B / {max(st, 1)})")
+                "smem_bytes_per_cycle" if st == 1 else None,
+                f"ideal {SMEM_BANK_BYTES_PER_CYCLE / max(st, 1):g} (32 banks x 4 B / {max(st, 1)})")
     section("shared memory", shared)
 
     # 5. tensor cores and FP32
