@@ -271,6 +271,19 @@ def test_installed_model_on_h200_measurements(hw, suite, min_abf, max_failures, 
     assert not math.isnan(summ["tau_mean"])
 
 
+def test_fit_maximises_the_mean_objective_over_the_training_sets(monkeypatch):
+    # --fit-also: the constants that fit two GPUs' training sets at once maximise the mean of the two objectives
+    # (here -(x - 1)^2 on one set, -(x - 3)^2 on the other: 1 alone, 2 together).
+    fm = _fit_model()
+    best_at = {"h100": 1.0, "h200": 3.0}
+    monkeypatch.setattr(fm, "evaluate", lambda suite, hw, kernels, consts: {"x": consts["k"], "at": best_at[suite]})
+    monkeypatch.setattr(fm, "objective", lambda ev: -(ev["x"] - ev["at"]) ** 2)
+    alone, _ = fm.fit("h100", None, [], ["k"], {"k": 1.5}, rounds=6)
+    both, val = fm.fit("h100", None, [], ["k"], {"k": 1.5}, rounds=6, also=[("h200", None, [])])
+    assert abs(alone["k"] - 1.0) < 0.1
+    assert abs(both["k"] - 2.0) < 0.15 and val == pytest.approx(-((both["k"] - 1) ** 2 + (both["k"] - 3) ** 2) / 2)
+
+
 def test_rank_terms_are_the_error_spread_and_a_soft_pick():
     fm = _fit_model()
     # predictions right up to one factor: no error spread; the soft pick sits on the fastest-predicted launch
