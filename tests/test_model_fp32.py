@@ -44,6 +44,7 @@ def test_seed_002_roof_terms(hw):
     b = _core.predict(4096, 4096, 4096, "float32", cfg, hw, _core.ModelOptions("nv"), kr)
     assert (b["fp32_thread_tile_m"], b["fp32_thread_tile_n"]) == (8, 8)
     assert b["fp32_issue_share"] == pytest.approx(64 / 68)
+    assert b["compute_limiter"] == "FFMA issue" and b["smem_cycles"] == 0  # no mma.sync shared-memory term
     assert b["fp32_fma_fraction"] == 1.0
     assert b["fp32_lane_fraction"] == 1.0  # 4096 is a multiple of every tile side: no edge waste
     phi = hw.get("fp32_flops_per_cycle") * 64 / 68

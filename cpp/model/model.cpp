@@ -242,7 +242,7 @@ void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware&
   b.tensor_flops_per_cycle = sm_rate / resident;
   b.compute_cycles = b.flops_per_k_iter * resident / sm_rate;  // = flops / tensor_flops_per_cycle, one division
   b.mma_issue_cycles = b.compute_cycles / b.n_mma;
-  b.compute_limiter = "tensor issue";
+  b.compute_limiter = c.family == Family::Simt ? "FFMA issue" : "tensor issue";
   // mma.sync: the fragments of every warp come through the SM's shared memory (NvModelConstants::
   // mma_sync_smem_efficiency), shared by the resident blocks.
   if (c.family == Family::MmaSync && nv.mma_sync_smem_efficiency > 0 && hw.smem_bytes_per_cycle > 0) {

@@ -321,7 +321,7 @@ struct LatencyBreakdown {
   int warps_m = 0, warps_n = 0;        // nv mma.sync: the warp layout (cpp/kernels/families/mma_sync.py)
   double smem_bytes = 0;               // nv mma.sync: shared-memory bytes per block per K-iteration (ldmatrix + cp.async)
   double smem_cycles = 0;              // nv mma.sync: those bytes of the resident blocks at the SM's shared-memory rate
-  const char* compute_limiter = "";    // nv: "tensor issue" or "shared memory" (what sets L_compute)
+  const char* compute_limiter = "";    // nv: "tensor issue" (simt: "FFMA issue") or "shared memory" (what sets L_compute)
   // nv simt (fp32 on the CUDA cores, seed 002): Phi = u_issue * f_fp32 * theta * C_fp32 * (1 + m_FMA)
   // flop per SM-cycle. fp32_flops_per_cycle (calibrated: a pure-FFMA stream, all lanes) is
   // u_issue * C_fp32 * 2; f_fp32 is the FFMA share of the main loop's issue slots (thread tile TM x TN:
