@@ -4,6 +4,7 @@
 #include "model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -263,23 +264,52 @@ void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware&
   }
 }
 
-std::pair<int, int> mma_sync_warp_layout(int block_m, int block_n, int warps) {
+namespace {
+// The rule of mma_sync_warp_layout() by search: the skew |log2(tm / tn)| compared exactly as the ratio
+// max / min of the warp tile's sides (cross-multiplied integers).
+std::pair<int, int> warp_layout_search(int block_m, int block_n, int warps) {
   std::pair<int, int> best{0, 0};
-  double best_skew = 0;
-  int best_tm = 0;
+  int best_hi = 0, best_lo = 1, best_tm = 0;
   for (int wm = 1; wm <= warps; ++wm) {
     if (warps % wm) continue;
     const int wn = warps / wm;
     if (block_m % (16 * wm) || block_n % (16 * wn)) continue;
     const int tm = block_m / wm, tn = block_n / wn;
-    const double skew = std::abs(std::log2(double(tm) / tn));
-    if (best.first == 0 || skew < best_skew || (skew == best_skew && tm > best_tm)) {
+    const int hi = std::max(tm, tn), lo = std::min(tm, tn);
+    const std::int64_t lhs = std::int64_t(hi) * best_lo, rhs = std::int64_t(best_hi) * lo;
+    if (best.first == 0 || lhs < rhs || (lhs == rhs && tm > best_tm)) {
       best = {wm, wn};
-      best_skew = skew;
+      best_hi = hi;
+      best_lo = lo;
       best_tm = tm;
     }
   }
   return best;
+}
+}  // namespace
+
+std::pair<int, int> mma_sync_warp_layout(int block_m, int block_n, int warps) {
+  // Every tile of the config space (sides multiples of 16 up to 256) and warp count (1, 2, 4, 8) from a table
+  // built once: the model asks for every mma.sync candidate of every selection (the search cost ~4 us of a
+  // ~25 us cold selection, perf 2026-11-25).
+  constexpr int kSide = 16;  // sides 16..256 in steps of 16
+  static const std::array<std::pair<std::int8_t, std::int8_t>, 4 * kSide * kSide> table = [] {
+    std::array<std::pair<std::int8_t, std::int8_t>, 4 * kSide * kSide> t{};
+    for (int lw = 0; lw < 4; ++lw)
+      for (int i = 0; i < kSide; ++i)
+        for (int j = 0; j < kSide; ++j) {
+          const auto [wm, wn] = warp_layout_search(16 * (i + 1), 16 * (j + 1), 1 << lw);
+          t[(lw * kSide + i) * kSide + j] = {static_cast<std::int8_t>(wm), static_cast<std::int8_t>(wn)};
+        }
+    return t;
+  }();
+  const int lw = warps == 1 ? 0 : warps == 2 ? 1 : warps == 4 ? 2 : warps == 8 ? 3 : -1;
+  if (lw >= 0 && block_m > 0 && block_n > 0 && block_m % 16 == 0 && block_n % 16 == 0 && block_m <= 16 * kSide &&
+      block_n <= 16 * kSide) {
+    const auto& e = table[(lw * kSide + block_m / 16 - 1) * kSide + block_n / 16 - 1];
+    return {e.first, e.second};
+  }
+  return warp_layout_search(block_m, block_n, warps);
 }
 
 // ---- [Algorithm 4] occupancy and waves ----------------------------------------------------------
