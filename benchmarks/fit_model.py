@@ -504,9 +504,10 @@ def main(argv=None) -> int:
             for k in fit_names:
                 if start[k] <= 0:
                     start[k] = 1.0
-            also = [load_set(item, args.timing)[1:] for item in args.fit_also.split(",") if item]
-            got, val = fit(suites[src], hw, kernels, fit_names, start, also=also)
-            src = src + "".join(f" + {item.split(':')[0]} {item.split(':')[1]}" for item in args.fit_also.split(",") if item)
+            also_items = [x for x in args.fit_also.split(",") if x]
+            also = [load_set(item, args.timing) for item in also_items]  # (label, Suite, hardware row, kernels)
+            got, val = fit(suites[src], hw, kernels, fit_names, start, also=[a[1:] for a in also])
+            src += "".join(f" + {label}" for label, *_ in also)
             fits.append((src, got, val))
             for n, s in suites.items():
                 evals[(n, f"fit on {src}")] = evaluate(s, hw, kernels, got)

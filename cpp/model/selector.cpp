@@ -177,7 +177,7 @@ std::vector<Scored> split_candidates(const Problem& p, const PerDtype& pd, const
       chosen.push_back(bd.index);
     }
   }
-  static const std::vector<int> small = space_split_k();
+  const std::vector<int> small = space_split_k();
   std::vector<Scored> out;
   for (std::size_t index : chosen) {
     const Scored& u = unsplit[index];
@@ -187,11 +187,9 @@ std::vector<Scored> split_candidates(const Problem& p, const PerDtype& pd, const
     if (tail == 0) continue;
     const std::int64_t k_tiles = (p.K + c.block_k - 1) / c.block_k;
     const std::int64_t max_split = k_tiles / std::max(nv.split_k_min_k_tiles_per_slice, 1);
-    thread_local std::vector<int> splits;  // no allocation per kernel once grown
-    splits.assign(small.begin(), small.end());
+    std::vector<int> splits(small.begin(), small.end());
     for (int w = 1; w <= 3; ++w) splits.push_back(static_cast<int>(std::min<std::int64_t>(w * slots / tail, 4096)));
-    thread_local std::vector<std::pair<int, std::int64_t>> seen;  // (slices, dp_tiles) of the schedules scored
-    seen.clear();
+    std::vector<std::pair<int, std::int64_t>> seen;  // (slices, dp_tiles) of the schedules already scored
     const Candidate* kernel = u.candidate;           // this kernel, or the first candidate of it with resources
     if (kernel == nullptr || !kernel->resources) {
       kernel = nullptr;
@@ -380,7 +378,7 @@ const Selection& Selector::select(const Problem& p) const {
     const int keep = impl_->options.cached_ranking_size;
     sel->ranking = phase1(p, pd, impl_->mhw, impl_->options, impl_->phase1_g, keep > 0 ? std::size_t(keep) : 0);
   }
-  sel->excluded = &excluded(p.dtype);
+  sel->excluded = excluded(p.dtype);
   sel->phase1_group_size_m = impl_->phase1_g;
   sel->abstract_space = abstract_space();
   const Ranked best = sel->ranking.front();
