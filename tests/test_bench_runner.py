@@ -355,6 +355,15 @@ def test_kernel_changes_mark_the_launches_they_alter():
     assert not C.stale_kernel_record(dict(rec, system="cublas"))         # not our kernels
     assert C.stale_kernel_record({"kind": "attempt", "result_kind": "pick", "system": "origami", "size_info": info,
                                   "config": A})
+    # version 4: wgmma launches whose CTAs have a next tile (more tiles than the 132 SMs) store C by TMA
+    big = {"M": 8192, "N": 8192, "K": 256, "dtype": "float16"}
+    wg = dict(rec, size_info=big, config=dict(A, family="wgmma"), kernel_version=3)
+    assert C.stale_kernel_record(wg)                                                # 64 x 64 = 4096 tiles
+    assert not C.stale_kernel_record(dict(wg, size_info=dict(big, M=1024, N=2048)))  # 128 tiles: one wave
+    assert C.stale_kernel_record(dict(wg, size_info=dict(big, M=128, N=2048, batch=10)))  # 10 x 1 x 16 = 160 tiles
+    assert not C.stale_kernel_record(dict(wg, size_info=dict(big, N=8191)))         # C rows unaligned: threads store
+    assert not C.stale_kernel_record(dict(wg, config=A))                            # mma.sync: no TMA store
+    assert not C.stale_kernel_record(dict(wg, kernel_version=4))
 
 
 def _strip_kernel_version(raw):

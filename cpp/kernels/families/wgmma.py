@@ -85,6 +85,7 @@ class Spec:
     b_k_major: bool
     epi_n_override: int = 0   # dev experiments only (--variants); 0 = the epilogue rule
     cluster: int = 1          # CTAs per cluster sharing (TMA-multicasting) the B tile: 1 or 2
+    max_stages: int = 0       # dev experiments only (--variants): a deeper ring than MAX_STAGES; 0 = the rule
 
     block_k: int = BLOCK_K
 
@@ -92,7 +93,7 @@ class Spec:
     def epi_n(self) -> int:
         if self.epi_n_override:
             return self.epi_n_override
-        for w in (256, 128, 64):
+        for w in (256, 128, 64, 32):
             if w <= self.block_n and self.block_n % w == 0 and self.block_m * w * 2 <= C_STAGING_BYTES:
                 return w
         return 64
@@ -108,7 +109,7 @@ class Spec:
     @property
     def stages(self) -> int:
         free = SMEM_OPTIN_BYTES - ALIGN_SLACK_BYTES - self.c_bytes - 2 * 8 * MAX_STAGES
-        return min(MAX_STAGES, free // self.stage_bytes)
+        return min(self.max_stages or MAX_STAGES, free // self.stage_bytes)
 
     @property
     def smem_bytes(self) -> int:
@@ -150,10 +151,11 @@ class Spec:
             out.append("each consumer warpgroup must own whole m64 slabs")
         if self.block_n % 16 or not 16 <= self.block_n <= 256:
             out.append("wgmma N must be a multiple of 16 in [16, 256] (as generated)")
-        if self.block_n % 64:
+        if self.block_n % 64 and not (self.block_n == 32 and self.b_k_major):
             # An N-major B is loaded in 64-column TMA boxes, and the epilogue's XOR swizzle works on
-            # groups of 8 16-byte chunks: BLOCK_N steps of 64 (64, 128, 192, 256).
-            out.append("BLOCK_N must be a multiple of 64 (TMA boxes of N-major B, epilogue swizzle)")
+            # rows of 4 or a multiple of 8 16-byte chunks: BLOCK_N steps of 64 (64, 128, 192, 256), or 32
+            # with a K-major B (one TMA box of 32 rows of 64 K-elements).
+            out.append("BLOCK_N must be a multiple of 64, or 32 with a K-major B (TMA boxes, epilogue swizzle)")
         if self.block_m > 256 or (self.b_k_major and self.block_n > 256):
             out.append("TMA box dimensions are at most 256")
         if self.stages < 2:
@@ -162,8 +164,8 @@ class Spec:
             out.append(f"shared memory {self.smem_bytes} B exceeds {SMEM_OPTIN_BYTES} B")
         if self.accumulators_per_thread > ACCUM_LIMIT:
             out.append("too many accumulators per consumer thread")
-        if self.block_n % self.epi_n or self.epi_n % 64:
-            out.append("epilogue slice must divide BLOCK_N and be a multiple of 64")
+        if self.block_n % self.epi_n or (self.epi_n % 64 and self.epi_n != 32):
+            out.append("epilogue slice must divide BLOCK_N and be 32 or a multiple of 64")
         if self.cluster not in (1, 2) or self.block_n % (8 * self.cluster):
             out.append("clusters of 1 or 2 CTAs, each multicasting whole 8-row groups of B")
         if self.consumers not in (1, 2):
@@ -233,8 +235,8 @@ def tu_text(spec: dict) -> str:
             f"static_assert({alias}::P::kThreads == {k['threads']}, \"generator and kernel disagree on threads\");",
             f"extern \"C\" __global__ void __launch_bounds__({k['threads']}, 1) {k['name']}(",
             "    const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b,",
-            "    const origami::wgmma::KernelParams p) {",
-            f"  {alias}::run(a, b, p);",
+            "    const __grid_constant__ CUtensorMap c, const origami::wgmma::KernelParams p) {",
+            f"  {alias}::run(a, b, c, p);",
             "}",
             f"static cudaError_t {k['launcher']}(const origami::GemmArgs& g) {{",
             f"  return L_{k['name']}::launch(&{k['name']}, g);",
@@ -296,10 +298,20 @@ def _main(argv: list[str]) -> int:
     ns = ap.parse_args(argv)
     pool = all_specs()
     if ns.variants:
+        for dtype in DTYPES:  # 64x32 (K-major B only): twice the CTAs of 64x64 at small M
+            for a_k in (True, False):
+                v = Spec(64, 32, 1, dtype, a_k, True)
+                if not v.problems():
+                    pool.append(v)
         for s in list(pool):
             v = Spec(s.block_m, s.block_n, s.consumers, s.dtype, s.a_k_major, s.b_k_major, epi_n_override=s.block_n)
             if v.epi_n != s.epi_n and not v.problems():
                 pool.append(v)
+            if s.consumers == 1 and s.epi_n_override == 0 and s.max_stages == 0:
+                # deeper rings for the one-consumer (64-row) tiles: bytes in flight at small M
+                d = Spec(s.block_m, s.block_n, s.consumers, s.dtype, s.a_k_major, s.b_k_major, max_stages=16)
+                if d.stages != s.stages and not d.problems():
+                    pool.append(d)
             if s.cluster == 1 and s.consumers == 2:
                 c = Spec(s.block_m, s.block_n, s.consumers, s.dtype, s.a_k_major, s.b_k_major, cluster=2)
                 if not c.problems():

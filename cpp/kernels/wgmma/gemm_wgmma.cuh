@@ -1,7 +1,8 @@
 // The wgmma kernel family (sm_90a): TMA loads with 128-byte swizzle into a ring of shared-memory
 // stages guarded by mbarriers, one producer warpgroup, one or two consumer warpgroups issuing
 // wgmma m64nNk16 (fp32 accumulators), a persistent grid walking output tiles in the Triton
-// GROUP_SIZE_M raster, and an epilogue through shared memory with predicated, coalesced stores.
+// GROUP_SIZE_M raster, and an epilogue through shared memory: TMA stores that drain while the CTA computes its
+// next tile, or (a CTA's last tile, unaligned C rows) predicated, coalesced stores by the consumer threads.
 //
 // One specialisation = (BLOCK_M, BLOCK_N, stages, consumer warpgroups, epilogue slice width,
 // element type, A layout, B layout[, cluster]); BLOCK_K is 64 (one 128-byte swizzle row of a 16-bit
@@ -61,9 +62,9 @@ struct Plan {
   static constexpr int kBBytes = BN * kBlockK * 2;           // one stage of B
   static constexpr int kStageBytes = kABytes + kBBytes;
   // C staging: the tile leaves in column slices of kEpiN (BN / kEpiN passes), so the staging
-  // buffer is BM x kEpiN and the ring keeps the rest of shared memory. Rows are not padded: the
-  // 16-byte chunks of row r are XOR-swizzled by (r % 8), which keeps both the fragment writes
-  // (8 rows x 4 lanes per instruction) and the row-wise 16-byte reads free of bank conflicts.
+  // buffer is BM x kEpiN and the ring keeps the rest of shared memory. Not padded: the 16-byte chunks are
+  // XOR-swizzled (c_chunk_offset below), which keeps the fragment writes (8 rows x 4 lanes per instruction)
+  // free of bank conflicts and lays 64-column boxes out as the TMA store reads them.
   static constexpr int kCRowBytes = kEpiN * 2;
   static constexpr int kCBytes = BM * kCRowBytes;
   static constexpr int kBarrierBytes = 2 * kStages * 8;      // full[] and empty[] mbarriers
@@ -79,8 +80,26 @@ struct Plan {
   static_assert(kSmemBytes <= kSmemOptinBytes, "stages + C staging exceed the shared-memory opt-in limit");
   static_assert(kAccumPerThread <= 192, "accumulators would not fit the consumer register budget");
   static_assert(kConsumers == 1 || kConsumers == 2, "one or two consumer warpgroups");
-  static_assert(BN % kEpiN == 0 && kEpiN % 64 == 0, "epilogue slices: whole, >= 8 swizzled 16-byte chunks");
+  static_assert(BN % kEpiN == 0 && (kEpiN % 64 == 0 || kEpiN == 32),
+                "epilogue slices: whole, 4 or a multiple of 8 swizzled 16-byte chunks (c_chunk_offset)");
+  // The slice leaves by TMA store (64-column boxes) where C allows it.
+  static constexpr bool kTmaStore = kEpiN % 64 == 0;
 };
+
+// Byte offset of 16-byte chunk c of row r in a consumer warpgroup's C staging buffer (kRows rows of
+// kChunksPerRow chunks). The fragment writes put 8 rows x 4 lanes (one 4-byte word each) into one chunk index
+// per instruction, so the layout must spread those 32 words over the 32 banks:
+//  - kEpiN a multiple of 64 (>= 8 chunks): the slice is kChunksPerRow / 8 boxes of 64 columns, each box kRows
+//    rows of 128 B with chunk c of row r at slot c ^ (r % 8): the TMA 128-byte swizzle, so the bulk-copy engine
+//    stores a box as it is (the box bases are 1024-byte aligned), and 8 consecutive rows hit 8 slots;
+//  - kEpiN = 32 (4 chunks, 64-byte rows, two rows per 128-byte bank line, odd rows on banks 16-31): rows one
+//    after another, chunk c of row r at slot c ^ ((r / 2) % 4), so the four even (odd) rows of 8 take 4 slots.
+// Row-wise 16-byte reads of the per-thread store paths see whole 128-byte lines either way.
+template <int kRows, int kChunksPerRow>
+__device__ __forceinline__ int c_chunk_offset(int r, int c) {
+  if constexpr (kChunksPerRow >= 8) return (c >> 3) * (kRows * 128) + r * 128 + (((c & 7) ^ (r & 7)) << 4);
+  else return r * (kChunksPerRow * 16) + ((c ^ ((r >> 1) & 3)) << 4);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Device-side primitives (inline PTX, sm_90a).
@@ -123,6 +142,22 @@ __device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap
       " [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(dst),
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
       : "memory");
+}
+
+// Shared memory -> global through the bulk-copy engine (an asynchronous TMA store of one box; elements outside
+// the tensor are not written), tracked per thread by bulk groups.
+__device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, std::uint32_t src, int c0, int c1, int c2) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(c0), "r"(c1), "r"(c2), "r"(src)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// The committed bulk stores have finished reading shared memory (their writes may still be in flight).
+__device__ __forceinline__ void bulk_wait_read_all() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
+// Shared-memory writes of this thread (generic proxy) ordered before later bulk copies (async proxy) read them.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
 // The same copy delivered to the same shared-memory offset (and mbarrier offset) of every CTA
@@ -241,6 +276,7 @@ struct KernelParams {
   long long c_stride_m;
   long long c_stride_batch;
   int c_vector_ok;          // ldc, batch stride and base allow 16-byte stores
+  int c_tma;                // the C tensor map was encoded (c_vector_ok and Plan::kTmaStore): TMA-stored slices
 };
 
 // Triton's GROUP_SIZE_M raster: groups of group_size_m tile-rows, column-major inside a group,
@@ -287,7 +323,7 @@ __device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p,
 // (a stable symbol for the registry and the ptxas report):
 //   extern "C" __global__ void __launch_bounds__(Kernel::P::kThreads, 1)
 //   NAME(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b,
-//        const origami::wgmma::KernelParams p) { Kernel::run(a, b, p); }
+//        const __grid_constant__ CUtensorMap c, const origami::wgmma::KernelParams p) { Kernel::run(a, b, c, p); }
 // The tensor maps stay in the kernel-parameter space (their address is what TMA takes); the
 // (threads, 1) launch bound gives the register cap at entry that setmaxnreg needs.
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
@@ -295,13 +331,13 @@ template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, b
 struct Kernel {
   using P = Plan<BM, BN, kStages, kConsumers, kEpiN>;
   static __device__ __forceinline__ void run(const CUtensorMap& tma_a, const CUtensorMap& tma_b,
-                                             const KernelParams& p);
+                                             const CUtensorMap& tma_c, const KernelParams& p);
 };
 
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
           int kCluster>
 __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster>::run(
-    const CUtensorMap& tma_a, const CUtensorMap& tma_b, const KernelParams& p) {
+    const CUtensorMap& tma_a, const CUtensorMap& tma_b, const CUtensorMap& tma_c, const KernelParams& p) {
   static_assert(kBKMajor || BN % 64 == 0, "an N-major B is loaded in 64-column TMA boxes");
   static_assert(kCluster == 1 || kCluster == 2, "1 or 2 CTAs per cluster");
   static_assert(BN % (8 * kCluster) == 0, "each CTA's multicast share of B is whole 8-row swizzle groups");
@@ -329,6 +365,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_a) : "memory");
       asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_b) : "memory");
     }
+    if (p.c_tma) asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_c) : "memory");
     for (int s = 0; s < kStages; ++s) {
       mbar_init(full_bar(s), 1);                    // the producer's arrive.expect_tx
       // one arrive per consumer warp of every CTA whose smem this stage's multicast writes
@@ -499,30 +536,56 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       }
 
       // ---- epilogue: registers -> shared memory (this consumer's rows) -> global ----
-      // In BN / kEpiN column slices through this warpgroup's kRowsPerConsumer x kEpiN buffer.
+      // In BN / kEpiN column slices through this warpgroup's kRowsPerConsumer x kEpiN buffer. Where C takes TMA
+      // stores (p.c_tma) and this CTA has another tile to compute, one thread of the warpgroup hands each staged
+      // slice to the bulk-copy engine and the warpgroup goes on: the global writes drain while the next slice is
+      // staged and the next tile's wgmmas run. Stored by the warpgroup's own threads, the writes held the
+      // consumers for ~30 % of 8192x8192x256 and ~15 % of 8192x8192x1024 on the H100; through TMA those run
+      // 1.1-1.3x faster (benchmarks/results/probes/probe_epilogue_cost_h100.txt, probe_tma_store_h100.txt). A
+      // CTA's last tile has nothing to overlap, and there the threads' own stores end the kernel sooner (TMA
+      // for every tile: one-wave sizes 3-10 % slower, 1024^3 12.4 -> 13.6 us with 128x128).
+      const bool tma_store = P::kTmaStore && p.c_tma && unit + static_cast<int>(gridDim.x) / kCluster < p.units_total;
       std::uint8_t* c_rows = c_stage + static_cast<std::size_t>(cw) * P::kRowsPerConsumer * P::kCRowBytes;
       std::uint16_t* cg = static_cast<std::uint16_t*>(p.c) + tc.batch * p.c_stride_batch;
       constexpr int kChunksPerRow = kEpiN / 8;  // 16-byte chunks per staged row
       constexpr int kChunks = P::kRowsPerConsumer * kChunksPerRow;
+      constexpr int kRows = P::kRowsPerConsumer;
 #pragma unroll
       for (int pass = 0; pass < BN / kEpiN; ++pass) {
-        // The previous slice's (or tile's) copy-out must be finished before we overwrite.
+        // The buffer must be free: the previous slice's (or tile's) bulk store has read it (its issuing thread
+        // waits), or the warpgroup's own copy-out is finished.
+        if constexpr (P::kTmaStore) {
+          if (p.c_tma && t == 0) bulk_wait_read_all();  // also before a last tile: the previous tile's stores
+        }
         named_barrier_sync(1 + cw, 128);
 #pragma unroll
         for (int mi = 0; mi < kMmaM; ++mi) {
-          const int r = mi * 64 + warp * 16 + lane / 4;  // and r + 8: same r % 8
-          std::uint8_t* row = c_rows + r * P::kCRowBytes + (lane % 4) * 4;
+          const int r = mi * 64 + warp * 16 + lane / 4;  // and r + 8
 #pragma unroll
           for (int jj = 0; jj < kChunksPerRow; ++jj) {
             const int j = pass * kChunksPerRow + jj;
-            std::uint8_t* dst = row + ((jj ^ (r & 7)) * 16);
+            std::uint8_t* dst = c_rows + c_chunk_offset<kRows, kChunksPerRow>(r, jj) + (lane % 4) * 4;
+            std::uint8_t* dst8 = c_rows + c_chunk_offset<kRows, kChunksPerRow>(r + 8, jj) + (lane % 4) * 4;
             *reinterpret_cast<std::uint32_t*>(dst) = pack2<kT>(acc[mi][4 * j + 0], acc[mi][4 * j + 1]);
-            *reinterpret_cast<std::uint32_t*>(dst + 8 * P::kCRowBytes) =
-                pack2<kT>(acc[mi][4 * j + 2], acc[mi][4 * j + 3]);
+            *reinterpret_cast<std::uint32_t*>(dst8) = pack2<kT>(acc[mi][4 * j + 2], acc[mi][4 * j + 3]);
+          }
+        }
+        const int n_base = tc.tile_n * BN + pass * kEpiN;
+        if constexpr (P::kTmaStore) {
+          if (tma_store) {
+            fence_proxy_async_shared();  // every thread's staging writes, before the bulk copy reads them
+            named_barrier_sync(1 + cw, 128);
+            if (t == 0) {
+              const std::uint32_t box0 = smem_addr(c_rows);
+#pragma unroll
+              for (int b = 0; b < kEpiN / 64; ++b)
+                tma_store_3d(&tma_c, box0 + b * (kRows * 128), n_base + 64 * b, m_base, tc.batch);
+              bulk_commit_group();
+            }
+            continue;
           }
         }
         named_barrier_sync(1 + cw, 128);
-        const int n_base = tc.tile_n * BN + pass * kEpiN;
         if (!p.c_vector_ok) {
           // C rows not 16-byte aligned (an odd N, or ldc not a multiple of 8): no 16-byte stores. One thread
           // storing its chunk's 8 elements would make each warp-wide store hit 32 two-byte pieces 16 bytes
@@ -540,7 +603,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
               const int gm = m_base + r;
               const int gn = n_base + cc * 8 + e;
               if (gm < p.M && gn < p.N)
-                cg[gm * p.c_stride_m + gn] = c_rows16[(r * P::kCRowBytes + ((cc ^ (r & 7)) * 16)) / 2 + e];
+                cg[gm * p.c_stride_m + gn] = c_rows16[c_chunk_offset<kRows, kChunksPerRow>(r, cc) / 2 + e];
             }
           }
           continue;
@@ -552,7 +615,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
           const int gm = m_base + r;
           const int gn = n_base + cc * 8;
           if (gm >= p.M || gn >= p.N) continue;
-          const std::uint8_t* src = c_rows + r * P::kCRowBytes + ((cc ^ (r & 7)) * 16);
+          const std::uint8_t* src = c_rows + c_chunk_offset<kRows, kChunksPerRow>(r, cc);
           std::uint16_t* dst = cg + gm * p.c_stride_m + gn;
           if (gn + 8 <= p.N) {
             *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
@@ -562,6 +625,11 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
           }
         }
       }
+    }
+    // The last slices' bulk stores read this CTA's shared memory: it stays until they have read it (their
+    // writes complete with the grid, as the threads' own stores do).
+    if constexpr (P::kTmaStore) {
+      if (p.c_tma && t == 0) bulk_wait_read_all();
     }
   }
   // No CTA leaves while its peer may still multicast into its shared memory or arrive on its
@@ -617,7 +685,7 @@ inline bool tma_compatible(const void* base, std::int64_t ld_elems, std::int64_t
   return true;
 }
 
-using KernelFn = void (*)(const CUtensorMap, const CUtensorMap, const KernelParams);
+using KernelFn = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const KernelParams);
 
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
           int kCluster = 1>
@@ -703,6 +771,18 @@ struct Launcher {
       e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
       if (e != cudaSuccess) return e;
     }
+    // C by TMA store (Plan::kTmaStore) where some CTA computes more than one tile (the kernel stores a CTA's
+    // last tile with its threads, so a one-wave launch never uses the map, and its encoding, ~1 us of host
+    // time, is skipped): boxes of 64 columns x one consumer's rows, under the 16-byte rules of the 16-byte
+    // stores (c_vector_ok); a map that cannot be encoded leaves the threads' own stores.
+    CUtensorMap map_c{};
+    p.c_tma = 0;
+    if (P::kTmaStore && kCluster == 1 && p.c_vector_ok && units > sms && g.c_stride_m * 2 < (1ll << 40) &&
+        g.c_stride_batch * 2 < (1ll << 40))
+      p.c_tma = encode_map(&map_c, kT, g.c, g.N, g.M, g.batch, g.c_stride_m, g.c_stride_batch, 64,
+                           P::kRowsPerConsumer)
+                    ? 1
+                    : 0;
     cudaLaunchConfig_t cfg{};
     cudaLaunchAttribute attr[2];
     cfg.blockDim = dim3(P::kThreads);
@@ -715,7 +795,7 @@ struct Launcher {
     if constexpr (kCluster == 1) {
       const int grid = static_cast<int>(units < sms ? units : sms);  // persistent: one CTA per SM
       cfg.gridDim = dim3(grid);
-      return cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, p);
+      return cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p);
     } else {
       attr[cfg.numAttrs].id = cudaLaunchAttributeClusterDimension;
       attr[cfg.numAttrs].val.clusterDim.x = kCluster;
@@ -738,7 +818,7 @@ struct Launcher {
       if (g.sm_count > 0) clusters = std::min(clusters, g.sm_count / kCluster);
       const int grid_clusters = static_cast<int>(std::min<std::int64_t>(units, std::max(1, clusters)));
       cfg.gridDim = dim3(kCluster * grid_clusters);
-      return cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, p);
+      return cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p);
     }
   }
 };

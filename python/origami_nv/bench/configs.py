@@ -27,6 +27,17 @@ def _c_rows_unaligned(info: dict, cfg: dict) -> bool:
     return int(info.get("N", 0)) * _elem_bytes(info.get("dtype")) % 16 != 0
 
 
+def _wgmma_tma_stored(info: dict, cfg: dict) -> bool:
+    """A wgmma launch whose CTAs store a tile by TMA: C rows 16-byte aligned and more output tiles than the 132
+    SMs of the H100 and H200 these data sets were measured on, so that some CTA has a next tile (a CTA's last tile
+    is stored by its threads, as before; with fewer tiles a split launch has no whole tiles, only fp32 partials,
+    which the threads store)."""
+    if cfg["family"] != "wgmma" or _c_rows_unaligned(info, cfg):
+        return False
+    tiles = (-(-int(info["M"]) // cfg["block_m"])) * (-(-int(info["N"]) // cfg["block_n"])) * int(info.get("batch", 1) or 1)
+    return tiles > 132
+
+
 def _mma_sync_tile_at_edge(info: dict, cfg: dict) -> bool:
     """An mma.sync launch with CTAs whose tile hangs over the M or N edge."""
     return cfg["family"] == "mma_sync" and (int(info.get("M", 0)) % cfg["block_m"] != 0
@@ -43,6 +54,8 @@ KERNEL_CHANGES = (
      _c_rows_unaligned),
     (3, "848a8cb", "mma.sync CTAs at one edge (M < BLOCK_M, or N < BLOCK_N) run the steady-state loop",
      _mma_sync_tile_at_edge),
+    (4, "tma-store", "wgmma: a CTA with a next tile stores C by TMA and starts the next tile while the store drains",
+     _wgmma_tma_stored),
 )
 KERNEL_VERSION = KERNEL_CHANGES[-1][0]
 
