@@ -118,6 +118,7 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["output_bytes"] = b.output_bytes;
   d["epilogue_bw"] = b.epilogue_bw;
   d["epilogue_cycles"] = b.epilogue_cycles;
+  d["epilogue_hidden_cycles"] = b.epilogue_hidden_cycles;
   d["num_iter"] = b.num_iter;
   d["k_pad_penalty_cycles"] = b.k_pad_penalty_cycles;
   d["steady_cycles"] = b.steady_cycles;
@@ -369,6 +370,7 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, overlap_efficiency) RW(NvModelConstants, estimated_register_overhead)
       RW(NvModelConstants, wgmma_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_warp_load_bytes_per_cycle)
       RW(NvModelConstants, wgmma_tma_oob_fill_bytes_per_cycle) RW(NvModelConstants, wgmma_pipeline_latency_factor) RW(NvModelConstants, wgmma_active_sm_dram_cap)
+      RW(NvModelConstants, wgmma_epilogue_overlap)
       RW(NvModelConstants, mma_sync_load_issue_warps_per_sm)
       RW(NvModelConstants, mma_sync_warp_copy_queue_bytes)
       RW(NvModelConstants, mma_sync_warp_copy_throttled_bytes_per_cycle)

@@ -689,10 +689,27 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
   b.setup_cycles = nv.tile_setup_cycles;
   b.tile_cycles = b.prologue_cycles + b.steady_cycles * double(unit_k_iters) + b.loop_overhead_cycles +
                   b.epilogue_cycles + b.setup_cycles;
+  // wgmma: a CTA with a next tile hands its C to TMA stores and starts that tile (cpp/kernels/wgmma/gemm_wgmma.cuh),
+  // where the op's C allows it: the op allocates C contiguous, so its rows are 16-byte aligned when N x element
+  // bytes is a multiple of 16 (the kernels' rule; fp32 split-K partials are stored by the threads). Then every wave
+  // but the last costs the longer of its main loop and the DRAM traffic the two share (the loads' DRAM time plus
+  // C's write at the epilogue rate), not their sum; the last wave pays its whole epilogue. No constant is fitted:
+  // the write and read times are the model's own terms. On the H100 the TMA-stored epilogue ran 1.13-1.30x
+  // faster at K = 256-1024 (8192 x 8192 x 256: 85.5 -> 69.3 us; benchmarks/results/probes/probe_tma_store_h100.txt).
+  b.epilogue_hidden_cycles = 0.0;
+  if (c.family == Family::Wgmma && nv.wgmma_epilogue_overlap > 0 && b.num_waves > 1 && out_bytes == bytes &&
+      (p.N * static_cast<std::int64_t>(bytes)) % 16 == 0) {
+    const double main_loop = b.tile_cycles - b.epilogue_cycles;
+    const double shared_dram = b.dram_cycles * double(unit_k_iters) + b.output_bytes / b.epilogue_bw;
+    const double wave = std::max(main_loop, shared_dram);
+    b.epilogue_hidden_cycles = nv.wgmma_epilogue_overlap * std::max(0.0, b.tile_cycles - wave) * double(b.num_waves - 1);
+  }
 }
 
 // ---- [Algorithm 9] total latency ---------------------------------------------------------------
-void total_latency(LatencyBreakdown& b) { b.total_cycles = b.tile_cycles * double(b.num_waves); }
+void total_latency(LatencyBreakdown& b) {
+  b.total_cycles = b.tile_cycles * double(b.num_waves) - b.epilogue_hidden_cycles;  // hidden: nv wgmma only
+}
 
 std::int64_t resident_slots(const TileConfig& c, const ModelHardware& hw, const KernelResources* kr) {
   const std::int64_t n_sm = static_cast<std::int64_t>(hw.n_sm);
@@ -853,7 +870,7 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
   b.split_slices = sp.slices;
   b.split_dp_tiles = sp.dp_tiles;
   b.split_tail_tiles = sp.tail_tiles;
-  b.dp_cycles = sp.dp_tiles > 0 ? b.tile_cycles * double(b.num_waves) : 0.0;
+  b.dp_cycles = sp.dp_tiles > 0 ? b.tile_cycles * double(b.num_waves) - b.epilogue_hidden_cycles : 0.0;
   operand_copies(p, hw, o, kr, b);
   b.total_cycles = b.dp_cycles + b.tail_cycles + b.reduction_cycles + b.operand_copy_cycles;
 }

@@ -255,6 +255,10 @@ class Explanation:
                      f" = {_n(b['bias_cycles'], 1)} cycles")
         L.append(f"  setup      = {_n(b['setup_cycles'])} cycles")
         L.append(f"  L_tile     = {_n(b['tile_cycles'], 1)} cycles")
+        if b.get("epilogue_hidden_cycles"):
+            L.append(f"  hidden epilogues = {_n(b['epilogue_hidden_cycles'])} cycles: C leaves by TMA store while the next"
+                     f" tile computes, so each of the {b['num_waves'] - 1} waves before the last costs"
+                     " max(main loop, its loads' DRAM time + C's write), not main loop + epilogue")
         L.extend(self._schedule_lines())
         L.append("[Algorithm 9] Total latency")
         parts = []
@@ -265,6 +269,8 @@ class Explanation:
             parts.append(f"reduction {_n(b['reduction_cycles'])}")
         else:
             parts.append(f"{_n(b['tile_cycles'], 1)} x {b['num_waves']} waves")
+            if b.get("epilogue_hidden_cycles"):
+                parts[-1] += f" - hidden epilogues {_n(b['epilogue_hidden_cycles'])}"
         if b["operand_copy_cycles"]:
             parts.append(f"operand copies {_n(b['operand_copy_cycles'])}")
         flops = 2.0 * M * N * K * self.extras["batch"]
