@@ -542,8 +542,9 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       // staged and the next tile's wgmmas run. Stored by the warpgroup's own threads, the writes held the
       // consumers for ~30 % of 8192x8192x256 and ~15 % of 8192x8192x1024 on the H100; through TMA those run
       // 1.1-1.3x faster (benchmarks/results/probes/probe_epilogue_cost_h100.txt, probe_tma_store_h100.txt). A
-      // CTA's last tile has nothing to overlap, and there the threads' own stores end the kernel sooner (TMA
-      // for every tile: one-wave sizes 3-10 % slower, 1024^3 12.4 -> 13.6 us with 128x128).
+      // CTA's last tile has nothing to overlap: its threads store it, so a one-wave launch needs no C map (the
+      // launcher skips its encoding; with TMA on every tile and the map always encoded, one-wave sizes ran 3-10 %
+      // slower in the harness, ~1 us of host time per launch).
       const bool tma_store = P::kTmaStore && p.c_tma && unit + static_cast<int>(gridDim.x) / kCluster < p.units_total;
       std::uint8_t* c_rows = c_stage + static_cast<std::size_t>(cw) * P::kRowsPerConsumer * P::kCRowBytes;
       std::uint16_t* cg = static_cast<std::uint16_t*>(p.c) + tc.batch * p.c_stride_batch;
