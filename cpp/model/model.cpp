@@ -693,9 +693,10 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
   // where the op's C allows it: the op allocates C contiguous, so its rows are 16-byte aligned when N x element
   // bytes is a multiple of 16 (the kernels' rule; fp32 split-K partials are stored by the threads). Then every wave
   // but the last costs the longer of its main loop and the DRAM traffic the two share (the loads' DRAM time plus
-  // C's write at the epilogue rate), not their sum; the last wave pays its whole epilogue. No constant is fitted:
-  // the write and read times are the model's own terms. On the H100 the TMA-stored epilogue ran 1.13-1.30x
-  // faster at K = 256-1024 (8192 x 8192 x 256: 85.5 -> 69.3 us; benchmarks/results/probes/probe_tma_store_h100.txt).
+  // C's write at the epilogue rate), not their sum; the last wave pays its whole epilogue. The write and read times
+  // are the model's own terms; the share of the difference taken is NvModelConstants::wgmma_epilogue_overlap
+  // (fitted). On the H100 the TMA-stored epilogue ran 1.13-1.30x faster at K = 256-1024 (8192 x 8192 x 256:
+  // 85.5 -> 69.3 us; benchmarks/results/probes/probe_tma_store_h100.txt).
   b.epilogue_hidden_cycles = 0.0;
   if (c.family == Family::Wgmma && nv.wgmma_epilogue_overlap > 0 && b.num_waves > 1 && out_bytes == bytes &&
       (p.N * static_cast<std::int64_t>(bytes)) % 16 == 0) {

@@ -54,7 +54,7 @@ KERNEL_CHANGES = (
      _c_rows_unaligned),
     (3, "848a8cb", "mma.sync CTAs at one edge (M < BLOCK_M, or N < BLOCK_N) run the steady-state loop",
      _mma_sync_tile_at_edge),
-    (4, "tma-store", "wgmma: a CTA with a next tile stores C by TMA and starts the next tile while the store drains",
+    (4, "5db8523", "wgmma: a CTA with a next tile stores C by TMA and starts the next tile while the store drains",
      _wgmma_tma_stored),
 )
 KERNEL_VERSION = KERNEL_CHANGES[-1][0]
