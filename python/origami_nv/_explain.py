@@ -257,8 +257,9 @@ class Explanation:
         L.append(f"  L_tile     = {_n(b['tile_cycles'], 1)} cycles")
         if b.get("epilogue_hidden_cycles"):
             L.append(f"  hidden epilogues = {_n(b['epilogue_hidden_cycles'])} cycles: C leaves by TMA store while the next"
-                     f" tile computes, so each of the {b['num_waves'] - 1} waves before the last costs"
-                     " max(main loop, its loads' DRAM time + C's write), not main loop + epilogue")
+                     f" tile computes; each of the {b['num_waves'] - 1} waves before the last saves"
+                     " L_tile - max(main loop, its loads' DRAM time + C's write), times the overlap share"
+                     " (wgmma_epilogue_overlap)")
         L.extend(self._schedule_lines())
         L.append("[Algorithm 9] Total latency")
         parts = []
