@@ -118,6 +118,7 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["output_bytes"] = b.output_bytes;
   d["epilogue_bw"] = b.epilogue_bw;
   d["epilogue_cycles"] = b.epilogue_cycles;
+  d["epilogue_write_cycles"] = b.epilogue_write_cycles;
   d["epilogue_hidden_cycles"] = b.epilogue_hidden_cycles;
   d["num_iter"] = b.num_iter;
   d["k_pad_penalty_cycles"] = b.k_pad_penalty_cycles;

@@ -676,7 +676,8 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
   b.epilogue_bw = hw.dram_perf_ratio * dram_bw_fraction(hw, o, b.active_sms);
   const double out_bytes = b.output_elem_bytes > 0 ? b.output_elem_bytes : bytes;
   b.output_bytes = double(b.concurrent_tiles) * real_rows_per_tile(p.M, b.grid_m) * real_rows_per_tile(p.N, b.grid_n) * out_bytes;
-  b.epilogue_cycles = b.output_bytes / b.epilogue_bw + nv.epilogue_latency_factor * hw.hbm_latency_penalty;
+  b.epilogue_write_cycles = b.output_bytes / b.epilogue_bw;
+  b.epilogue_cycles = b.epilogue_write_cycles + nv.epilogue_latency_factor * hw.hbm_latency_penalty;
   if (b.epilogue_bias) {
     // Fused bias: the epilogue loads its tile's bias columns after the main loop (both families: gemm_mma_sync.cuh,
     // gemm_wgmma.cuh), a load every tile of a column shares (an L2 hit after the first), whose round trip the stores
@@ -701,7 +702,7 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
   if (c.family == Family::Wgmma && nv.wgmma_epilogue_overlap > 0 && b.num_waves > 1 && out_bytes == bytes &&
       (p.N * static_cast<std::int64_t>(bytes)) % 16 == 0) {
     const double main_loop = b.tile_cycles - b.epilogue_cycles;
-    const double shared_dram = b.dram_cycles * double(unit_k_iters) + b.output_bytes / b.epilogue_bw;
+    const double shared_dram = b.dram_cycles * double(unit_k_iters) + b.epilogue_write_cycles;
     const double wave = std::max(main_loop, shared_dram);
     b.epilogue_hidden_cycles = nv.wgmma_epilogue_overlap * std::max(0.0, b.tile_cycles - wave) * double(b.num_waves - 1);
   }

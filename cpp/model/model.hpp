@@ -379,6 +379,7 @@ struct LatencyBreakdown {
   double occupancy = 1;
   double prologue_cycles = 0;
   double output_bytes = 0, epilogue_bw = 0, epilogue_cycles = 0;
+  double epilogue_write_cycles = 0;    // nv: C's write within epilogue_cycles, output_bytes / epilogue_bw
   // nv wgmma: the epilogue time hidden under the next wave's main loop, whole phase (tile_latency): C leaves by TMA
   // store, which drains while the consumers compute their next tile, on every wave but the last.
   double epilogue_hidden_cycles = 0;

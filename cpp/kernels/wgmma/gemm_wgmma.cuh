@@ -775,15 +775,15 @@ struct Launcher {
     // C by TMA store (Plan::kTmaStore) where some CTA computes more than one tile (the kernel stores a CTA's
     // last tile with its threads, so a one-wave launch never uses the map, and its encoding, ~1 us of host
     // time, is skipped): boxes of 64 columns x one consumer's rows, under the 16-byte rules of the 16-byte
-    // stores (c_vector_ok); a map that cannot be encoded leaves the threads' own stores.
+    // stores (the operands' tma_compatible rules, which imply c_vector_ok); a map that cannot be encoded (the
+    // driver's stride limits) leaves the threads' own stores.
     CUtensorMap map_c{};
-    p.c_tma = 0;
-    if (P::kTmaStore && kCluster == 1 && p.c_vector_ok && units > sms && g.c_stride_m * 2 < (1ll << 40) &&
-        g.c_stride_batch * 2 < (1ll << 40))
-      p.c_tma = encode_map(&map_c, kT, g.c, g.N, g.M, g.batch, g.c_stride_m, g.c_stride_batch, 64,
-                           P::kRowsPerConsumer)
-                    ? 1
-                    : 0;
+    p.c_tma = P::kTmaStore && kCluster == 1 && units > sms &&
+                      tma_compatible(g.c, g.c_stride_m, g.batch, g.c_stride_batch) &&
+                      encode_map(&map_c, kT, g.c, g.N, g.M, g.batch, g.c_stride_m, g.c_stride_batch, 64,
+                                 P::kRowsPerConsumer)
+                  ? 1
+                  : 0;
     cudaLaunchConfig_t cfg{};
     cudaLaunchAttribute attr[2];
     cfg.blockDim = dim3(P::kThreads);
