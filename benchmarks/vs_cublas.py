@@ -12,6 +12,8 @@ Sets (issues 12 and 13; the projection shapes are y = x @ W.t(), W of shape (N, 
   shortk  short K, large M and N: 16384x16384x256, 8192x8192x128, 4096x16384x512
   seed    the 23 sizes of seed 000 table 7.2, both operands row-major
   squares 4096^3 and 8192^3 (issue 15's fp32 targets: --dtypes float32 against exact cuBLAS SGEMM, TF32 off)
+  batched torch.bmm / batched matmul as models run them: eager attention (Q K^T and P V per head at prefill and
+          decode, public head counts and head sizes), and MoE expert GEMMs with equal tokens per expert
 
 Method (benchmarks/METHOD.md): the A/BF harness's cold inputs (CUDA-graph replays over rotated copies of
 the operands, >= 2x L2) and medians; every function checked against an fp32 reference before it is timed
@@ -52,8 +54,35 @@ def _projections():
             yield f"{fam} {proj}", n, k
 
 
+# Batched GEMMs (issue 11's batched class): (label, batch, M, N, K, layout). Attention as eager (non-fused)
+# implementations run it, per head: scores = Q K^T (M = N = sequence, K = head size; K^T is a transposed view of
+# the (seq, head) key cache: layout "nt") and out = P V (M = sequence, N = head size, K = sequence: "nn");
+# batch = sequences x heads. At decode M is the query count per head (1, or the queries sharing a kv head).
+# MoE experts: every expert's tokens through its (N, K) weight, x @ w.t() ("nt"), batch = experts. Head counts,
+# head sizes and expert shapes from the models' published config.json.
+BATCHED = [
+    # meta-llama/Meta-Llama-3-8B: 32 heads of 128; prefill 512 / 2048 tokens, 1 and 4 sequences
+    ("llama3-8b QK^T s512", 32, 512, 512, 128, "nt"), ("llama3-8b PV s512", 32, 512, 128, 512, "nn"),
+    ("llama3-8b QK^T s2048", 32, 2048, 2048, 128, "nt"), ("llama3-8b PV s2048", 32, 2048, 128, 2048, "nn"),
+    ("llama3-8b QK^T 4x s512", 128, 512, 512, 128, "nt"), ("llama3-8b PV 4x s512", 128, 512, 128, 512, "nn"),
+    # decode, 8 sequences x 32 heads over a 2048-token cache; GQA: the 4 queries of each of 8 kv heads together
+    ("llama3-8b QK^T decode", 256, 1, 2048, 128, "nt"), ("llama3-8b PV decode", 256, 1, 128, 2048, "nn"),
+    ("llama3-8b QK^T gqa decode", 64, 4, 2048, 128, "nt"),
+    # microsoft/Phi-3-mini: 32 heads of 96, 1024 tokens
+    ("phi3-mini QK^T s1024", 32, 1024, 1024, 96, "nt"), ("phi3-mini PV s1024", 32, 1024, 96, 1024, "nn"),
+    # google-bert/bert-base-uncased: 12 heads of 64, 16 sequences of 384 tokens
+    ("bert-base QK^T 16x s384", 192, 384, 384, 64, "nt"), ("bert-base PV 16x s384", 192, 384, 64, 384, "nn"),
+    # mistralai/Mixtral-8x7B: 8 experts, hidden 4096, intermediate 14336, 512 tokens each
+    ("mixtral w1/w3 x8", 8, 512, 14336, 4096, "nt"), ("mixtral w2 x8", 8, 512, 4096, 14336, "nt"),
+    # Qwen/Qwen1.5-MoE-A2.7B: 60 experts, hidden 2048, expert intermediate 1408, 64 tokens each
+    ("qwen1.5-moe up x60", 60, 64, 1408, 2048, "nt"), ("qwen1.5-moe down x60", 60, 64, 2048, 1408, "nt"),
+    # allenai/OLMoE-1B-7B: 64 experts, hidden 2048, expert intermediate 1024, 128 tokens each
+    ("olmoe up x64", 64, 128, 1024, 2048, "nt"), ("olmoe down x64", 64, 128, 2048, 1024, "nt"),
+]
+
+
 def shape_sets() -> dict:
-    """name -> [(label, M, N, K, layout)]."""
+    """name -> [(label, M, N, K, layout, batch)]."""
     from origami_nv.bench.suites import ODD_SIZES, SEED_SIZES
     sets = {
         "seed": [("seed", m, n, k, "nn") for m, n, k in SEED_SIZES],
@@ -64,8 +93,9 @@ def shape_sets() -> dict:
                   ((768, 768, 65536), (1024, 1024, 32768), (128, 4096, 14336), (256, 256, 65536))],
         "odd": [("odd", m, n, k, "nn") for m, n, k in ODD_SIZES],
         "shortk": [("short K", m, n, k, "nn") for m, n, k in ((16384, 16384, 256), (8192, 8192, 128), (4096, 16384, 512))],
+        "batched": [(lab, m, n, k, lay, b) for lab, b, m, n, k, lay in BATCHED],
     }
-    return sets
+    return {name: [t if len(t) == 6 else t + (1,) for t in shapes] for name, shapes in sets.items()}
 
 
 def _geomean(v):
@@ -99,12 +129,12 @@ def main(argv=None) -> int:
     rows = []
     t_start = time.time()
     for set_name in args.sets:
-        for label, M, N, K, layout in sets[set_name]:
+        for label, M, N, K, layout, batch in sets[set_name]:
             for dtype in args.dtypes:
                 h = harness[layout]
-                size = Size(M, N, K, dtype, label)
+                size = Size(M, N, K, dtype, label, batch)
                 ctx = h.prepare(size)
-                cfg = list(ops.select_config(M, N, K, dtype, 1, layout))
+                cfg = list(ops.select_config(M, N, K, dtype, batch, layout))
                 pick = {"family": family_name(cfg[6]), "block_m": cfg[0], "block_n": cfg[1],
                         "block_k": cfg[2], "group_size_m": cfg[3], "stages": cfg[4], "warps": cfg[5],
                         "split_k": cfg[7]}
@@ -114,13 +144,15 @@ def main(argv=None) -> int:
                 cub = statistics.median(x["cublas_s"] for x in rounds)
                 ori = statistics.median(x["origami_s"] for x in rounds)
                 ratio = statistics.median(x["ratio"] for x in rounds)
-                row = {"set": set_name, "label": label, "M": M, "N": N, "K": K, "layout": layout, "dtype": dtype,
+                row = {"set": set_name, "label": label, "batch": batch, "M": M, "N": N, "K": K, "layout": layout,
+                       "dtype": dtype,
                        "pick": pick, "cublas_us": cub * 1e6, "origami_us": ori * 1e6,
                        "cublas_tflops": size.flops / cub / 1e12, "origami_tflops": size.flops / ori / 1e12,
                        "ratio": ratio, "rounds": rounds}
                 rows.append(row)
                 sk = f" sk{pick['split_k']}" if pick["split_k"] > 1 else ""
-                print(f"{set_name:7s} {label:20s} {M:>6}x{N:>6}x{K:>6} {layout} {dtype:8s} cuBLAS {cub * 1e6:9.1f} us"
+                bs = f"{batch}x " if batch > 1 else ""
+                print(f"{set_name:7s} {label:20s} {bs}{M:>6}x{N:>6}x{K:>6} {layout} {dtype:8s} cuBLAS {cub * 1e6:9.1f} us"
                       f"  origami {ori * 1e6:9.1f} us  ratio {ratio:.3f}  pick {pick['family']} "
                       f"{pick['block_m']}x{pick['block_n']}x{pick['block_k']}{sk}", flush=True)
             torch.cuda.empty_cache()
@@ -155,12 +187,12 @@ def main(argv=None) -> int:
             name, dtype = k.split(" ")
             lines.append(f"| {name} | {dtype} | {s['shapes']} | {s['geomean']:.3f} | {s['min']:.3f} | "
                          f"{s['below_0.85']} | {s['below_0.95']} |")
-        lines += ["", "| set | shape | M | N | K | layout | dtype | pick | cuBLAS us | origami us | ratio |",
-                  "|---|---|---:|---:|---:|---|---|---|---:|---:|---:|"]
+        lines += ["", "| set | shape | batch | M | N | K | layout | dtype | pick | cuBLAS us | origami us | ratio |",
+                  "|---|---|---:|---:|---:|---:|---|---|---|---:|---:|---:|"]
         for r in rows:
             p = r["pick"]
             sk = f" sk{p['split_k']}" if p["split_k"] > 1 else ""
-            lines.append(f"| {r['set']} | {r['label']} | {r['M']} | {r['N']} | {r['K']} | {r['layout']} | {r['dtype']} "
+            lines.append(f"| {r['set']} | {r['label']} | {r['batch']} | {r['M']} | {r['N']} | {r['K']} | {r['layout']} | {r['dtype']} "
                          f"| {p['family']} {p['block_m']}x{p['block_n']}x{p['block_k']}{sk} | {r['cublas_us']:.1f} | "
                          f"{r['origami_us']:.1f} | {r['ratio']:.3f} |")
         out.with_suffix(".md").write_text("\n".join(lines) + "\n")
