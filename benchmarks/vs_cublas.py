@@ -12,8 +12,8 @@ Sets (issues 12 and 13; the projection shapes are y = x @ W.t(), W of shape (N, 
   shortk  short K, large M and N: 16384x16384x256, 8192x8192x128, 4096x16384x512
   seed    the 23 sizes of seed 000 table 7.2, both operands row-major
   squares 4096^3 and 8192^3 (issue 15's fp32 targets: --dtypes float32 against exact cuBLAS SGEMM, TF32 off)
-  batched torch.bmm / batched matmul as models run them: eager attention (Q K^T and P V per head at prefill and
-          decode, public head counts and head sizes), and MoE expert GEMMs with equal tokens per expert
+  batched the `batched` suite: torch.bmm as models run it, eager attention (Q K^T and P V per head at prefill and
+          decode) and MoE expert GEMMs with equal tokens per expert
 
 Method (benchmarks/METHOD.md): the A/BF harness's cold inputs (CUDA-graph replays over rotated copies of
 the operands, >= 2x L2) and medians; every function checked against an fp32 reference before it is timed
@@ -54,36 +54,9 @@ def _projections():
             yield f"{fam} {proj}", n, k
 
 
-# Batched GEMMs (issue 11's batched class): (label, batch, M, N, K, layout). Attention as eager (non-fused)
-# implementations run it, per head: scores = Q K^T (M = N = sequence, K = head size; K^T is a transposed view of
-# the (seq, head) key cache: layout "nt") and out = P V (M = sequence, N = head size, K = sequence: "nn");
-# batch = sequences x heads. At decode M is the query count per head (1, or the queries sharing a kv head).
-# MoE experts: every expert's tokens through its (N, K) weight, x @ w.t() ("nt"), batch = experts. Head counts,
-# head sizes and expert shapes from the models' published config.json.
-BATCHED = [
-    # meta-llama/Meta-Llama-3-8B: 32 heads of 128; prefill 512 / 2048 tokens, 1 and 4 sequences
-    ("llama3-8b QK^T s512", 32, 512, 512, 128, "nt"), ("llama3-8b PV s512", 32, 512, 128, 512, "nn"),
-    ("llama3-8b QK^T s2048", 32, 2048, 2048, 128, "nt"), ("llama3-8b PV s2048", 32, 2048, 128, 2048, "nn"),
-    ("llama3-8b QK^T 4x s512", 128, 512, 512, 128, "nt"), ("llama3-8b PV 4x s512", 128, 512, 128, 512, "nn"),
-    # decode, 8 sequences x 32 heads over a 2048-token cache; GQA: the 4 queries of each of 8 kv heads together
-    ("llama3-8b QK^T decode", 256, 1, 2048, 128, "nt"), ("llama3-8b PV decode", 256, 1, 128, 2048, "nn"),
-    ("llama3-8b QK^T gqa decode", 64, 4, 2048, 128, "nt"),
-    # microsoft/Phi-3-mini: 32 heads of 96, 1024 tokens
-    ("phi3-mini QK^T s1024", 32, 1024, 1024, 96, "nt"), ("phi3-mini PV s1024", 32, 1024, 96, 1024, "nn"),
-    # google-bert/bert-base-uncased: 12 heads of 64, 16 sequences of 384 tokens
-    ("bert-base QK^T 16x s384", 192, 384, 384, 64, "nt"), ("bert-base PV 16x s384", 192, 384, 64, 384, "nn"),
-    # mistralai/Mixtral-8x7B: 8 experts, hidden 4096, intermediate 14336, 512 tokens each
-    ("mixtral w1/w3 x8", 8, 512, 14336, 4096, "nt"), ("mixtral w2 x8", 8, 512, 4096, 14336, "nt"),
-    # Qwen/Qwen1.5-MoE-A2.7B: 60 experts, hidden 2048, expert intermediate 1408, 64 tokens each
-    ("qwen1.5-moe up x60", 60, 64, 1408, 2048, "nt"), ("qwen1.5-moe down x60", 60, 64, 2048, 1408, "nt"),
-    # allenai/OLMoE-1B-7B: 64 experts, hidden 2048, expert intermediate 1024, 128 tokens each
-    ("olmoe up x64", 64, 128, 1024, 2048, "nt"), ("olmoe down x64", 64, 128, 2048, 1024, "nt"),
-]
-
-
 def shape_sets() -> dict:
     """name -> [(label, M, N, K, layout, batch)]."""
-    from origami_nv.bench.suites import ODD_SIZES, SEED_SIZES
+    from origami_nv.bench.suites import BATCHED_SIZES, ODD_SIZES, SEED_SIZES
     sets = {
         "seed": [("seed", m, n, k, "nn") for m, n, k in SEED_SIZES],
         "squares": [("square", n, n, n, "nn") for n in (4096, 8192)],
@@ -93,7 +66,7 @@ def shape_sets() -> dict:
                   ((768, 768, 65536), (1024, 1024, 32768), (128, 4096, 14336), (256, 256, 65536))],
         "odd": [("odd", m, n, k, "nn") for m, n, k in ODD_SIZES],
         "shortk": [("short K", m, n, k, "nn") for m, n, k in ((16384, 16384, 256), (8192, 8192, 128), (4096, 16384, 512))],
-        "batched": [(lab, m, n, k, lay, b) for lab, b, m, n, k, lay in BATCHED],
+        "batched": [(lab, m, n, k, lay, b) for lab, b, m, n, k, lay in BATCHED_SIZES],
     }
     return {name: [t if len(t) == 6 else t + (1,) for t in shapes] for name, shapes in sets.items()}
 

@@ -241,6 +241,33 @@ def _gen_sizes(which: str) -> list[Size]:
     return uniq
 
 
+# Batched GEMMs as models run them (issue 11's batched class; a set no fit reads): (label, batch, M, N, K, layout). Attention as eager (non-fused)
+# implementations run it, per head: scores = Q K^T (M = N = sequence, K = head size; K^T is a transposed view of
+# the (seq, head) key cache: layout "nt") and out = P V (M = sequence, N = head size, K = sequence: "nn");
+# batch = sequences x heads. At decode M is the query count per head (1, or the queries sharing a kv head).
+# MoE experts: every expert's tokens through its (N, K) weight, x @ w.t() ("nt"), batch = experts. Head counts,
+# head sizes and expert shapes from the models' published config.json.
+BATCHED_SIZES = [
+    # meta-llama/Meta-Llama-3-8B: 32 heads of 128; prefill 512 / 2048 tokens, 1 and 4 sequences
+    ("llama3-8b QK^T s512", 32, 512, 512, 128, "nt"), ("llama3-8b PV s512", 32, 512, 128, 512, "nn"),
+    ("llama3-8b QK^T s2048", 32, 2048, 2048, 128, "nt"), ("llama3-8b PV s2048", 32, 2048, 128, 2048, "nn"),
+    ("llama3-8b QK^T 4x s512", 128, 512, 512, 128, "nt"), ("llama3-8b PV 4x s512", 128, 512, 128, 512, "nn"),
+    # decode, 8 sequences x 32 heads over a 2048-token cache; GQA: the 4 queries of each of 8 kv heads together
+    ("llama3-8b QK^T decode", 256, 1, 2048, 128, "nt"), ("llama3-8b PV decode", 256, 1, 128, 2048, "nn"),
+    ("llama3-8b QK^T gqa decode", 64, 4, 2048, 128, "nt"),
+    # microsoft/Phi-3-mini: 32 heads of 96, 1024 tokens
+    ("phi3-mini QK^T s1024", 32, 1024, 1024, 96, "nt"), ("phi3-mini PV s1024", 32, 1024, 96, 1024, "nn"),
+    # google-bert/bert-base-uncased: 12 heads of 64, 16 sequences of 384 tokens
+    ("bert-base QK^T 16x s384", 192, 384, 384, 64, "nt"), ("bert-base PV 16x s384", 192, 384, 64, 384, "nn"),
+    # mistralai/Mixtral-8x7B: 8 experts, hidden 4096, intermediate 14336, 512 tokens each
+    ("mixtral w1/w3 x8", 8, 512, 14336, 4096, "nt"), ("mixtral w2 x8", 8, 512, 4096, 14336, "nt"),
+    # Qwen/Qwen1.5-MoE-A2.7B: 60 experts, hidden 2048, expert intermediate 1408, 64 tokens each
+    ("qwen1.5-moe up x60", 60, 64, 1408, 2048, "nt"), ("qwen1.5-moe down x60", 60, 64, 2048, 1408, "nt"),
+    # allenai/OLMoE-1B-7B: 64 experts, hidden 2048, expert intermediate 1024, 128 tokens each
+    ("olmoe up x64", 64, 128, 1024, 2048, "nt"), ("olmoe down x64", 64, 128, 2048, 1024, "nt"),
+]
+
+
 # For the end-to-end GPU test: small, fast, one aligned, one odd.
 TINY_SIZES = [(128, 128, 128), (512, 512, 512), (1000, 1000, 1000)]
 
@@ -260,6 +287,9 @@ SUITES: dict[str, Suite] = {
     # Issue 6's speed targets: the Hopper-native family against cuBLAS at the large squares, both dtypes.
     "squares": Suite("squares", "4096^3 and 8192^3 in fp16 and bf16",
                      tuple(Size(n, n, n, dt) for dt in ("float16", "bfloat16") for n in (4096, 8192))),
+    "batched": Suite("batched", "batched GEMMs as models run them: eager attention per head (prefill, decode), "
+                                "MoE experts (Llama-3-8B, Phi-3-mini, BERT-base, Mixtral, Qwen1.5-MoE, OLMoE), fp16",
+                     tuple(Size(m, n, k, "float16", lab, b, lay) for lab, b, m, n, k, lay in BATCHED_SIZES)),
     "tiny": Suite("tiny", "3 small sizes for the end-to-end GPU test, fp16",
                   tuple(Size(m, n, k, "float16") for m, n, k in TINY_SIZES)),
     # Issue 11's data sets: fit constants on gen-train only; every reported figure is from gen-valid.
