@@ -123,6 +123,23 @@ def test_split_tail_with_whole_waves(hw):
     assert b["total_cycles"] == pytest.approx(b["dp_cycles"] + b["tail_cycles"] + b["reduction_cycles"])
 
 
+def test_batched_split_tail_reads_every_batch_from_dram(hw):
+    # 256 GEMMs of 1x128x2048, one tile each, split 2: the tail's units are 256 batches x 2 slices, no two of
+    # which share an operand byte. Each must read its B slice from DRAM (134 MB in all, well past L2), so the
+    # split's main loop is DRAM-bound like the unsplit launch's, not an L2 hit (the tail's reuse period was the
+    # whole tail: every unit counted as reading the first batch's tile, hit rate 1).
+    cfg, kr = _kernel(16, 128, 32, 6, 2, "mma_sync")
+    o = _core.ModelOptions("nv")
+    b = _core.predict(1, 128, 2048, "float16", cfg.replace(split_k=2), hw, o, kr, batch=256)
+    assert b["split_tail_tiles"] == 256 and b["tail_units"] == 512
+    assert b["l2_hit_rate"] < 0.05
+    b_bytes = 256 * 2048 * 128 * 2
+    assert b["tail_cycles"] > 0.9 * b_bytes / hw.get("dram_perf_ratio")
+    # the same tail at batch 1 (one tile, split 2): its two slices read disjoint K ranges, nothing shared either
+    one = _core.predict(1, 128, 2048, "float16", cfg.replace(split_k=2), hw, o, kr)
+    assert one["l2_hit_rate"] < 0.05
+
+
 def test_batch_multiplies_the_work(hw):
     cfg, kr = _kernel(64, 64, 64, 4, 4, "mma_sync")
     o = _core.ModelOptions("nv")

@@ -855,14 +855,18 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
   if (sp.slices > 1) {
     // The split tail: S slices of each of its tiles, slice-major; units of one slice read one K range. With whole
     // tiles too, the tail is a phase of its own (a breakdown built only here: an unsplit launch, most of a
-    // selection's candidates, does not construct it).
+    // selection's candidates, does not construct it). Its disjoint data sets: a slice's tail tiles, and within a
+    // slice each batch's (a batched tail spans batches: 256 x 1x128x2048 counted all 512 units as sharing one
+    // tile's rows, an L2 hit rate of 1 and a DRAM time of 0; reports/nvidia-h100/batched.md).
+    const std::int64_t tail_reuse_units = std::min(sp.tail_tiles, tiles_per_batch);
     if (sp.dp_tiles == 0) {
-      predict_phase(p, c, hw, o, kr, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, sp.tail_tiles, 4.0, false, b);
+      predict_phase(p, c, hw, o, kr, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, tail_reuse_units, 4.0,
+                    false, b);
       split_terms(p, c, hw, o, sp, bytes, b, b);
     } else {
       LatencyBreakdown tail;
-      predict_phase(p, c, hw, o, kr, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, sp.tail_tiles, 4.0, false,
-                    tail);
+      predict_phase(p, c, hw, o, kr, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, tail_reuse_units, 4.0,
+                    false, tail);
       split_terms(p, c, hw, o, sp, bytes, tail, b);
     }
   }
