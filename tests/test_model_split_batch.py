@@ -292,3 +292,25 @@ def test_fused_bias_through_the_api():
     assert e.to_dict()["problem"]["bias"] is True and "fused bias" in str(e)
     with pytest.raises(ValueError, match="bias must be True or False"):
         origami_nv.select(64, 64, 64, bias=1)
+
+
+def test_no_launch_is_predicted_faster_than_dram_or_the_tensor_cores(hw):
+    # Physical floors of every prediction, over random problems of every class (batched, split, decode, odd):
+    # the operands must come from DRAM at least once (the harness and a real model read them cold), and the
+    # flops cannot beat the tensor cores' peak. A term that drops the batch or counts a reuse that does not
+    # exist shows up here first (the batched split tail did: 256 x 1x128x2048 split 2 at 0.5x the DRAM floor).
+    import random
+    rng = random.Random(11)
+    o = _core.ModelOptions("nv")
+    kernels = [_kernel(16, 128, 32, 6, 2, "mma_sync"), _kernel(64, 64, 64, 4, 4, "mma_sync"),
+               _kernel(128, 128, 32, 4, 8, "mma_sync"), _kernel(64, 128, 64, 8, 8, "wgmma", threads=256),
+               _kernel(128, 256, 64, 4, 12, "wgmma", threads=384, regs=168)]
+    dram, peak = hw.get("dram_perf_ratio"), hw.get("n_sm") * hw.get("wgmma_flops_per_cycle")
+    for _ in range(300):
+        m, n, k = (max(1, int(2 ** rng.uniform(0, 13))) for _ in range(3))
+        batch = rng.choice([1, 1, 4, 64, 256])
+        for cfg, kr in kernels:
+            for split in (1, 2, 4):
+                b = _core.predict(m, n, k, "float16", cfg.replace(split_k=split), hw, o, kr, batch=batch)
+                floor = max(batch * (m * k + k * n) * 2 / dram, 2.0 * batch * m * n * k / peak)
+                assert b["total_cycles"] >= 0.9 * floor, (m, n, k, batch, cfg, split, b["total_cycles"], floor)
