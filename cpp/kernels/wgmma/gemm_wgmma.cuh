@@ -671,10 +671,17 @@ inline bool encode_map(CUtensorMap* map, ElemType t, const void* base, std::int6
                                  static_cast<cuuint64_t>(bstride * 2)};
   const cuuint32_t box[3] = {static_cast<cuuint32_t>(box_inner), static_cast<cuuint32_t>(box_outer), 1};
   const cuuint32_t elem_strides[3] = {1, 1, 1};
+  // L2 promotion: 256-byte fetches where rows start on 128-byte lines; 128-byte fetches where the row pitch is not a
+  // multiple of 128 bytes (each box row then straddles two lines, and 256-byte promotion fetches bytes no box
+  // reads). H100, 3000^3 fp16 (rows of 6000 B), three tiles: 256 B 159-260 us, 128 B 139-226 us (12-14 % faster),
+  // 1000^3 64x128 15.8 -> 14.3 us; 128-byte aligned pitches (3008^3, 1024^3, 8192 x 1024 x 4096) within the
+  // run-to-run spread either way (benchmarks/results/probes/probe_tma_row_align_h100.txt).
+  const bool pitch_on_lines = (outer_stride_elems * 2) % 128 == 0 && (batch <= 1 || (bstride * 2) % 128 == 0);
   const CUresult r = encode(map, t == ElemType::Half ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
                             3, const_cast<void*>(base), dims, strides, box, elem_strides,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                            pitch_on_lines ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS;
 }
 
