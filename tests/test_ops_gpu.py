@@ -154,6 +154,42 @@ def test_selected_kernel_shape_forms_and_layouts():
         _check(origami_nv.matmul(a, b), a, b, dt, name)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+def test_misaligned_operand_copy_is_exact(dtype):
+    """An operand the kernels cannot read in place (a base off the 16-byte grid, an odd leading dimension) is copied
+    into 128-byte aligned rows first (ops_cuda.cpp padded_copy -> cpp/kernels/row_copy.cu, which realigns 16-byte
+    blocks in registers). The same kernel on the same values laid out aligned by hand gives the same bits: any
+    element the copy moved wrongly shows. Every base offset of a 16-byte block, rows that end in a partial chunk,
+    a batch whose stride breaks the grid, a column-major source (its rows are the copy's rows), and decode."""
+    gen = torch.Generator(device="cuda").manual_seed(21)
+
+    def aligned(t):  # the same values, rows on 64-element lines: read in place by every kernel
+        rows, cols = t.shape[-2], t.shape[-1]
+        ld = (cols + 63) // 64 * 64
+        buf = torch.empty(t.shape[:-2] + (rows, ld), device="cuda", dtype=t.dtype)
+        return buf[..., :cols].copy_(t)
+
+    def same_bits(a, b, what):
+        cfg = origami_nv.select(a.shape[-2], b.shape[-1], a.shape[-1], dtype=dtype,
+                                batch=a.shape[0] if a.dim() == 3 else 1).to_dict()
+        cfg["split_k"] = 1
+        out = origami_nv.matmul(a, b, config=cfg)
+        want = origami_nv.matmul(aligned(a) if a.stride(-1) == 1 else aligned(a.mT).mT,
+                                 aligned(b) if b.stride(-1) == 1 else aligned(b.mT).mT, config=cfg)
+        assert torch.equal(out, want), f"{what} ({cfg}): the copied operand differs from the aligned one"
+        if dtype != torch.float32:
+            _check(out, a, b, dtype, what)
+
+    r = lambda *s: torch.randn(*s, device="cuda", generator=gen).to(dtype)  # noqa: E731
+    for off in range(8):
+        big = r(19, 37 + 9)
+        same_bits(big[:, off:off + 37], r(37, 23), f"A base +{off} elements, ld 46")
+        same_bits(r(19, 37), r(37, 23 + 9)[:, off:off + 23], f"B base +{off} elements, ld 32")
+    same_bits(r(3, 17, 41)[:, :, 1:], r(3, 40, 9), "batched A, ld 41, batch stride 697")
+    same_bits(r(40, 17).t(), r(40, 9), "column-major A with rows of 17")
+    same_bits(r(1, 4099), r(4097, 4099).t(), "decode: W of 4097 x 4099 read as W.t()")
+
+
 def test_zero_sizes():
     z = torch.empty(0, 8, device="cuda", dtype=torch.float16)
     assert origami_nv.matmul(z, torch.randn(8, 4, device="cuda").half()).shape == (0, 4)
@@ -303,6 +339,12 @@ SANITIZER_SCRIPT = textwrap.dedent("""
                 a = torch.randn(K, M, device="cuda").half().t() if ta else torch.randn(M, K, device="cuda").half()
                 b = torch.randn(K, N, device="cuda").half()
                 origami_nv.matmul(a, b, config=cfg)
+    # operands the op copies into aligned rows first (cpp/kernels/row_copy.cu): every base offset, a partial last
+    # chunk, fp32
+    for off in range(8):
+        for dt in (torch.float16, torch.float32):
+            a = torch.randn(19, 46, device="cuda").to(dt)[:, off:off + 37]
+            origami_nv.matmul(a, torch.randn(37, 23, device="cuda").to(dt))
     torch.cuda.synchronize()
     print("SANITIZER-SCRIPT-DONE")
 """)

@@ -1,0 +1,18 @@
+// The op's operand copy (row_copy.cu): rows of a matrix whose leading dimension or base breaks the kernels'
+// 16-byte rule, copied into a buffer whose rows start on 128-byte lines.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace origami {
+
+// dst[b][r][0..cols) = src[b][r][0..cols) for b < batch, r < rows, elements of elem_bytes (2 or 4) bytes.
+// src: any base with the element's alignment, row stride src_ld and batch stride src_batch (elements), rows
+// contiguous; dst: 16-byte aligned, dst_ld a multiple of 16 bytes, batch stride rows * dst_ld. The padding
+// columns [cols, dst_ld) are left as they are (no kernel reads them). On `stream`; no host synchronisation.
+cudaError_t launch_row_copy(const void* src, std::int64_t src_ld, std::int64_t src_batch, void* dst, std::int64_t dst_ld,
+                            std::int64_t batch, std::int64_t rows, std::int64_t cols, int elem_bytes, int sm_count,
+                            cudaStream_t stream);
+
+}  // namespace origami
