@@ -358,12 +358,40 @@ def test_kernel_changes_mark_the_launches_they_alter():
     # version 4: wgmma launches whose CTAs have a next tile (more tiles than the 132 SMs) store C by TMA
     big = {"M": 8192, "N": 8192, "K": 256, "dtype": "float16"}
     wg = dict(rec, size_info=big, config=dict(A, family="wgmma"), kernel_version=3)
-    assert C.stale_kernel_record(wg)                                                # 64 x 64 = 4096 tiles
-    assert not C.stale_kernel_record(dict(wg, size_info=dict(big, M=1024, N=2048)))  # 128 tiles: one wave
-    assert C.stale_kernel_record(dict(wg, size_info=dict(big, M=128, N=2048, batch=10)))  # 10 x 1 x 16 = 160 tiles
-    assert not C.stale_kernel_record(dict(wg, size_info=dict(big, N=8191)))         # C rows unaligned: threads store
-    assert not C.stale_kernel_record(dict(wg, config=A))                            # mma.sync: no TMA store
-    assert not C.stale_kernel_record(dict(wg, kernel_version=4))
+    v4 = lambda r: C.stale_kernel_record(r, upto=4)  # noqa: E731  (the changes up to 4 only)
+    assert v4(wg)                                                                   # 64 x 64 = 4096 tiles
+    assert not v4(dict(wg, size_info=dict(big, M=1024, N=2048)))                    # 128 tiles: one wave
+    assert v4(dict(wg, size_info=dict(big, M=128, N=2048, batch=10)))               # 10 x 1 x 16 = 160 tiles
+    assert not v4(dict(wg, size_info=dict(big, N=8191)))                            # C rows unaligned: threads store
+    assert C.stale_kernel_record(dict(wg, size_info=dict(big, N=8191)))             # ...but B (ld 8191) is copied (6)
+    assert not v4(dict(wg, config=A))                                               # mma.sync: no TMA store
+    assert not C.stale_kernel_record(dict(wg, kernel_version=C.KERNEL_VERSION))
+    # version 5: wgmma reading an operand in place whose rows are 16- but not 128-byte aligned (ld 3000: 6000 B)
+    sq = {"M": 3000, "N": 3000, "K": 3000, "dtype": "float16"}
+    w5 = dict(rec, size_info=sq, config=dict(A, family="wgmma"), kernel_version=4)
+    assert C.stale_kernel_record(w5)
+    assert not C.stale_kernel_record(dict(w5, size_info=dict(sq, K=3008, N=3008)))  # rows of 6016 B = 47 lines
+    assert not C.stale_kernel_record(dict(w5, config=A))                              # mma.sync: no TMA
+    # version 6: an operand the op copies (ld 4099: not 16-byte aligned), any family; a one-row A has no ld
+    dec = {"M": 1, "N": 4097, "K": 4099, "dtype": "float16"}
+    assert C.stale_kernel_record(dict(rec, size_info=dec, kernel_version=5))           # B rows of 4097
+    assert not C.stale_kernel_record(dict(rec, size_info=dict(dec, N=4096), kernel_version=5))
+    assert C.stale_kernel_record(dict(rec, size_info=dict(dec, N=4096, layout="nt"), kernel_version=5))  # W.t(): ld K
+    assert not C.stale_kernel_record(dict(rec, size_info=dec, kernel_version=6))
+
+
+def test_superseded_up_to_the_newest_retimed_version():
+    # A set re-timed with version 4 keeps a launch only a newer change (5) alters, and drops the launches that
+    # changes up to 4 altered: a version bump does not bring superseded records back.
+    edge = {"M": 100, "N": 256, "K": 64, "dtype": "float16"}                     # altered by change 3
+    sq = {"M": 3000, "N": 3000, "K": 3000, "dtype": "float16"}                   # altered by change 5 only
+    wg = dict(A, family="wgmma")
+    old3 = {"kind": "config", "system": "origami", "size": "e", "size_info": edge, "config": A, "kernel_version": 2}
+    new4 = dict(old3, kernel_version=4)
+    sq4 = {"kind": "config", "system": "origami", "size": "q", "size_info": sq, "config": wg, "kernel_version": 4}
+    assert C.KERNEL_VERSION > 4 and C.stale_kernel_record(sq4)
+    kept = C.drop_superseded([old3, new4, sq4])
+    assert kept == [new4, sq4]
 
 
 def _strip_kernel_version(raw):

@@ -44,6 +44,33 @@ def _mma_sync_tile_at_edge(info: dict, cfg: dict) -> bool:
                                             or int(info.get("N", 0)) % cfg["block_n"] != 0)
 
 
+def _operands(info: dict) -> list:
+    """(rows, leading dimension, batch stride) of A and B in elements, as the harness lays them out: layout "nn" =
+    A row-major (M x K), B row-major (K x N); a "t" = that operand stored transposed (torch's transposed view)."""
+    M, N, K = int(info.get("M", 0)), int(info.get("N", 0)), int(info.get("K", 0))
+    lay = info.get("layout", "nn") or "nn"
+    a = (M, K) if lay[0] == "n" else (K, M)
+    b = (K, N) if lay[1] == "n" else (N, K)
+    return [(rows, ld, rows * ld) for rows, ld in (a, b)]
+
+
+def _operand_copied(info: dict, cfg: dict) -> bool:
+    """A launch whose problem has an operand the op copies before the kernel (its leading dimension, or batch
+    stride, breaks the 16-byte rule; a one-row operand has no leading dimension to break)."""
+    eb, batch = _elem_bytes(info.get("dtype")), int(info.get("batch", 1) or 1)
+    return any((rows > 1 and ld * eb % 16 != 0) or (batch > 1 and bs * eb % 16 != 0)
+               for rows, ld, bs in _operands(info))
+
+
+def _wgmma_rows_off_lines(info: dict, cfg: dict) -> bool:
+    """A wgmma launch that reads an operand in place whose rows (or batches) start 16- but not 128-byte aligned."""
+    if cfg["family"] != "wgmma":
+        return False
+    eb, batch = _elem_bytes(info.get("dtype")), int(info.get("batch", 1) or 1)
+    return any(rows > 1 and ld * eb % 16 == 0 and (ld * eb % 128 != 0 or (batch > 1 and bs * eb % 128 != 0))
+               for rows, ld, bs in _operands(info))
+
+
 # Kernel changes that alter the time of some launches, oldest first: (version, commit, what changed, which launches
 # it alters). Raw records of origami_nv's launches (config and pick) carry the version they were measured with as
 # "kernel_version" (absent = 1: the kernels before the first change listed). A record is stale when a change newer
@@ -56,6 +83,10 @@ KERNEL_CHANGES = (
      _mma_sync_tile_at_edge),
     (4, "5db8523", "wgmma: a CTA with a next tile stores C by TMA and starts the next tile while the store drains",
      _wgmma_tma_stored),
+    (5, "367c081", "wgmma: 128-byte L2 promotion for operands whose rows are not on 128-byte lines",
+     _wgmma_rows_off_lines),
+    (6, "99a9665", "op: an operand breaking the 16-byte rule is copied by the realigning row copy, not torch's copy_",
+     _operand_copied),
 )
 KERNEL_VERSION = KERNEL_CHANGES[-1][0]
 
@@ -72,17 +103,17 @@ def stale_split_record(rec: dict) -> bool:
             and int(rec.get("split_k_reduction", 1)) < SPLIT_K_REDUCTION_VERSION)
 
 
-def stale_kernel_record(rec: dict) -> bool:
+def stale_kernel_record(rec: dict, upto: int = KERNEL_VERSION) -> bool:
     """A timed launch of origami_nv's kernels (a config or the pick; its result or its attempt record) that a
-    kernel change newer than the one it was measured with alters (KERNEL_CHANGES)."""
+    kernel change newer than the one it was measured with, and no newer than `upto`, alters (KERNEL_CHANGES)."""
     if _result_kind(rec) not in ("config", "pick") or rec.get("system") != "origami" or not rec.get("config"):
         return False
     version = int(rec.get("kernel_version", 1))
-    if version >= KERNEL_VERSION:
+    if version >= upto:
         return False
     info = rec.get("size_info") or {}
     cfg = normalize(rec["config"])
-    return any(v > version and applies(info, cfg) for v, _, _, applies in KERNEL_CHANGES)
+    return any(version < v <= upto and applies(info, cfg) for v, _, _, applies in KERNEL_CHANGES)
 
 
 def stale_record(rec: dict) -> bool:
@@ -98,12 +129,13 @@ def drop_superseded(records: list[dict]) -> list[dict]:
     re-timed is returned as measured."""
     splits_retimed = any(split_k_of(r.get("config")) > 1 and r.get("kind") == "config" and not stale_split_record(r)
                          for r in records)
-    kernels_retimed = any(r.get("kind") in ("config", "pick") and int(r.get("kernel_version", 1)) >= KERNEL_VERSION
-                          for r in records)
-    if not splits_retimed and not kernels_retimed:
+    # The newest kernel version the data set was (re-)timed with: launches altered by a change up to it are
+    # superseded; those only a newer change alters stay until they are re-timed too.
+    retimed = max((int(r.get("kernel_version", 1)) for r in records if r.get("kind") in ("config", "pick")), default=1)
+    if not splits_retimed and retimed <= 1:
         return records
     return [r for r in records if not ((splits_retimed and stale_split_record(r))
-                                       or (kernels_retimed and stale_kernel_record(r)))]
+                                       or stale_kernel_record(r, upto=retimed))]
 
 
 FIELDS = ("block_m", "block_n", "block_k", "group_size_m", "stages", "warps", "family", "split_k")
