@@ -46,7 +46,9 @@ def _mma_sync_tile_at_edge(info: dict, cfg: dict) -> bool:
 
 def _operands(info: dict) -> list:
     """(rows, leading dimension, batch stride) of A and B in elements, as the harness lays them out: layout "nn" =
-    A row-major (M x K), B row-major (K x N); a "t" = that operand stored transposed (torch's transposed view)."""
+    A row-major (M x K), B row-major (K x N); a "t" = that operand stored transposed (torch's transposed view).
+    A run-wide B layout (the llm suite's W.t(), `run_b_layout`) is not in a record's size_info: it reads as "nn"
+    here, which matters only where N and K differ in alignment (not at the llm suite's Llama-3 shapes)."""
     M, N, K = int(info.get("M", 0)), int(info.get("N", 0)), int(info.get("K", 0))
     lay = info.get("layout", "nn") or "nn"
     a = (M, K) if lay[0] == "n" else (K, M)
