@@ -14,6 +14,8 @@ Sets (issues 12 and 13; the projection shapes are y = x @ W.t(), W of shape (N, 
   squares 4096^3 and 8192^3 (issue 15's fp32 targets: --dtypes float32 against exact cuBLAS SGEMM, TF32 off)
   batched the `batched` suite: torch.bmm as models run it, eager attention (Q K^T and P V per head at prefill and
           decode) and MoE expert GEMMs with equal tokens per expert
+  small-lm the `small-lm` suite: Llama-3.2-1B, Qwen2.5-0.5B/1.5B projections and lm_head at M = 1, 8 (use
+          --dtypes bfloat16, the dtype those models run in)
 
 Method (benchmarks/METHOD.md): the A/BF harness's cold inputs (CUDA-graph replays over rotated copies of
 the operands, >= 2x L2) and medians; every function checked against an fp32 reference before it is timed
@@ -56,7 +58,7 @@ def _projections():
 
 def shape_sets() -> dict:
     """name -> [(label, M, N, K, layout, batch)]."""
-    from origami_nv.bench.suites import BATCHED_SIZES, ODD_SIZES, SEED_SIZES
+    from origami_nv.bench.suites import BATCHED_SIZES, ODD_SIZES, SEED_SIZES, SMALL_LM_SIZES
     sets = {
         "seed": [("seed", m, n, k, "nn") for m, n, k in SEED_SIZES],
         "squares": [("square", n, n, n, "nn") for n in (4096, 8192)],
@@ -67,6 +69,7 @@ def shape_sets() -> dict:
         "odd": [("odd", m, n, k, "nn") for m, n, k in ODD_SIZES],
         "shortk": [("short K", m, n, k, "nn") for m, n, k in ((16384, 16384, 256), (8192, 8192, 128), (4096, 16384, 512))],
         "batched": [(lab, m, n, k, lay, b) for lab, b, m, n, k, lay in BATCHED_SIZES],
+        "small-lm": [(lab, m, n, k, "nt") for lab, m, n, k in SMALL_LM_SIZES],
     }
     return {name: [t if len(t) == 6 else t + (1,) for t in shapes] for name, shapes in sets.items()}
 

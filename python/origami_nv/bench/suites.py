@@ -268,6 +268,26 @@ BATCHED_SIZES = [
 ]
 
 
+# Small language models at decode and small-batch (M = 1, 8: benchmarks/e2e_llama.py's batches) as
+# transformers runs them: separate q, k, v, o, gate, up, down nn.Linear modules (x @ w.t(), "nt"; N, K from the
+# models' published config.json) and the lm_head over the vocabulary, bf16. A held-out set (no fit reads it):
+# the e2e decode gap on Llama-3.2-1B (benchmarks/results/e2e_llama_h100) comes from GEMMs this small.
+SMALL_LM_FAMILIES = {
+    # meta-llama/Llama-3.2-1B: hidden 2048, 32 x 64 heads, 8 kv heads, intermediate 8192, vocab 128256
+    "llama3.2-1b": {"q,o": (2048, 2048), "k,v": (512, 2048), "gate,up": (8192, 2048), "down": (2048, 8192),
+                    "lm_head": (128256, 2048)},
+    # Qwen/Qwen2.5-0.5B: hidden 896, 14 x 64 heads, 2 kv heads, intermediate 4864, vocab 151936
+    "qwen2.5-0.5b": {"q,o": (896, 896), "k,v": (128, 896), "gate,up": (4864, 896), "down": (896, 4864),
+                     "lm_head": (151936, 896)},
+    # Qwen/Qwen2.5-1.5B: hidden 1536, 12 x 128 heads, 2 kv heads, intermediate 8960, vocab 151936
+    "qwen2.5-1.5b": {"q,o": (1536, 1536), "k,v": (256, 1536), "gate,up": (8960, 1536), "down": (1536, 8960),
+                     "lm_head": (151936, 1536)},
+}
+SMALL_LM_TOKENS = (1, 8)
+# (label, M, N, K), layout "nt", bf16
+SMALL_LM_SIZES = [(f"{fam} {proj}", m, n, k) for fam, projs in SMALL_LM_FAMILIES.items()
+                  for proj, (n, k) in projs.items() for m in SMALL_LM_TOKENS]
+
 # For the end-to-end GPU test: small, fast, one aligned, one odd.
 TINY_SIZES = [(128, 128, 128), (512, 512, 512), (1000, 1000, 1000)]
 
@@ -290,6 +310,9 @@ SUITES: dict[str, Suite] = {
     "batched": Suite("batched", "batched GEMMs as models run them: eager attention per head (prefill, decode), "
                                 "MoE experts (Llama-3-8B, Phi-3-mini, BERT-base, Mixtral, Qwen1.5-MoE, OLMoE), fp16",
                      tuple(Size(m, n, k, "float16", lab, b, lay) for lab, b, m, n, k, lay in BATCHED_SIZES)),
+    "small-lm": Suite("small-lm", "small language models at decode / batch 8 (Llama-3.2-1B, Qwen2.5-0.5B, "
+                                  "Qwen2.5-1.5B: q/o, k/v, gate/up, down, lm_head; M = 1, 8), bf16, nt",
+                      tuple(Size(m, n, k, "bfloat16", lab, 1, "nt") for lab, m, n, k in SMALL_LM_SIZES)),
     "tiny": Suite("tiny", "3 small sizes for the end-to-end GPU test, fp16",
                   tuple(Size(m, n, k, "float16") for m, n, k in TINY_SIZES)),
     # Issue 11's data sets: fit constants on gen-train only; every reported figure is from gen-valid.
