@@ -152,6 +152,27 @@ def test_wgmma_tma_out_of_bounds_fill(hw):
     assert edge["memory_cycles"] == pytest.approx(off["memory_cycles"] + edge["tma_oob_fill_cycles"])
 
 
+def test_wgmma_tma_stage_floor(hw):
+    # The TMA stage floor (off by default: model.hpp says why it is not adopted): when on, a wgmma K-iteration is at
+    # least wgmma_tma_stage_cycles + both boxes' bytes (zero-filled rows included) / the per-SM rate, whatever the
+    # stages; the mma.sync family has no such term.
+    cfg, kr = kernel(64, 128, 64, 8, 8, "wgmma", threads=256, regs=137)
+    default = predict(hw, 1, 512, 2048, cfg, kr)
+    assert default["tma_box_cycles"] == 0
+    on = predict(hw, 1, 512, 2048, cfg, kr, wgmma_tma_box_bytes_per_cycle=20.0, wgmma_tma_stage_cycles=50.0,
+                 wgmma_tma_oob_fill_bytes_per_cycle=0.0)
+    assert on["tma_box_cycles"] == pytest.approx(50.0 + (64 + 128) * 64 * 2 / 20.0)
+    assert on["memory_cycles"] == pytest.approx(on["tma_box_cycles"])
+    assert on["memory_bound"] == "TMA stage throughput"
+    assert on["total_cycles"] > default["total_cycles"]
+    # A slow floor binds; a fast one leaves the other memory terms in charge.
+    fast = predict(hw, 1, 512, 2048, cfg, kr, wgmma_tma_box_bytes_per_cycle=1e6, wgmma_tma_stage_cycles=0.0)
+    assert fast["memory_cycles"] == pytest.approx(default["memory_cycles"])
+    mcfg, mkr = kernel(16, 16, 64, 6, 1, "mma_sync")
+    m = predict(hw, 1, 512, 2048, mcfg, mkr, wgmma_tma_box_bytes_per_cycle=20.0, wgmma_tma_stage_cycles=50.0)
+    assert m["tma_box_cycles"] == 0
+
+
 def test_tma_round_trip_latency_and_per_sm_dram_rate(hw):
     # wgmma: the latency bound is the pointer-chase latency x wgmma_pipeline_latency_factor over stages - 1 (M = 1:
     # every byte a DRAM miss), and a launch on few SMs is not capped by the active-SM curve when

@@ -616,6 +616,17 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
     b.tma_oob_fill_cycles = oob_rows * c.block_k * bytes / o.nv.wgmma_tma_oob_fill_bytes_per_cycle;
     b.memory_cycles += b.tma_oob_fill_cycles;
   }
+  // wgmma: one SM's TMA stage throughput (model.hpp, wgmma_tma_box_bytes_per_cycle): the whole boxes, zero-filled
+  // rows included, plus the barrier hand-off; a floor on the K-iteration that the bandwidth terms above (the
+  // whole GPU's share) do not see when few SMs are busy.
+  if (c.family == Family::Wgmma && o.nv.wgmma_tma_box_bytes_per_cycle > 0) {
+    const double box_bytes = (double(c.block_m) + c.block_n) * c.block_k * bytes;
+    b.tma_box_cycles = o.nv.wgmma_tma_stage_cycles + box_bytes / o.nv.wgmma_tma_box_bytes_per_cycle;
+    if (b.tma_box_cycles > b.memory_cycles) {
+      b.memory_cycles = b.tma_box_cycles;
+      b.memory_bound = "TMA stage throughput";
+    }
+  }
 }
 
 // ---- work utilisation (seed 3.5) ---------------------------------------------------------------

@@ -259,6 +259,24 @@ struct NvModelConstants {
   // sets were measured with the previous epilogue (stale for these launches until re-timed): not judged there.
   double wgmma_epilogue_overlap = 0.32;
   double wgmma_active_sm_dram_cap = 0.0;
+  // wgmma kernels: one SM's TMA stage throughput. A stage is the A box (BLOCK_M x BLOCK_K) and the B box
+  // (BLOCK_N x BLOCK_K), every byte of each box whether inside the matrix or zero-filled past its edge, and one
+  // full/empty barrier hand-off between the producer warp and the consumer warpgroups. Where few SMs are busy (DRAM
+  // far from saturated) a wgmma K-iteration cannot be shorter than
+  //   wgmma_tma_stage_cycles + box bytes / wgmma_tma_box_bytes_per_cycle
+  // (LatencyBreakdown::tma_box_cycles). Seen on the H100 brute-force data at M <= 16 with <= 32 CTAs and long K
+  // (reports/nvidia-h100/raw/gen-train): ~320 cycles per K-iteration for 64x64 tiles (16 KiB of boxes), ~365-420
+  // for 64x128 / 128x64 (24 KiB), ~550-600 for 128x128 (32 KiB), ~600-670 for 64x256 (40 KiB): linear in the box
+  // bytes, not in the stages in flight (a latency bound would be), and the same on the H200. 0 = term off.
+  // NOT ADOPTED (2026-11-25, benchmarks/results/model_fit_tma_floor.md): fitted with the latency factor and the fill
+  // rate on both GPUs' training sets (gen-train; 57.4 B/cycle, 66 cycles, factor 1.4, fill 32) it lowers the
+  // prediction error everywhere (log error variance, H100 gen-valid 0.0535 -> 0.0501) and lifts the small-LM decode
+  // set (H100 small-lm A/BF 0.891 -> 0.934), but the H200 validation set loses two 72-80-CTA decode shapes (A/BF
+  // min 0.76 -> 0.56, geomean 0.963 -> 0.958): past ~48 busy SMs the measured K-iteration grows to 1.2-2.9x this
+  // floor (a shared limit the term does not have), so the lower latency factor the fit pairs it with picks wgmma
+  // tiles there that run at half speed. Kept, off, for the next form of the term.
+  double wgmma_tma_box_bytes_per_cycle = 0.0;
+  double wgmma_tma_stage_cycles = 0.0;
   // --- Split-K and operand copies (terms of 2026-11-23). ---
   // The split-K reduction is a second kernel (cpp/kernels/split_k.cu) launched with programmatic dependent
   // launch: its launch overlaps the GEMM, what remains is its first memory round trip and the drain of its
@@ -371,6 +389,7 @@ struct LatencyBreakdown {
   double copy_throttle_cycles = 0;     // nv mma.sync: (stage bytes per warp - queue) / throttled rate
   double l2_feed_factor = 1;           // nv: family factor on l2_perf_ratio (wgmma: TMA)
   double tma_oob_fill_cycles = 0;      // nv wgmma: zero-filled box bytes / TMA fill rate
+  double tma_box_cycles = 0;           // nv wgmma: the stage's box bytes at one SM's TMA rate + hand-off
   double memory_cycles = 0;            // L_mem
   const char* memory_bound = "";       // "L2 bandwidth", "DRAM bandwidth", "memory latency"
   // work utilisation

@@ -239,7 +239,11 @@ class Explanation:
         if b.get("tma_oob_fill_cycles"):
             L.append(f"  TMA out-of-bounds fill = zero-filled box bytes / fill rate = {_n(b['tma_oob_fill_cycles'], 1)} cycles"
                      " (added to the memory time: the fill does not overlap the box's real bytes)")
-        oob = " + TMA out-of-bounds fill" if b.get("tma_oob_fill_cycles") else ""
+        if b.get("tma_box_cycles"):
+            L.append(f"  TMA stage floor = wgmma_tma_stage_cycles + (BLOCK_M + BLOCK_N) x BLOCK_K x bytes /"
+                     f" wgmma_tma_box_bytes_per_cycle = {_n(b['tma_box_cycles'], 1)} cycles (one SM's TMA rate,"
+                     " zero-filled rows included)")
+        oob = " + TMA out-of-bounds fill" if b.get("tma_oob_fill_cycles") and b["memory_bound"] != "TMA stage throughput" else ""
         L.append(f"  L_mem = {_n(b['memory_cycles'], 1)} cycles  <- {b['memory_bound']}-bound{oob}")
         L.append("[Algorithm 8] Tile latency")
         L.append(f"  L_steady   = max(L_compute, L_mem) + (1 - overlap) x min = {_n(b['steady_cycles'], 1)} cycles"
