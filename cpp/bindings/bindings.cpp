@@ -539,7 +539,7 @@ PYBIND11_MODULE(_core, m) {
                  best_by_family[f] = py::make_tuple(r.config, r.breakdown.total_cycles);
              }
              d["best_by_family"] = best_by_family;
-             d["excluded"] = exclusions_list(sel.excluded);
+             d["excluded"] = sel.excluded ? exclusions_list(*sel.excluded) : py::list();
              return d;
            },
            py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("top") = py::none(), py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true, py::arg("bias") = false,

@@ -631,8 +631,10 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
 
 // ---- work utilisation (seed 3.5) ---------------------------------------------------------------
 void work_utilization(const Problem& p, const TileConfig& c, LatencyBreakdown& b) {
-  const double launched_m = double(ceil_div(p.M, c.block_m)) * c.block_m;
-  const double launched_n = double(ceil_div(p.N, c.block_n)) * c.block_n;
+  // grid_m / grid_n: ceil_div(M, BLOCK_M) / ceil_div(N, BLOCK_N), set by occupancy_and_waves (one division each
+  // per prediction, not two: a cold selection predicts ~140 launches).
+  const double launched_m = double(b.grid_m) * c.block_m;
+  const double launched_n = double(b.grid_n) * c.block_n;
   const double launched_k = double(ceil_div(p.K, c.block_k)) * c.block_k;
   b.utilization = (double(p.M) * p.N * p.K) / (launched_m * launched_n * launched_k);
   b.penalty = 1.0 / b.utilization;

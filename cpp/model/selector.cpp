@@ -126,6 +126,25 @@ void predict_candidate(const Problem& p, const TileConfig& c, const Candidate* c
   predict_into(p, c, mhw, o, res ? &*cand->resources : nullptr, res ? cand->occupancy_ptr() : nullptr, b);
 }
 
+struct SplitBound { double cycles; std::size_t index; };
+struct RankKey { double cycles, intensity; std::uint32_t index; };
+// The buffers of one selection, per thread and reused: once grown, a cold selection allocates nothing per
+// candidate (bench_selection.py, 2026-11-25: the per-kernel vectors of the split search and the per-call ranking
+// buffers were ~6 % of a cold selection). One thread_local object: one TLS lookup per selection.
+struct Scratch {
+  std::vector<SplitBound> bounds;
+  std::vector<std::size_t> chosen;
+  std::vector<int> splits;
+  std::vector<std::pair<int, std::int64_t>> seen;  // (slices, dp_tiles) of the schedules already scored
+  std::vector<Scored> scored, split;
+  std::vector<LatencyBreakdown> breakdowns;
+  std::vector<RankKey> keys;
+};
+Scratch& scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
 Scored compact(const TileConfig& c, const Candidate* cand, const LatencyBreakdown& b) {
   Scored r;
   r.config = c;
@@ -146,11 +165,12 @@ Scored compact(const TileConfig& c, const Candidate* cand, const LatencyBreakdow
 // split_k_candidate_kernels with the lowest bound (half per kernel family) are tried with the splits of
 // config_space.def and those that fill whole waves of their resident slots with the split tail (floor(w * slots / tail), w = 1..3),
 // slices of at least split_k_min_k_tiles_per_slice k-tiles, one per distinct schedule (make_split_plan).
-std::vector<Scored> split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Scored>& unsplit,
-                                     const ModelOptions& o) {
+void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Scored>& unsplit, const ModelOptions& o,
+                      Scratch& s, std::vector<Scored>& out) {
   const NvModelConstants& nv = o.nv;
-  struct Bound { double cycles; std::size_t index; };
-  std::vector<Bound> bounds;
+  out.clear();
+  std::vector<SplitBound>& bounds = s.bounds;
+  bounds.clear();
   for (std::size_t i = 0; i < unsplit.size(); ++i) {
     const Scored& b = unsplit[i];
     if (b.resident_slots <= 0 || b.num_waves <= 0) continue;
@@ -163,22 +183,22 @@ std::vector<Scored> split_candidates(const Problem& p, const PerDtype& pd, const
   // The bound alone would hand every slot to one family: small mma_sync tiles keep many CTAs per SM, so
   // their "fill" and bound are tiny, while a split wgmma tile can be the real best (H100, 1x4096x4096:
   // wgmma 64x256 split 4 beat every mma_sync split; benchmarks/results/split_k_probes_h100.md). So each family gets its share.
-  std::sort(bounds.begin(), bounds.end(), [](const Bound& a, const Bound& b) { return a.cycles < b.cycles; });
+  std::sort(bounds.begin(), bounds.end(), [](const SplitBound& a, const SplitBound& b) { return a.cycles < b.cycles; });
   // 16-bit types have two tensor-core families (mma_sync, wgmma); float32 has one (simt).
   constexpr int kFamilies = 3;  // Family's values
   const int families = p.dtype == DType::Float32 ? 1 : 2;
   const int per_family = std::max(nv.split_k_candidate_kernels, 0) / families;
   int taken[kFamilies] = {0, 0, 0};
-  std::vector<std::size_t> chosen;
-  for (const Bound& bd : bounds) {
+  std::vector<std::size_t>& chosen = s.chosen;
+  chosen.clear();
+  for (const SplitBound& bd : bounds) {
     int& t = taken[static_cast<int>(unsplit[bd.index].config.family) % kFamilies];
     if (t < per_family) {
       ++t;
       chosen.push_back(bd.index);
     }
   }
-  const std::vector<int> small = space_split_k();
-  std::vector<Scored> out;
+  static const std::vector<int> small = space_split_k();
   for (std::size_t index : chosen) {
     const Scored& u = unsplit[index];
     const TileConfig& c = u.config;
@@ -187,9 +207,11 @@ std::vector<Scored> split_candidates(const Problem& p, const PerDtype& pd, const
     if (tail == 0) continue;
     const std::int64_t k_tiles = (p.K + c.block_k - 1) / c.block_k;
     const std::int64_t max_split = k_tiles / std::max(nv.split_k_min_k_tiles_per_slice, 1);
-    std::vector<int> splits(small.begin(), small.end());
+    std::vector<int>& splits = s.splits;
+    splits.assign(small.begin(), small.end());
     for (int w = 1; w <= 3; ++w) splits.push_back(static_cast<int>(std::min<std::int64_t>(w * slots / tail, 4096)));
-    std::vector<std::pair<int, std::int64_t>> seen;  // (slices, dp_tiles) of the schedules already scored
+    std::vector<std::pair<int, std::int64_t>>& seen = s.seen;
+    seen.clear();
     const Candidate* kernel = u.candidate;           // this kernel, or the first candidate of it with resources
     if (kernel == nullptr || !kernel->resources) {
       kernel = nullptr;
@@ -210,7 +232,6 @@ std::vector<Scored> split_candidates(const Problem& p, const PerDtype& pd, const
       out.push_back(r);  // scored by the caller
     }
   }
-  return out;
 }
 
 }  // namespace
@@ -293,12 +314,14 @@ namespace {
 std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHardware& mhw, const ModelOptions& o,
                            int phase1_g, std::size_t full) {
   const bool splits = o.mode == ModelMode::Nv && o.split_k;
-  std::vector<Scored> scored;
+  Scratch& sc = scratch();
+  std::vector<Scored>& scored = sc.scored;
+  scored.clear();  // keeps its capacity
   scored.reserve(pd.candidates.size() + 64);
   // Every breakdown is computed once, into a buffer this thread reuses across calls (no allocation per
   // selection once it has grown; a cold selection predicts ~120-170 launches), and the ranking copies the ones
   // it returns.
-  thread_local std::vector<LatencyBreakdown> breakdowns;
+  std::vector<LatencyBreakdown>& breakdowns = sc.breakdowns;
   breakdowns.clear();  // keeps its capacity
   breakdowns.reserve(pd.candidates.size() + 64);
   auto score = [&](const TileConfig& c, const Candidate* cand) {
@@ -312,11 +335,12 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
     score(c, &cand);
   }
   if (splits) {
-    const std::vector<Scored> split = split_candidates(p, pd, scored, o);
-    for (const Scored& sc : split) score(sc.config, sc.candidate);
+    split_candidates(p, pd, scored, o, sc, sc.split);
+    for (const Scored& one : sc.split) score(one.config, one.candidate);
   }
-  struct Key { double cycles, intensity; std::uint32_t index; };
-  std::vector<Key> keys(scored.size());
+  using Key = RankKey;
+  std::vector<Key>& keys = sc.keys;
+  keys.resize(scored.size());
   for (std::uint32_t i = 0; i < scored.size(); ++i) keys[i] = {scored[i].cycles, scored[i].intensity, i};
   // Exact ties left after the intensity go to the smaller (BLOCK_M, BLOCK_N, BLOCK_K, stages, warps, family, split)
   // (the config space's enumeration order), not to the position in the kernel list: the op's registry and a
@@ -378,7 +402,7 @@ const Selection& Selector::select(const Problem& p) const {
     const int keep = impl_->options.cached_ranking_size;
     sel->ranking = phase1(p, pd, impl_->mhw, impl_->options, impl_->phase1_g, keep > 0 ? std::size_t(keep) : 0);
   }
-  sel->excluded = excluded(p.dtype);
+  sel->excluded = &excluded(p.dtype);  // the selector's own list (no copy per selection)
   sel->phase1_group_size_m = impl_->phase1_g;
   sel->abstract_space = abstract_space();
   const Ranked best = sel->ranking.front();

@@ -30,7 +30,7 @@ struct Selection {
   LatencyBreakdown breakdown;   // for the pick
   std::vector<Ranked> ranking;  // phase-1 order, best first: the first ModelOptions::cached_ranking_size
                                 // admissible configs (all when 0); Selector::rank gives every one
-  std::vector<Exclusion> excluded;
+  const std::vector<Exclusion>* excluded = nullptr;  // the Selector's list for the dtype (lives as long as it)
   std::vector<std::pair<int, double>> group_size_m_costs;  // phase 2: (GROUP_SIZE_M, footprint cost)
   // Extensions (MODEL helper):
   int phase1_group_size_m = 0;        // the GROUP_SIZE_M phase 1 ranked with (ceil(sqrt(N_SM)) by default)
