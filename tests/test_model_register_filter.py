@@ -205,6 +205,42 @@ def test_cache_is_thread_safe(h100):
     assert s.cache_size() == len(shapes)
 
 
+def test_cold_selections_reuse_no_state_between_problems(h100):
+    # The selector's per-thread scratch buffers (selector.cpp) are reused by every cold selection: a selection
+    # must not depend on the ones before it. Picks (splits included) from one selector over a sequence of
+    # shapes, threads interleaving, equal those of a fresh selector per shape.
+    import threading
+
+    kernels = [kr(bm, bn, 64, stages=4, warps=w, regs=128, smem=4 * (bm + bn) * 64 * 2 + 1024,
+                  family="wgmma" if w >= 8 else "mma_sync")
+               for bm, bn, w in ((64, 128, 8), (128, 128, 12), (128, 256, 12), (16, 64, 4), (64, 64, 4))]
+    kernels.append(kr(256, 256, 64, stages=4, warps=8, regs=128, smem=300_000))  # excluded: shared memory
+    shapes = [(1, 4096, 4096), (4096, 4096, 4096), (128, 14336, 4096), (1, 2048, 14336), (333, 4096, 12289),
+              (64, 64, 64), (768, 768, 65536), (8192, 128, 4096)]
+    fresh = {sh: _core.Selector(h100, kernels, _core.ModelOptions("nv")).select_config(*sh, "float16")
+             for sh in shapes}
+    assert any(c.split_k > 1 for c in fresh.values()) and any(c.split_k == 1 for c in fresh.values())
+    shared = _core.Selector(h100, kernels, _core.ModelOptions("nv"))
+    out = {}
+
+    def work(tid):
+        order = shapes[tid:] + shapes[:tid]
+        out[tid] = {sh: shared.select_config(*sh, "float16") for sh in order}
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for got in out.values():
+        assert got == fresh
+    # The selection's exclusion list is the selector's own (no copy per selection).
+    sel = shared.selection(64, 64, 64, "float16")
+    reasons = [why for _, why in sel["excluded"]]
+    assert len(reasons) == 1 and "shared memory" in reasons[0]
+    assert reasons == [why for _, why in shared.excluded("float16")]
+
+
 def test_wgmma_excluded_below_sm90():
     rtx = _core.resolve_hardware(None, "RTX_3090", "")
     assert rtx.get("compute_capability") == 86
