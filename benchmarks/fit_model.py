@@ -151,22 +151,28 @@ def load_set(item: str, timing: str) -> tuple:
     return f"{gpu_dir} {suite}", s, _core.resolve_hardware(None, row, ""), list(s.kernel_resources().values())
 
 
-def predicted_cycles(sel, suite: Suite, sz: dict) -> tuple[list, dict]:
+def predicted_cycles(sel, suite: Suite, sz: dict, sel_all=None) -> tuple[list, dict]:
     """The selector's phase-1 ranking of one size (the problem its kernels ran: batch, launched layout) and each
-    timed launch's predicted cycles (its first, best-ranked entry)."""
+    timed launch's predicted cycles (its first, best-ranked entry), taken from sel_all (every compiled kernel a
+    candidate) when given."""
     layout = C.launched_layout(sz["layout"], suite.b_layout)
-    ranked = sel.rank(sz["M"], sz["N"], sz["K"], sz["dtype"], batch=sz["batch"], layout=layout)
+    args = (sz["M"], sz["N"], sz["K"], sz["dtype"])
+    ranked = sel.rank(*args, batch=sz["batch"], layout=layout)
     pred = {}
-    for cfg, cycles in ranked:
+    for cfg, cycles in (sel_all.rank(*args, batch=sz["batch"], layout=layout) if sel_all is not None else ranked):
         pred.setdefault(kid(cfg), float(cycles))
     return ranked, pred
 
 
-def make_options(constants: dict | None, split_k: bool = False) -> object:
+def make_options(constants: dict | None, split_k: bool = False, every_kernel: bool = False) -> object:
     """The nv model with these constants. split_k=False (the default here): the committed raw data has no
-    split-K timings, so the ranking is judged over unsplit launches (ModelOptions.split_k)."""
+    split-K timings, so the ranking is judged over unsplit launches (ModelOptions.split_k). every_kernel: every
+    compiled kernel a candidate (ModelOptions.mma_sync_dominated_by_wgmma off), for the metrics over every timed
+    launch (tau, log error): the rule changes which kernels the pick is chosen among, not their predictions."""
     o = _core.ModelOptions("nv")
     o.split_k = split_k
+    if every_kernel:
+        o.mma_sync_dominated_by_wgmma = False
     for k, v in (constants or {}).items():
         if not hasattr(o.nv, k):
             raise ValueError(f"NvModelConstants has no field {k!r}")
@@ -181,6 +187,8 @@ def evaluate(suite: Suite, hw, kernels: list, constants: dict | None, recorded: 
     (recorded=True) for the predictions stored in the raw records (the model at measurement time;
     its pick = the measured kernel with the fewest recorded cycles)."""
     sel = None if recorded else _core.Selector(hw, kernels, make_options(constants, split_k=suite.has_split))
+    sel_all = None if recorded else _core.Selector(hw, kernels, make_options(constants, split_k=suite.has_split,
+                                                                             every_kernel=True))
     clock_hz = hw.get("sustained_clock_mhz") * 1e6
     rows = []
     ratios = {"mma_sync": [], "wgmma": []}
@@ -192,7 +200,7 @@ def evaluate(suite: Suite, hw, kernels: list, constants: dict | None, recorded: 
             for cfg, cycles in ranked:
                 pred.setdefault(kid(cfg), float(cycles))
         else:
-            ranked, pred = predicted_cycles(sel, suite, s)
+            ranked, pred = predicted_cycles(sel, suite, s, sel_all)
         measured = s["kernels"]
         best_k = min(measured, key=lambda k: measured[k][0])
         best_t = measured[best_k][0]
@@ -359,7 +367,7 @@ def diagnose(sets: list[str], timing: str, write: str, near: float = 2.0, consta
              "size. Columns: the best measured time of the size.", ""]
     for item in sets:
         label, s, hw, kernels = load_set(item, timing)
-        sel = _core.Selector(hw, kernels, make_options(constants, split_k=s.has_split))
+        sel = _core.Selector(hw, kernels, make_options(constants, split_k=s.has_split, every_kernel=True))
         cells: dict = {}
         for size, sz in s.sizes.items():
             _, pred = predicted_cycles(sel, s, sz)

@@ -120,9 +120,23 @@ def test_nv_family_throughput(h100):
     assert dm["compute_cycles"] == pytest.approx(max(issue, dm["smem_cycles"]))
     assert dm["compute_limiter"] == ("shared memory" if dm["smem_cycles"] > issue else "tensor issue")
     assert dw["compute_cycles"] == pytest.approx(flops / (wg_rate * o.nv.wgmma_issue_efficiency))
-    s = _nv_selector(h100, [ms, wg])
-    sel = s.selection(8192, 8192, 8192, "float16", None)
+    # Both families ranked when every compiled kernel is a candidate; by default (ModelOptions::
+    # mma_sync_dominated_by_wgmma) a 128-row mma.sync tile is left to wgmma on a GPU that has it, with the reason.
+    every = _core.ModelOptions("nv")
+    every.mma_sync_dominated_by_wgmma = False
+    sel = _core.Selector(h100, [ms, wg], every).selection(8192, 8192, 8192, "float16", None)
     assert set(sel["best_by_family"]) == {"mma_sync", "wgmma"}
+    sel = _nv_selector(h100, [ms, wg]).selection(8192, 8192, 8192, "float16", None)
+    assert set(sel["best_by_family"]) == {"wgmma"}
+    (cfg, why), = sel["excluded"]
+    assert cfg.family == ms.config.family and "wgmma family covers it" in why
+    # Without an admissible wgmma kernel (the family needs sm_90a) the mma.sync tile stays a candidate.
+    rtx = _core.resolve_hardware(None, "RTX_3090", "")
+    small_ms = kr(64, 64, 64, stages=3, warps=4, regs=96, smem=3 * (64 * 64 * 2) * 2)
+    small_wg = kr(64, 64, 64, stages=3, warps=8, regs=96, smem=3 * (64 * 64 * 2) * 2, family="wgmma")
+    sel = _nv_selector(rtx, [small_ms, small_wg]).selection(4096, 4096, 4096, "float16", None)
+    assert set(sel["best_by_family"]) == {"mma_sync"}
+    assert [why for _, why in sel["excluded"]] == [_core.kernel_exclusion_reason(small_wg, rtx)]
 
 
 def test_stages_overlap_and_latency_bound(h100):
@@ -237,7 +251,8 @@ def test_cold_selections_reuse_no_state_between_problems(h100):
     # The selection's exclusion list is the selector's own (no copy per selection).
     sel = shared.selection(64, 64, 64, "float16")
     reasons = [why for _, why in sel["excluded"]]
-    assert len(reasons) == 1 and "shared memory" in reasons[0]
+    assert len(reasons) == 2 and any("shared memory" in r for r in reasons)
+    assert any("wgmma family covers it" in r for r in reasons)  # the 64-row mma.sync tile
     assert reasons == [why for _, why in shared.excluded("float16")]
 
 

@@ -333,6 +333,17 @@ struct ModelOptions {
   // nv: rank split-K candidates too (selector.cpp). Off: every kernel unsplit, e.g. to judge the model on
   // measurements that have no split-K timings (the reports before 2026-11-23).
   bool split_k = true;
+  // nv with compiled kernels: where the wgmma family is admissible (sm_90), mma.sync kernels whose BLOCK_M is a
+  // multiple of the wgmma instruction's 64 rows are not candidates (Selector: excluded with the reason). wgmma
+  // tiles those heights at 1.6x the mma.sync tensor rate from TMA-fed shared memory; the mma.sync family stays for
+  // what wgmma cannot tile (BLOCK_M 16 and 32: decode, skinny M). Measured: the best kernel without them over the
+  // brute force of every set of both GPUs (reports/nvidia-h100, nvidia-h200; 11 sets, 645 sizes) is within
+  // 0.04 % geomean of the best with them (worst size 0.957, a batched 304x96x64 on the H200), and the pick on the
+  // sets no fit read improves or stays (H100 gen-valid A/BF 0.958 -> 0.960, H100 batched 0.960 -> 0.970 with min
+  // 0.77 -> 0.92, H100 small-lm 0.891 -> 0.895, H200 gen-valid 0.963 -> 0.964; odd, llm, seed unchanged; training
+  // sets unchanged), with half the candidates (benchmarks/results/mma_sync_dominated.md). false: every compiled
+  // kernel is a candidate (the model before).
+  bool mma_sync_dominated_by_wgmma = true;
   // How many phase-1 entries a cached Selection keeps (0 = all). A ranking entry is ~0.8 KB (every term), and
   // nothing reads a cached entry beyond the pick: Selector::rank recomputes the full list on demand (explain and
   // the Python selection() do). So the pick alone: a cold selection then writes ~1 KB to the cache, not ~13 KB

@@ -98,7 +98,8 @@ PerDtype abstract_nv_space(DType dt, const ModelHardware& hw, const ModelOptions
   return out;
 }
 
-PerDtype kernel_space(DType dt, const ModelHardware& hw, const std::vector<KernelResources>& kernels) {
+PerDtype kernel_space(DType dt, const ModelHardware& hw, const std::vector<KernelResources>& kernels,
+                      const ModelOptions& o) {
   PerDtype out;
   for (const KernelResources& kr : kernels) {
     if (kr.dtype != dt) continue;
@@ -107,6 +108,23 @@ PerDtype kernel_space(DType dt, const ModelHardware& hw, const std::vector<Kerne
     std::string why = kernel_exclusion_reason(kr, hw);
     if (!why.empty()) out.excluded.push_back({c, why});
     else out.candidates.push_back({c, kr});
+  }
+  // ModelOptions::mma_sync_dominated_by_wgmma: with an admissible wgmma kernel, mma.sync tiles of 64 rows or more
+  // are left to the wgmma family.
+  constexpr int kWgmmaRows = 64;  // wgmma.mma_async m64nNk16: one warpgroup instruction covers 64 rows
+  const bool wgmma = std::any_of(out.candidates.begin(), out.candidates.end(),
+                                 [](const Candidate& c) { return c.config.family == Family::Wgmma; });
+  if (o.mma_sync_dominated_by_wgmma && wgmma) {
+    std::vector<Candidate> kept;
+    kept.reserve(out.candidates.size());
+    for (Candidate& cand : out.candidates) {
+      if (cand.config.family == Family::MmaSync && cand.config.block_m % kWgmmaRows == 0)
+        out.excluded.push_back({cand.config, "mma.sync tile of a multiple of 64 rows: the wgmma family covers it on "
+                                             "this GPU (ModelOptions::mma_sync_dominated_by_wgmma)"});
+      else
+        kept.push_back(std::move(cand));
+    }
+    out.candidates = std::move(kept);
   }
   return out;
 }
@@ -262,7 +280,7 @@ Selector::Selector(HardwareParams hw, std::vector<KernelResources> kernels, Mode
     if (options.mode == ModelMode::Seed && dt == DType::Float32) continue;
     if (options.mode == ModelMode::Seed) pd = seed_space(dt, impl_->mhw, options);
     else if (kernels.empty()) pd = abstract_nv_space(dt, impl_->mhw, options);
-    else pd = kernel_space(dt, impl_->mhw, kernels);
+    else pd = kernel_space(dt, impl_->mhw, kernels, options);
     for (Candidate& cand : pd.candidates)
       if (cand.resources) cand.occupancy = blocks_per_sm(*cand.resources, impl_->mhw);
   }

@@ -379,8 +379,30 @@ class Explanation:
         L.append("")
         ex = s["excluded"]
         L.append(f"Excluded ({len(ex)}):")
+        # A reason shared by many configs (e.g. the mma.sync tiles the wgmma family covers on sm_90) is printed once,
+        # with its configs listed after it.
+        by_reason: Dict[str, list] = {}
         for cfg, why in ex:
-            L.append(f"  {_cfg(cfg):<34} {why}")
+            by_reason.setdefault(why, []).append(cfg)
+        for cfg, why in ex:
+            group = by_reason.get(why)
+            if group is None:
+                continue
+            if len(group) <= 3:
+                for c in group:
+                    L.append(f"  {_cfg(c):<34} {why}")
+            else:
+                L.append(f"  {len(group)} configs: {why}")
+                names = [f"{c.block_m}x{c.block_n}x{c.block_k} {c.family} s{c.stages} w{c.warps}" for c in group]
+                line = "    "
+                for i, n in enumerate(names):
+                    item = n + (", " if i + 1 < len(names) else "")
+                    if len(line) + len(item) > 118:
+                        L.append(line.rstrip())
+                        line = "    "
+                    line += item
+                L.append(line.rstrip())
+            del by_reason[why]
         return "\n".join(L)
 
     __repr__ = __str__

@@ -108,6 +108,12 @@ def repredict(records: list[dict], gpu: str | None = None,
     options.split_k = any(r.get("system") == SYSTEM and r.get("kind") == "config" and r.get("config")
                           and C.split_k_of(r["config"]) > 1 for r in records)
     sel = _core.Selector(hw, list(kernels.values()), options)
+    # The predictions of every timed kernel (tau, errors) come from a selector with every compiled kernel a
+    # candidate: ModelOptions.mma_sync_dominated_by_wgmma only narrows what the pick is chosen among.
+    options_all = _core.ModelOptions("nv")
+    options_all.split_k = options.split_k
+    options_all.mma_sync_dominated_by_wgmma = False
+    sel_all = _core.Selector(hw, list(kernels.values()), options_all)
 
     b_layout = C.run_b_layout(metas)
     # per size: the installed model's ranking (phase 1) and pick (both phases)
@@ -120,7 +126,7 @@ def repredict(records: list[dict], gpu: str | None = None,
             # for every size: "nt", recorded in the meta's timing.b_layout).
             batch, layout = int(si.get("batch", 1) or 1), C.launched_layout(si.get("layout"), b_layout)
             pred = {}
-            for cfg, cycles in sel.rank(M, N, K, dt, batch=batch, layout=layout):
+            for cfg, cycles in sel_all.rank(M, N, K, dt, batch=batch, layout=layout):
                 pred.setdefault(_kid(cfg), float(cycles))
             pick = C.normalize(sel.select_config(M, N, K, dt, batch=batch, layout=layout))
             sizes[r["size"]] = {"pred": pred, "pick": pick}
