@@ -4,9 +4,9 @@ the 16x16x128 s6 tile (at most 4 CTAs per SM by shared memory) runs 1.3x slower 
 same bytes (reports/nvidia-h100/raw/gen-valid), which no per-warp or per-SM rate of the model explains.
     python benchmarks/results/probes/probe_mma_sync_ctas.py
 """
-import statistics
 import torch
-import origami_nv
+
+from weight_stream_timing import time_weight_stream
 
 torch.manual_seed(0)
 K = 4096
@@ -16,27 +16,9 @@ print(torch.cuda.get_device_name(), "(B column: weight bytes per launch time, TB
 for bm, bn, bk, st, w in TILES:
     for n_cta in CTAS:
         N = bn * n_cta
-        copies = max(1, min(16, int(2 * 50e6 // (N * K * 2)) + 1))
-        a = torch.randn(1, K, device="cuda", dtype=torch.float16)
-        bs = [torch.randn(N, K, device="cuda", dtype=torch.float16) for _ in range(copies)]
         cfg = dict(block_m=bm, block_n=bn, block_k=bk, group_size_m=8, stages=st, warps=w, family="mma_sync",
                    split_k=1)
-        ref = a.float() @ bs[0].float().t()
-        out = origami_nv.matmul(a, bs[0].t(), config=cfg)
-        err = float((out.float() - ref).abs().max() / ref.abs().max())
-        assert err < 1e-2, err
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            for i in range(copies):
-                origami_nv.matmul(a, bs[i].t(), config=cfg)
-        g.replay(); torch.cuda.synchronize()
-        ts = []
-        for _ in range(7):
-            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            e0.record(); g.replay(); e1.record(); e1.synchronize()
-            ts.append(e0.elapsed_time(e1) * 1e3 / copies)
-        t = statistics.median(ts)
+        t = time_weight_stream(1, N, K, cfg, max_copies=16)
         it = K // bk
         print(f"mma_sync {bm}x{bn}x{bk} s{st} w{w} ctas {n_cta:4d} N {N:6d}: {t:8.2f} us  {t * 1e3 / it:7.1f} ns/iter"
               f"  B {N * K * 2 / t / 1e6:5.2f} TB/s", flush=True)
-        del bs, a, g

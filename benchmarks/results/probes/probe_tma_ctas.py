@@ -5,9 +5,9 @@ to some SM count and what happens past it (the brute-force data shows ~1x a box-
 The committed output's first line was hand-labelled (device, date, the B column's unit).
     python benchmarks/results/probes/probe_tma_ctas.py
 """
-import statistics
 import torch
-import origami_nv
+
+from weight_stream_timing import time_weight_stream
 
 torch.manual_seed(0)
 K = 8192
@@ -18,27 +18,9 @@ for bm, bn, bk, st, w in TILES:
     for M in (1, bm):
         for n_cta in CTAS:
             N = bn * n_cta
-            copies = max(1, min(8, int(2 * 50e6 // (N * K * 2)) + 1))
-            a = torch.randn(M, K, device="cuda", dtype=torch.float16)
-            bs = [torch.randn(N, K, device="cuda", dtype=torch.float16) for _ in range(copies)]
             cfg = dict(block_m=bm, block_n=bn, block_k=bk, group_size_m=8, stages=st, warps=w, family="wgmma",
                        split_k=1)
-            ref = a.float() @ bs[0].float().t()
-            out = origami_nv.matmul(a, bs[0].t(), config=cfg)
-            err = float((out.float() - ref).abs().max() / ref.abs().max())
-            assert err < 1e-2, err
-            g = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(g):
-                for i in range(copies):
-                    origami_nv.matmul(a, bs[i].t(), config=cfg)
-            g.replay(); torch.cuda.synchronize()
-            ts = []
-            for _ in range(7):
-                e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                e0.record(); g.replay(); e1.record(); e1.synchronize()
-                ts.append(e0.elapsed_time(e1) * 1e3 / copies)
-            t = statistics.median(ts)
+            t = time_weight_stream(M, N, K, cfg, max_copies=8)
             it = K // bk
             print(f"wgmma {bm}x{bn}x{bk} s{st} M={M:4d} ctas {n_cta:4d} N {N:6d}: {t:8.2f} us  {t * 1e3 / it:7.1f} ns/iter"
                   f"  B {N * K * 2 / t / 1e6:7.2f} TB/s", flush=True)
-            del bs, a, g
