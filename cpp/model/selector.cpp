@@ -183,9 +183,11 @@ Scored compact(const TileConfig& c, const Candidate* cand, const LatencyBreakdow
 // split_k_candidate_kernels with the lowest bound (half per kernel family) are tried with the splits of
 // config_space.def and those that fill whole waves of their resident slots with the split tail (floor(w * slots / tail), w = 1..3),
 // slices of at least split_k_min_k_tiles_per_slice k-tiles, one per distinct schedule (make_split_plan).
+// The candidates go to s.split (s.scored is `unsplit`).
 void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Scored>& unsplit, const ModelOptions& o,
-                      Scratch& s, std::vector<Scored>& out) {
+                      Scratch& s) {
   const NvModelConstants& nv = o.nv;
+  std::vector<Scored>& out = s.split;
   out.clear();
   std::vector<SplitBound>& bounds = s.bounds;
   bounds.clear();
@@ -353,11 +355,10 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
     score(c, &cand);
   }
   if (splits) {
-    split_candidates(p, pd, scored, o, sc, sc.split);
+    split_candidates(p, pd, scored, o, sc);
     for (const Scored& one : sc.split) score(one.config, one.candidate);
   }
-  using Key = RankKey;
-  std::vector<Key>& keys = sc.keys;
+  std::vector<RankKey>& keys = sc.keys;
   keys.resize(scored.size());
   for (std::uint32_t i = 0; i < scored.size(); ++i) keys[i] = {scored[i].cycles, scored[i].intensity, i};
   // Exact ties left after the intensity go to the smaller (BLOCK_M, BLOCK_N, BLOCK_K, stages, warps, family, split)
@@ -368,7 +369,7 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
     const TileConfig& c = scored[i].config;
     return std::make_tuple(c.block_m, c.block_n, c.block_k, c.stages, c.warps, static_cast<int>(c.family), c.split_k);
   };
-  auto before = [&order](const Key& a, const Key& b) {
+  auto before = [&order](const RankKey& a, const RankKey& b) {
     if (std::abs(a.cycles - b.cycles) > 1e-9 * std::max(a.cycles, b.cycles)) return a.cycles < b.cycles;
     if (a.intensity != b.intensity) return a.intensity > b.intensity;
     const auto oa = order(a.index), ob = order(b.index);
