@@ -94,6 +94,36 @@ def test_op_wgmma_tiles_layouts_edges(tile, dtype, layout):
         _check(torch, origami_nv.matmul(a, b, config=cfg), a, b)
 
 
+@pytest.mark.parametrize("tile", TILES, ids=lambda t: f"{t[0]}x{t[1]}")
+@pytest.mark.parametrize("layout", ["kk", "kn", "mk", "mn"])
+def test_op_wgmma_operand_shorter_than_tile(tile, layout):
+    # M < BLOCK_M or N < BLOCK_N (decode, small batches): the launcher loads only the operand's rows (a shorter box,
+    # or fewer 64-row slabs), so the other shared-memory rows keep whatever an earlier launch left there. Launch the
+    # same kernel on NaN operands with whole tiles first, so those rows hold NaN: none may reach a stored output.
+    import torch
+    origami_nv, built = _op_with_wgmma()
+    bm, bn, stages, warps = tile
+    if (bm, bn) not in built:
+        pytest.skip(f"wgmma {bm}x{bn} not in this build")
+    dt = torch.float16
+    nan_a = torch.full((2 * bm, 512), float("nan"), dtype=dt, device="cuda")
+    nan_b = torch.full((512, 264 * bn), float("nan"), dtype=dt, device="cuda")
+    a_k, b_k = layout[0] == "k", layout[1] == "k"
+    # An M-contiguous A (N-contiguous B) is read in place only with M (N) a multiple of 8.
+    ms = [8, 24, min(bm - 8, 72)] if not a_k else [1, 5, min(bm - 1, 100)]
+    ns = [8, 40, 136] if not b_k else [3, 24, 136]
+    for i, (m, n) in enumerate([(ms[0], 3 * bn + 5 if b_k else 3 * bn + 8), (ms[1], ns[1]), (ms[2], ns[0]),
+                                (2 * bm + 8, ns[2] if ns[2] < bn else ns[1])]):
+        for split in (1, 3):
+            cfg = dict(block_m=bm, block_n=bn, block_k=64, group_size_m=1, stages=stages, warps=warps,
+                       family="wgmma", split_k=split)
+            origami_nv.matmul(nan_a.t().contiguous().t() if not a_k else nan_a,
+                              nan_b if not b_k else nan_b.t().contiguous().t(), config={**cfg, "split_k": 1})
+            a, b = _operands(torch, m, n, 64 * 6 + 8, dt, a_k, b_k, seed=17 * i + split)
+            _poison_allocator(torch, m * n, dt)
+            _check(torch, origami_nv.matmul(a, b, config=cfg), a, b)
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_op_wgmma_batched_and_group_sizes(dtype):
     import torch

@@ -277,6 +277,12 @@ struct KernelParams {
   long long c_stride_batch;
   int c_vector_ok;          // ldc, batch stride and base allow 16-byte stores
   int c_tma;                // the C tensor map was encoded (c_vector_ok and Plan::kTmaStore): TMA-stored slices
+  // What the producer loads per stage when an operand is shorter than the tile (M < BM or N < BN: decode, small
+  // batches; Launcher::launch): the 64-row slabs of an MN-major operand that hold any of its rows (the rest are not
+  // loaded), and the bytes the full barrier expects, which a K-major operand's shorter box (its rows only) makes
+  // fewer than Plan::kStageBytes.
+  int a_slabs, b_slabs;
+  int stage_tx_bytes;
 };
 
 // Triton's GROUP_SIZE_M raster: groups of group_size_m tile-rows, column-major inside a group,
@@ -393,7 +399,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         for (int kb = tc.kb_begin; kb < tc.kb_end; ++kb) {
           mbar_wait(empty_bar(stage), phase ^ 1);
           const std::uint32_t fb = full_bar(stage);
-          mbar_arrive_expect_tx(fb, P::kStageBytes);  // zero-filled out-of-range bytes count too
+          mbar_arrive_expect_tx(fb, p.stage_tx_bytes);  // zero-filled out-of-range bytes of a box count too
           const std::uint32_t a_dst = ring + stage * P::kStageBytes;
           const std::uint32_t b_dst = a_dst + P::kABytes;
           const int k0 = kb * kBlockK;
@@ -401,14 +407,16 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
             tma_load_3d(a_dst, &tma_a, fb, k0, m0, ba);  // box {64 (K), BM}
           } else {
 #pragma unroll
-            for (int i = 0; i < BM / 64; ++i) tma_load_3d(a_dst + i * 8192, &tma_a, fb, m0 + 64 * i, k0, ba);
+            for (int i = 0; i < BM / 64; ++i)
+              if (i < p.a_slabs) tma_load_3d(a_dst + i * 8192, &tma_a, fb, m0 + 64 * i, k0, ba);
           }
           if constexpr (kCluster == 1) {
             if constexpr (kBKMajor) {
               tma_load_3d(b_dst, &tma_b, fb, k0, n0, bb);  // box {64 (K), BN}
             } else {
 #pragma unroll
-              for (int i = 0; i < BN / 64; ++i) tma_load_3d(b_dst + i * 8192, &tma_b, fb, n0 + 64 * i, k0, bb);
+              for (int i = 0; i < BN / 64; ++i)
+                if (i < p.b_slabs) tma_load_3d(b_dst + i * 8192, &tma_b, fb, n0 + 64 * i, k0, bb);
             }
           } else {
             // The cluster's CTAs share this B tile: each loads its share once, for both.
@@ -720,12 +728,22 @@ struct Launcher {
 
     const std::int64_t a_batch = (g.batch > 1 && g.a_stride_batch != 0) ? g.batch : 1;
     const std::int64_t b_batch = (g.batch > 1 && g.b_stride_batch != 0) ? g.batch : 1;
+    // An operand shorter than its tile side (M < BM, or N < BN without a cluster: decode and small batches) is
+    // loaded without the rows past its end: a K-major operand by a box of its own rows, an MN-major one by the
+    // 64-row slabs that hold any of them. A full box would have TMA zero-fill the rest at every stage, and that
+    // fill is slow and shared by the SMs: on the H100 a 128x64 tile streaming B at M = 1 ran 1.8x slower on
+    // 72 SMs than at M = 128 (benchmarks/results/probes/probe_tma_ctas_h100.txt). The smem rows not loaded
+    // hold stale bytes; they only reach accumulator rows (columns) past M (N), which no store writes.
+    const int a_rows = static_cast<int>(std::min<std::int64_t>(g.M, BM));
+    const int b_rows = kCluster == 1 ? static_cast<int>(std::min<std::int64_t>(g.N, BN)) : BN;
+    const int a_slabs = (a_rows + 63) / 64, b_slabs = (b_rows + 63) / 64;
     CUtensorMap map_a{}, map_b{};
     bool ok = !has_k;
     if (has_k) {
-      ok = kAKMajor ? encode_map(&map_a, kT, g.a, g.K, g.M, a_batch, lda, g.a_stride_batch, 64, BM)
+      ok = kAKMajor ? encode_map(&map_a, kT, g.a, g.K, g.M, a_batch, lda, g.a_stride_batch, 64, a_rows)
                      : encode_map(&map_a, kT, g.a, g.M, g.K, a_batch, lda, g.a_stride_batch, 64, 64);
-      ok = ok && (kBKMajor ? encode_map(&map_b, kT, g.b, g.K, g.N, b_batch, ldb, g.b_stride_batch, 64, BN / kCluster)
+      ok = ok && (kBKMajor ? encode_map(&map_b, kT, g.b, g.K, g.N, b_batch, ldb, g.b_stride_batch, 64,
+                                        kCluster == 1 ? b_rows : BN / kCluster)
                            : encode_map(&map_b, kT, g.b, g.N, g.K, b_batch, ldb, g.b_stride_batch, 64, 64));
     }
     if (!ok) return cudaErrorInvalidValue;
@@ -759,6 +777,10 @@ struct Launcher {
     p.b_batch_step = b_batch > 1 ? 1 : 0;
     p.c_stride_m = g.c_stride_m;
     p.c_stride_batch = g.c_stride_batch;
+    p.a_slabs = kAKMajor ? BM / 64 : a_slabs;
+    p.b_slabs = kBKMajor || kCluster > 1 ? BN / 64 : b_slabs;
+    p.stage_tx_bytes = (kAKMajor ? a_rows * 128 : a_slabs * 8192) +
+                       (kCluster > 1 ? P::kBBytes : kBKMajor ? b_rows * 128 : b_slabs * 8192);
     p.c_vector_ok = (reinterpret_cast<std::uintptr_t>(g.c) % 16 == 0) && g.c_stride_m % 8 == 0 &&
                     (g.batch == 1 || g.c_stride_batch % 8 == 0);
 
