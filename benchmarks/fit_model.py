@@ -79,6 +79,14 @@ class Suite:
         self.name = name
         self.raw_dir = raw_dir
         recs = C.drop_superseded(load_records(raw_dir))
+        # A size with a launch that a recent kernel change made stale (configs.EVALUATION_DROPS_STALE_FROM) is not
+        # judged until re-timed: its best kernel and the pick's time are not known for the kernels as they are now.
+        stale_sizes = {r.get("size") for r in recs if r.get("kind") == "config" and C.stale_for_evaluation(r)}
+        self.stale_sizes = sorted(s for s in stale_sizes if s)
+        recs = [r for r in recs if r.get("size") not in stale_sizes]
+        if not recs and self.stale_sizes:
+            raise FileNotFoundError(f"every size under {raw_dir} has launches stale since kernel change "
+                                    f"{C.EVALUATION_DROPS_STALE_FROM}: re-time them (bench run --retime-stale)")
         if not recs:
             raise FileNotFoundError(f"no raw records under {raw_dir}")
         self.sizes: dict[str, dict] = {}
@@ -545,7 +553,9 @@ def main(argv=None) -> int:
              f"{', '.join(f'{k}={v}' for k, v in PREVIOUS.items())} (the model fitted to the first mma.sync main loop, "
              "before the pipelined one and the per-warp cp.async issue floor); installed = the defaults in NvModelConstants.", ""]
     for n in names:
-        lines += [f"## {n} suite ({len(suites[n].sizes)} sizes)", ""] + SUMMARY_HEAD
+        left_out = (f"; {len(suites[n].stale_sizes)} more left out, with launches stale since kernel change "
+                    f"{C.EVALUATION_DROPS_STALE_FROM}" if suites[n].stale_sizes else "")
+        lines += [f"## {n} suite ({len(suites[n].sizes)} sizes{left_out})", ""] + SUMMARY_HEAD
         for (sn, label), ev in evals.items():
             if sn == n:
                 lines.append(summary_line(label, ev))

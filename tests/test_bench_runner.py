@@ -351,7 +351,7 @@ def test_kernel_changes_mark_the_launches_they_alter():
     assert not C.stale_kernel_record(dict(rec, kernel_version=C.KERNEL_VERSION))
     assert not C.stale_kernel_record(dict(rec, size_info=dict(info, M=256)))   # no edge, N aligned
     assert C.stale_kernel_record(dict(rec, size_info=dict(info, M=256, N=250)))  # C rows not 16-byte aligned
-    assert not C.stale_kernel_record(dict(rec, config=dict(A, family="wgmma")))  # the edge change was mma.sync's
+    assert not C.stale_kernel_record(dict(rec, config=dict(A, family="wgmma")), upto=6)  # change 3 was mma.sync's
     assert not C.stale_kernel_record(dict(rec, system="cublas"))         # not our kernels
     assert C.stale_kernel_record({"kind": "attempt", "result_kind": "pick", "system": "origami", "size_info": info,
                                   "config": A})
@@ -378,6 +378,13 @@ def test_kernel_changes_mark_the_launches_they_alter():
     assert not C.stale_kernel_record(dict(rec, size_info=dict(dec, N=4096), kernel_version=5))
     assert C.stale_kernel_record(dict(rec, size_info=dict(dec, N=4096, layout="nt"), kernel_version=5))  # W.t(): ld K
     assert not C.stale_kernel_record(dict(rec, size_info=dec, kernel_version=6))
+    # version 7: wgmma with an operand shorter than the tile side (M < BLOCK_M or N < BLOCK_N); A is 128 x 128
+    d7 = dict(rec, size_info=dict(dec, N=4096, K=4096), config=dict(A, family="wgmma"), kernel_version=6)
+    assert C.stale_kernel_record(d7)                                                       # M = 1 < 128
+    assert C.stale_kernel_record(dict(d7, size_info=dict(big, N=100)))                     # N = 100 < 128
+    assert not C.stale_kernel_record(dict(d7, size_info=big))                              # whole tiles at 8192
+    assert not C.stale_kernel_record(dict(d7, config=A))                                   # mma.sync unchanged
+    assert not C.stale_kernel_record(dict(d7, kernel_version=7))
 
 
 def test_superseded_up_to_the_newest_retimed_version():

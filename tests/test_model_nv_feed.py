@@ -27,13 +27,13 @@ def kernel(bm, bn, bk, stages, warps, family, threads=None, regs=128, smem=None)
     return cfg, kr
 
 
-def predict(hw, M, N, K, cfg, kr, **nv):
+def predict(hw, M, N, K, cfg, kr, layout="nn", **nv):
     o = _core.ModelOptions("nv")
     c = o.nv
     for k, v in nv.items():
         setattr(c, k, v)
     o.nv = c
-    return _core.predict(M, N, K, "float16", cfg, hw, o, kr)
+    return _core.predict(M, N, K, "float16", cfg, hw, o, kr, layout=layout)
 
 
 def test_wgmma_l2_rate_uses_family_factor(hw):
@@ -142,11 +142,20 @@ def test_wgmma_has_no_load_issue_term(hw):
 def test_wgmma_tma_out_of_bounds_fill(hw):
     cfg, kr = kernel(128, 64, 64, 8, 12, "wgmma", threads=384, regs=168)
     rate = 16.0
-    edge = predict(hw, 1, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=rate)
-    assert edge["tma_oob_fill_cycles"] == pytest.approx(127 * 64 * 2 / rate)
-    inside = predict(hw, 128, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=rate)
+    # The edge tiles of a longer extent load whole boxes: M = 200 over two 128-row tiles, 28 rows filled per tile.
+    edge = predict(hw, 200, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=rate)
+    assert edge["tma_oob_fill_cycles"] == pytest.approx((128 - 100) * 64 * 2 / rate)
+    inside = predict(hw, 256, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=rate)
     assert inside["tma_oob_fill_cycles"] == 0
-    off = predict(hw, 1, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=0.0)
+    # One tile row (decode): a K-major A is loaded by a box of its own rows (kernel version 7), nothing filled;
+    # an M-major A by the 64-row slabs that hold its rows, the rest of the last slab filled.
+    assert predict(hw, 1, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=rate)["tma_oob_fill_cycles"] == 0
+    slab = predict(hw, 8, 4096, 4096, cfg, kr, layout="tn", wgmma_tma_oob_fill_bytes_per_cycle=rate)
+    assert slab["tma_oob_fill_cycles"] == pytest.approx((64 - 8) * 64 * 2 / rate)
+    # ...and a B shorter than BLOCK_N likewise (N = 40 < 64, K-major B in "nt")
+    assert predict(hw, 256, 40, 4096, cfg, kr, layout="nt",
+                   wgmma_tma_oob_fill_bytes_per_cycle=rate)["tma_oob_fill_cycles"] == 0
+    off = predict(hw, 200, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=0.0)
     assert off["tma_oob_fill_cycles"] == 0 and off["total_cycles"] < edge["total_cycles"]
     # The fill does not overlap the box's real bytes: it adds to the memory time of a K-iteration.
     assert edge["memory_cycles"] == pytest.approx(off["memory_cycles"] + edge["tma_oob_fill_cycles"])
@@ -295,7 +304,11 @@ def test_installed_model_on_h200_measurements(hw, suite, min_abf, max_failures, 
     min 0.88, 0 sizes below 0.8, tau 0.732; llm min 0.79, 2 below 0.8, tau 0.697. Both re-timed 2026-11-25 (the
     stale mma.sync edge launches, the 64-row wgmma tiles, split-K launches) and the mma.sync shared-memory term
     (model.hpp mma_sync_smem_efficiency, fitted on the gen-train sets, not on these): seed 0.976 / min 0.88 / tau
-    0.787, llm 0.970 / 0.87 / 0.782, no size below 0.8."""
+    0.787, llm 0.970 / 0.87 / 0.782, no size below 0.8. Since kernel change 7 (wgmma loads only the rows an operand
+    has: decode and small M much faster) the sizes with such launches are left out until the H200 is re-timed
+    (fit_model.Suite.stale_sizes: seed 12 of 23, llm 24 of 40); on the rest seed 0.980 / 0.95 / 0.814, llm 0.978 /
+    0.90 / 0.819. The comparison with the constants of the first mma.sync main loop moved to the complete H100
+    validation set (test_installed_model_on_the_validation_sets): the sizes left here are those it did not change."""
     raw = ROOT / "reports" / "nvidia-h200" / "raw" / suite / "rotate"
     if not raw.is_dir():
         pytest.skip(f"no raw measurements at {raw}")
@@ -308,12 +321,7 @@ def test_installed_model_on_h200_measurements(hw, suite, min_abf, max_failures, 
     assert summ["a_bf_min"] >= min_abf, [(r["size"], r["a_bf"]) for r in ev["rows"] if r["a_bf"] < 0.8]
     assert summ["failures"] <= max_failures
     assert summ["tau_mean"] >= min_tau
-    # The refit must beat the constants fitted to the first mma.sync main loop (commit f8a65b6) on the
-    # kernels measured here (the picks recorded at measurement are the installed model's own since the
-    # re-measurement with PDL, so they are no reference any more).
-    before = fm.evaluate(s, hw, kernels, fm.PREVIOUS)["summary"]
-    assert summ["a_bf_geomean"] > before["a_bf_geomean"]
-    assert not math.isnan(summ["tau_mean"])
+    assert len(s.sizes) >= 10 and not math.isnan(summ["tau_mean"])
 
 
 def test_fit_maximises_the_mean_objective_over_the_training_sets(monkeypatch):
@@ -344,9 +352,9 @@ def test_rank_terms_are_the_error_spread_and_a_soft_pick():
     assert all(math.isnan(x) for x in fm.rank_terms([1.0], [1.0], 1.0))
 
 
-@pytest.mark.parametrize("gpu_dir,row,min_geomean,min_abf,min_tau", [
-    ("nvidia-h100", "H100_SXM", 0.95, 0.54, 0.74), ("nvidia-h200", "H200", 0.955, 0.74, 0.76)])
-def test_installed_model_on_the_validation_sets(gpu_dir, row, min_geomean, min_abf, min_tau):
+@pytest.mark.parametrize("gpu_dir,row,sizes,min_geomean,min_abf,min_tau", [
+    ("nvidia-h100", "H100_SXM", 118, 0.96, 0.54, 0.74), ("nvidia-h200", "H200", 54, 0.975, 0.88, 0.78)])
+def test_installed_model_on_the_validation_sets(gpu_dir, row, sizes, min_geomean, min_abf, min_tau):
     """Offline A/BF of the installed model on gen-valid (never read by a fit), both GPUs. Thresholds: what the
     installed model reaches (benchmarks/results/model_fit_latency.md: H100 0.961 / min 0.55 / tau 0.710, H200 0.964 /
     0.66 / 0.733) with a little slack. The brute force has the wgmma 64x64 and 64x128 tiles since 2026-11-25; without
@@ -355,7 +363,10 @@ def test_installed_model_on_the_validation_sets(gpu_dir, row, min_geomean, min_a
     With the mma.sync shared-memory term and the feed constants refit beside it on both GPUs' gen-train sets
     (benchmarks/results/model_fit_smem.md): H100 0.957 / 0.55 / 0.755, H200 0.963 / 0.76 / 0.769. H100 gen-valid
     re-timed after the TMA-store epilogue, with wgmma_epilogue_overlap (benchmarks/results/model_fit_epilogue.md):
-    0.958 / 0.55 / 0.752."""
+    0.958 / 0.55 / 0.752. Kernel change 7 (wgmma loads only an operand's rows: no zero fill at decode), H100 gen-valid
+    re-timed for it: 0.972 / 0.57 / 0.754, where the constants of the first mma.sync main loop (PREVIOUS, f8a65b6)
+    reach 0.953 / tau 0.687; H200 gen-valid not re-timed, its 64 sizes with such launches left out: 0.987 / 0.92 /
+    0.805 on the other 54."""
     raw = ROOT / "reports" / gpu_dir / "raw" / "gen-valid" / "rotate"
     if not raw.is_dir():
         pytest.skip(f"no raw measurements at {raw}")
@@ -368,7 +379,15 @@ def test_installed_model_on_the_validation_sets(gpu_dir, row, min_geomean, min_a
         summ = fm.evaluate(s, hw, list(s.kernel_resources().values()), None)["summary"]
     finally:
         fm.KERNEL_TABLE = []
-    assert summ["sizes"] == 118 and summ["unmeasured_picks"] == 0
+    assert summ["sizes"] == sizes and summ["unmeasured_picks"] == 0
     assert summ["a_bf_geomean"] >= min_geomean
     assert summ["a_bf_min"] >= min_abf
     assert summ["tau_mean"] >= min_tau
+    if not s.stale_sizes:
+        # The installed constants must beat those fitted to the first mma.sync main loop (commit f8a65b6).
+        fm.KERNEL_TABLE = load_kernel_table(str(ROOT / "reports" / "kernel_resources_sm90.json"))
+        try:
+            before = fm.evaluate(s, hw, list(s.kernel_resources().values()), fm.PREVIOUS)["summary"]
+        finally:
+            fm.KERNEL_TABLE = []
+        assert summ["a_bf_geomean"] > before["a_bf_geomean"] and summ["tau_mean"] > before["tau_mean"]

@@ -54,6 +54,15 @@ inline double real_rows_per_tile(std::int64_t extent, std::int64_t grid) {
   return double(extent) / double(std::max<std::int64_t>(grid, 1));
 }
 
+// Rows (or columns) of one operand's TMA stage that are zero-filled past the matrix edge, per tile on average. An
+// extent shorter than the tile side (one tile: decode, small batches) is loaded without the rows past its end: a
+// K-major operand by a box of its own rows, an MN-major one by the 64-row slabs that hold them (the wgmma launcher,
+// cpp/kernels/wgmma/gemm_wgmma.cuh). Otherwise the tiles at the edge load whole boxes and the overhang is filled.
+inline double tma_zero_filled_rows(std::int64_t extent, std::int64_t grid, int block, bool k_contiguous) {
+  if (grid <= 1 && extent <= block) return k_contiguous ? 0.0 : double(ceil_div(extent, 64) * 64 - extent);
+  return double(block) - real_rows_per_tile(extent, grid);
+}
+
 // DRAM bandwidth fraction reached with `active` SMs: the seed's linear model or the source's
 // quadratic (SourceFlags::quadratic_dram_bandwidth).
 double dram_bw_fraction(const ModelHardware& hw, const ModelOptions& o, double active) {
@@ -611,8 +620,8 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   // wgmma: the part of each TMA box outside the matrix is zero-filled at a slow rate, on top of the
   // box's real bytes (model.hpp, wgmma_tma_oob_fill_bytes_per_cycle).
   if (c.family == Family::Wgmma && o.nv.wgmma_tma_oob_fill_bytes_per_cycle > 0) {
-    const double oob_rows = (double(c.block_m) - real_rows_per_tile(p.M, b.grid_m)) +
-                            (double(c.block_n) - real_rows_per_tile(p.N, b.grid_n));
+    const double oob_rows = tma_zero_filled_rows(p.M, b.grid_m, c.block_m, p.a_k_contiguous) +
+                            tma_zero_filled_rows(p.N, b.grid_n, c.block_n, p.b_k_contiguous);
     b.tma_oob_fill_cycles = oob_rows * c.block_k * bytes / o.nv.wgmma_tma_oob_fill_bytes_per_cycle;
     b.memory_cycles += b.tma_oob_fill_cycles;
   }

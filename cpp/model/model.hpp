@@ -220,6 +220,9 @@ struct NvModelConstants {
   // measured relative to the other kernels of their size (per-size centred log residual -0.2 to -0.57 on
   // gen-train); above 64 the H200 llm suite loses its decode picks (A/BF 0.977 -> 0.869 at 80). Validation
   // (gen-valid, never read by the scan), offline A/BF geomean 32 -> 64: H100 0.915 -> 0.924, H200 0.918 -> 0.922.
+  // Since kernel version 7 (ddbf7ce) an operand shorter than its tile side is loaded without the rows past its
+  // end, so a one-tile extent has no zero fill (tma_zero_filled_rows in model.cpp); the term stays for the
+  // overhang of the edge tiles of longer extents and the last 64-row slab of an MN-major operand.
   double wgmma_tma_oob_fill_bytes_per_cycle = 64.0;
   // wgmma kernels: the latency a TMA-fed stage waits for in the latency bound (a stage must land within stages-1
   // K-iterations), as a multiple of the calibrated load latency (l2_latency_cycles / hbm_latency_penalty:
