@@ -143,7 +143,7 @@ def test_wgmma_tma_out_of_bounds_fill(hw):
     cfg, kr = kernel(128, 64, 64, 8, 12, "wgmma", threads=384, regs=168)
     rate = 16.0
     # The edge tiles of a longer extent load whole boxes: M = 200 over two 128-row tiles, 28 rows filled per tile.
-    edge = predict(hw, 200, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=rate)
+    edge = predict(hw, 200, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=rate, wgmma_tma_box_bytes_per_cycle=0.0)
     assert edge["tma_oob_fill_cycles"] == pytest.approx((128 - 100) * 64 * 2 / rate)
     inside = predict(hw, 256, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=rate)
     assert inside["tma_oob_fill_cycles"] == 0
@@ -155,32 +155,35 @@ def test_wgmma_tma_out_of_bounds_fill(hw):
     # ...and a B shorter than BLOCK_N likewise (N = 40 < 64, K-major B in "nt")
     assert predict(hw, 256, 40, 4096, cfg, kr, layout="nt",
                    wgmma_tma_oob_fill_bytes_per_cycle=rate)["tma_oob_fill_cycles"] == 0
-    off = predict(hw, 200, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=0.0)
+    off = predict(hw, 200, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=0.0, wgmma_tma_box_bytes_per_cycle=0.0)
     assert off["tma_oob_fill_cycles"] == 0 and off["total_cycles"] < edge["total_cycles"]
     # The fill does not overlap the box's real bytes: it adds to the memory time of a K-iteration.
     assert edge["memory_cycles"] == pytest.approx(off["memory_cycles"] + edge["tma_oob_fill_cycles"])
 
 
 def test_wgmma_tma_stage_floor(hw):
-    # The TMA stage floor (off by default: model.hpp says why it is not adopted): when on, a wgmma K-iteration is at
-    # least wgmma_tma_stage_cycles + both boxes' bytes (zero-filled rows included) / the per-SM rate, whatever the
-    # stages; the mma.sync family has no such term.
+    # A wgmma K-iteration is at least wgmma_tma_stage_cycles + the bytes of the boxes a stage loads / the per-SM rate,
+    # whatever the stages (model.hpp); the boxes hold the rows they load: at M = 1 a K-major A box is one row (kernel
+    # version 7), so 64x128 loads (1 + 128) x 64 x 2 bytes. The mma.sync family has no such term.
     cfg, kr = kernel(64, 128, 64, 8, 8, "wgmma", threads=256, regs=137)
-    default = predict(hw, 1, 512, 2048, cfg, kr)
-    assert default["tma_box_cycles"] == 0
     on = predict(hw, 1, 512, 2048, cfg, kr, wgmma_tma_box_bytes_per_cycle=20.0, wgmma_tma_stage_cycles=50.0,
                  wgmma_tma_oob_fill_bytes_per_cycle=0.0)
-    assert on["tma_box_cycles"] == pytest.approx(50.0 + (64 + 128) * 64 * 2 / 20.0)
+    assert on["tma_box_cycles"] == pytest.approx(50.0 + (1 + 128) * 64 * 2 / 20.0)
     assert on["memory_cycles"] == pytest.approx(on["tma_box_cycles"])
     assert on["memory_bound"] == "TMA stage throughput"
-    assert on["total_cycles"] > default["total_cycles"]
+    off = predict(hw, 1, 512, 2048, cfg, kr, wgmma_tma_box_bytes_per_cycle=0.0)
+    assert off["tma_box_cycles"] == 0 and on["total_cycles"] > off["total_cycles"]
+    # whole tiles: both boxes whole; an M-major A shorter than the tile loads whole 64-row slabs
+    full = predict(hw, 4096, 4096, 4096, cfg, kr, wgmma_tma_box_bytes_per_cycle=20.0, wgmma_tma_stage_cycles=50.0)
+    assert full["tma_box_cycles"] == pytest.approx(50.0 + (64 + 128) * 64 * 2 / 20.0)
+    slab = predict(hw, 8, 512, 2048, cfg, kr, layout="tn", wgmma_tma_box_bytes_per_cycle=20.0,
+                   wgmma_tma_stage_cycles=50.0)
+    assert slab["tma_box_cycles"] == pytest.approx(full["tma_box_cycles"])
     # A slow floor binds; a fast one leaves the other memory terms in charge.
     fast = predict(hw, 1, 512, 2048, cfg, kr, wgmma_tma_box_bytes_per_cycle=1e6, wgmma_tma_stage_cycles=0.0)
-    assert fast["memory_cycles"] == pytest.approx(default["memory_cycles"])
-    mcfg, mkr = kernel(16, 16, 64, 6, 1, "mma_sync")
-    m = predict(hw, 1, 512, 2048, mcfg, mkr, wgmma_tma_box_bytes_per_cycle=20.0, wgmma_tma_stage_cycles=50.0)
-    assert m["tma_box_cycles"] == 0
-
+    assert fast["memory_cycles"] == pytest.approx(off["memory_cycles"])
+    mcfg, mkr = kernel(16, 16, 64, 6, 1, "mma_sync", regs=90)
+    assert predict(hw, 1, 512, 2048, mcfg, mkr)["tma_box_cycles"] == 0
 
 def test_tma_round_trip_latency_and_per_sm_dram_rate(hw):
     # wgmma: the latency bound is the pointer-chase latency x wgmma_pipeline_latency_factor over stages - 1 (M = 1:
@@ -366,7 +369,7 @@ def test_installed_model_on_the_validation_sets(gpu_dir, row, sizes, min_geomean
     0.958 / 0.55 / 0.752. Kernel change 7 (wgmma loads only an operand's rows: no zero fill at decode), H100 gen-valid
     re-timed for it: 0.972 / 0.57 / 0.754, where the constants of the first mma.sync main loop (PREVIOUS, f8a65b6)
     reach 0.953 / tau 0.687; H200 gen-valid not re-timed, its 64 sizes with such launches left out: 0.987 / 0.92 /
-    0.805 on the other 54."""
+    0.805 on the other 54. With the TMA stage floor (model.hpp): H100 0.974 / 0.57 / 0.755."""
     raw = ROOT / "reports" / gpu_dir / "raw" / "gen-valid" / "rotate"
     if not raw.is_dir():
         pytest.skip(f"no raw measurements at {raw}")
@@ -384,10 +387,13 @@ def test_installed_model_on_the_validation_sets(gpu_dir, row, sizes, min_geomean
     assert summ["a_bf_min"] >= min_abf
     assert summ["tau_mean"] >= min_tau
     if not s.stale_sizes:
-        # The installed constants must beat those fitted to the first mma.sync main loop (commit f8a65b6).
+        # The installed constants against those fitted to the first mma.sync main loop (commit f8a65b6).
         fm.KERNEL_TABLE = load_kernel_table(str(ROOT / "reports" / "kernel_resources_sm90.json"))
         try:
             before = fm.evaluate(s, hw, list(s.kernel_resources().values()), fm.PREVIOUS)["summary"]
         finally:
             fm.KERNEL_TABLE = []
-        assert summ["a_bf_geomean"] > before["a_bf_geomean"] and summ["tau_mean"] > before["tau_mean"]
+        # The ranking of every launch (tau, log error) is what the refit bought; the pick ties (f8a65b6's constants
+        # 0.974 / tau 0.685 / log error variance 0.103 against 0.974 / 0.755 / 0.051 with the TMA stage floor).
+        assert summ["tau_mean"] > before["tau_mean"] + 0.03 and summ["log_err_var"] < 0.8 * before["log_err_var"]
+        assert summ["a_bf_geomean"] > before["a_bf_geomean"] - 0.005

@@ -54,13 +54,14 @@ inline double real_rows_per_tile(std::int64_t extent, std::int64_t grid) {
   return double(extent) / double(std::max<std::int64_t>(grid, 1));
 }
 
-// Rows (or columns) of one operand's TMA stage that are zero-filled past the matrix edge, per tile on average. An
-// extent shorter than the tile side (one tile: decode, small batches) is loaded without the rows past its end: a
-// K-major operand by a box of its own rows, an MN-major one by the 64-row slabs that hold them (the wgmma launcher,
-// cpp/kernels/wgmma/gemm_wgmma.cuh). Otherwise the tiles at the edge load whole boxes and the overhang is filled.
-inline double tma_zero_filled_rows(std::int64_t extent, std::int64_t grid, int block, bool k_contiguous) {
-  if (grid <= 1 && extent <= block) return k_contiguous ? 0.0 : double(ceil_div(extent, 64) * 64 - extent);
-  return double(block) - real_rows_per_tile(extent, grid);
+// Rows (or columns) of one operand that a wgmma stage loads by TMA, per tile. An extent shorter than the tile side
+// (one tile: decode, small batches) is loaded without the rows past its end: a K-major operand by a box of its own
+// rows, an MN-major one by the 64-row slabs that hold them (the wgmma launcher, cpp/kernels/wgmma/gemm_wgmma.cuh).
+// Otherwise every tile loads whole boxes, and those at the edge have the overhang zero-filled: loaded rows minus
+// real_rows_per_tile are the zero-filled ones.
+inline double tma_loaded_rows(std::int64_t extent, std::int64_t grid, int block, bool k_contiguous) {
+  if (grid <= 1 && extent <= block) return k_contiguous ? double(extent) : double(ceil_div(extent, 64) * 64);
+  return double(block);
 }
 
 // DRAM bandwidth fraction reached with `active` SMs: the seed's linear model or the source's
@@ -620,8 +621,8 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   // wgmma: the part of each TMA box outside the matrix is zero-filled at a slow rate, on top of the
   // box's real bytes (model.hpp, wgmma_tma_oob_fill_bytes_per_cycle).
   if (c.family == Family::Wgmma && o.nv.wgmma_tma_oob_fill_bytes_per_cycle > 0) {
-    const double oob_rows = tma_zero_filled_rows(p.M, b.grid_m, c.block_m, p.a_k_contiguous) +
-                            tma_zero_filled_rows(p.N, b.grid_n, c.block_n, p.b_k_contiguous);
+    const double oob_rows = tma_loaded_rows(p.M, b.grid_m, c.block_m, p.a_k_contiguous) - real_rows_per_tile(p.M, b.grid_m) +
+                            tma_loaded_rows(p.N, b.grid_n, c.block_n, p.b_k_contiguous) - real_rows_per_tile(p.N, b.grid_n);
     b.tma_oob_fill_cycles = oob_rows * c.block_k * bytes / o.nv.wgmma_tma_oob_fill_bytes_per_cycle;
     b.memory_cycles += b.tma_oob_fill_cycles;
   }
@@ -629,7 +630,8 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   // rows included, plus the barrier hand-off; a floor on the K-iteration that the bandwidth terms above (the
   // whole GPU's share) do not see when few SMs are busy.
   if (c.family == Family::Wgmma && o.nv.wgmma_tma_box_bytes_per_cycle > 0) {
-    const double box_bytes = (double(c.block_m) + c.block_n) * c.block_k * bytes;
+    const double box_bytes = (tma_loaded_rows(p.M, b.grid_m, c.block_m, p.a_k_contiguous) +
+                              tma_loaded_rows(p.N, b.grid_n, c.block_n, p.b_k_contiguous)) * c.block_k * bytes;
     b.tma_box_cycles = o.nv.wgmma_tma_stage_cycles + box_bytes / o.nv.wgmma_tma_box_bytes_per_cycle;
     if (b.tma_box_cycles > b.memory_cycles) {
       b.memory_cycles = b.tma_box_cycles;

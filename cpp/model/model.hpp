@@ -246,7 +246,8 @@ struct NvModelConstants {
   // one-warp 16x16x128 tiles above 16x16x64 at decode, where they run 1.2-1.7x slower (tried at 3 on both
   // families: H200 llm 0.977 -> 0.895): not applied there.
   // 1 and 1 = the pointer-chase latency and the capped rate (the terms before 2026-11-25).
-  double wgmma_pipeline_latency_factor = 5.35;
+  // Refit to 4.0 with the TMA stage floor below (kernel version 7; the values and the data there).
+  double wgmma_pipeline_latency_factor = 4.0;
   // wgmma kernels store C by TMA on every tile but a CTA's last (cpp/kernels/wgmma/gemm_wgmma.cuh, 2026-11-25), so
   // the write drains while the next tile computes: the fraction of that overlap the model takes
   // (LatencyBreakdown::epilogue_hidden_cycles, tile_latency). 1 = as derived (each wave but the last costs the
@@ -271,15 +272,24 @@ struct NvModelConstants {
   // (reports/nvidia-h100/raw/gen-train): ~320 cycles per K-iteration for 64x64 tiles (16 KiB of boxes), ~365-420
   // for 64x128 / 128x64 (24 KiB), ~550-600 for 128x128 (32 KiB), ~600-670 for 64x256 (40 KiB): linear in the box
   // bytes, not in the stages in flight (a latency bound would be), and the same on the H200. 0 = term off.
-  // NOT ADOPTED (2026-11-25, benchmarks/results/model_fit_tma_floor.md): fitted with the latency factor and the fill
-  // rate on both GPUs' training sets (gen-train; 57.4 B/cycle, 66 cycles, factor 1.4, fill 32) it lowers the
-  // prediction error everywhere (log error variance, H100 gen-valid 0.0535 -> 0.0501) and lifts the small-LM decode
-  // set (H100 small-lm A/BF 0.891 -> 0.934), but the H200 validation set loses two 72-80-CTA decode shapes (A/BF
-  // min 0.76 -> 0.56, geomean 0.963 -> 0.958): past ~48 busy SMs the measured K-iteration grows to 1.2-2.9x this
-  // floor (a shared limit the term does not have), so the lower latency factor the fit pairs it with picks wgmma
-  // tiles there that run at half speed. Kept, off, for the next form of the term.
-  double wgmma_tma_box_bytes_per_cycle = 0.0;
-  double wgmma_tma_stage_cycles = 0.0;
+  // First fitted 2026-11-25 and not adopted (benchmarks/results/model_fit_tma_floor.md): on the H200 validation set
+  // two 72-80-CTA decode shapes lost half their speed, where the measured K-iteration grew to 1.2-2.9x this floor.
+  // That growth was the TMA zero fill of the A box's rows past M = 1..16, a rate shared by the SMs (probe
+  // benchmarks/results/probes/probe_tma_ctas_h100.txt: 128x64 at M = 1 on 72 SMs 1.8x the time at M = 128), which
+  // kernel version 7 removed (the box holds M rows; tma_loaded_rows in model.cpp counts the rows a box loads). With
+  // it gone the floor is what the probe shows: 64x128 at M = 1 on 8 SMs ~194 ns per K-iteration (~360 cycles at
+  // 1868 MHz) for 129 x 64 x 2 = 16.5 KB of boxes; this form gives 60 + 16512 / 55.8 = 356.
+  // Fitted 2026-11-25 on the H100 training set re-timed for version 7 (reports/nvidia-h100/raw/gen-train;
+  // benchmarks/fit_model.py --fit wgmma_tma_box_bytes_per_cycle,wgmma_tma_stage_cycles,
+  // wgmma_pipeline_latency_factor --start 60,60,2 --fit-on gen-train --objective rank): 55.8 B/cycle, 60 cycles,
+  // latency factor 4.0 (was 5.35). Offline A/BF geomean / min / log error variance, before -> after
+  // (benchmarks/results/model_fit_tma_floor_v7.md): training 0.969 / 0.67 / 0.0534 -> 0.972 / 0.67 / 0.0510;
+  // validation, never read by the fit: H100 gen-valid 0.972 / 0.57 / 0.0532 -> 0.974 / 0.57 / 0.0505, small-lm
+  // 0.923 -> 0.933 (min 0.73 -> 0.34 at 1x2048x2048: a 64x64 launch recorded at 21.2 us with 30 % spread, 7.7 us
+  // when timed before the change: a noisy record), batched 0.971 -> 0.971, odd 0.982 -> 0.976; on the other GPU
+  // (H200, the sizes not stale since version 7) gen-valid 0.987, llm 0.978, seed 0.980 unchanged. 0 = term off.
+  double wgmma_tma_box_bytes_per_cycle = 55.8;
+  double wgmma_tma_stage_cycles = 60.0;
   // --- Split-K and operand copies (terms of 2026-11-23). ---
   // The split-K reduction is a second kernel (cpp/kernels/split_k.cu) launched with programmatic dependent
   // launch: its launch overlaps the GEMM, what remains is its first memory round trip and the drain of its

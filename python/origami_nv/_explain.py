@@ -242,7 +242,7 @@ class Explanation:
         if b.get("tma_box_cycles"):
             L.append(f"  TMA stage floor = wgmma_tma_stage_cycles + (BLOCK_M + BLOCK_N) x BLOCK_K x bytes /"
                      f" wgmma_tma_box_bytes_per_cycle = {_n(b['tma_box_cycles'], 1)} cycles (one SM's TMA rate,"
-                     " zero-filled rows included)")
+                     " the rows its boxes load: zero-filled ones included, an operand shorter than the tile loads only its own)")
         oob = " + TMA out-of-bounds fill" if b.get("tma_oob_fill_cycles") and b["memory_bound"] != "TMA stage throughput" else ""
         L.append(f"  L_mem = {_n(b['memory_cycles'], 1)} cycles  <- {b['memory_bound']}-bound{oob}")
         L.append("[Algorithm 8] Tile latency")
