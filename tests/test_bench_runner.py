@@ -455,3 +455,14 @@ def test_a_kernel_added_to_the_build_is_timed_at_every_finished_size(tmp_path):
     assert run_suite(SUITE, tmp_path / "again", h3, [s3],
                      RunOptions(resume_dirs=[tmp_path / "old", tmp_path / "new"])).complete
     assert h3.timed == []
+
+
+def test_noisy_records_are_those_spread_wider_than_the_limit():
+    rec = {"kind": "config", "system": "origami", "config": A, "samples": 7, "time_s": 21.2e-6, "q1_s": 17.7e-6,
+           "q3_s": 23.1e-6}
+    assert C.noisy_record(rec)                                                    # IQR 25 % of the median
+    assert not C.noisy_record(dict(rec, q1_s=21.0e-6, q3_s=21.3e-6))             # 1.4 %
+    assert not C.noisy_record(dict(rec, note="re-measured: wide spread"))         # the harness measured it twice
+    assert not C.noisy_record(dict(rec, samples=1))                               # a cut-off probe has no spread
+    assert not C.noisy_record(dict(rec, system="cublas"))
+    assert not C.noisy_record(dict(rec, kind="attempt"))

@@ -127,3 +127,12 @@ def test_seed_space_from_config_space_def():
     assert (cfg["stages"], cfg["warps"], cfg["family"]) == (2, 8, "triton")       # seed 000, Appendix C.2
     with pytest.raises(ValueError, match="BLOCK_K"):
         seed_triton.parse_config_space("ORIGAMI_BLOCK_M(16)\nORIGAMI_BLOCK_N(16)\n")
+
+
+def test_timing_spread_is_the_interquartile_range_over_the_median():
+    from origami_nv.bench.stats import MAX_SPREAD, spread
+    quiet = [10.0, 10.01, 10.02, 10.0, 9.99, 10.01, 10.0]
+    assert spread(quiet) < 0.01 < MAX_SPREAD
+    q1, med, q3 = stats.quartiles([7.7, 13.6, 17.7, 21.2, 23.1, 25.0, 29.4])
+    assert spread([7.7, 13.6, 17.7, 21.2, 23.1, 25.0, 29.4]) == (q3 - q1) / med > MAX_SPREAD  # re-measured
+    assert spread([0.0, 0.0, 0.0]) == 0.0

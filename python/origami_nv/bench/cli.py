@@ -67,6 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--retime-stale", action="store_true",
                    help="re-time every launch a kernel change since its measurement altered (bench/configs.py "
                         "KERNEL_CHANGES), and the split launches of an older reduction (with --resume-from)")
+    r.add_argument("--retime-noisy", action="store_true",
+                   help="re-time every launch of ours whose samples spread wider than 10 %% (interquartile range "
+                        "over median; bench/stats.py MAX_SPREAD) and was not measured again for it (with --resume-from)")
     r.add_argument("--no-seed", action="store_true", help="skip the seed's Triton system")
     r.add_argument("--no-origami", action="store_true", help="skip origami_nv (e.g. to time the seed alone)")
     r.add_argument("--no-cublas", action="store_true", help="skip the cuBLAS baseline")
@@ -216,7 +219,7 @@ def cmd_run(args) -> int:
                                    item_timeout_s=args.item_timeout if args.item_timeout > 0 else None,
                                    on_hang=on_hang, resume_dirs=resume, unavailable=unavailable,
                                    retime_split=args.retime_split,
-                                   retime_stale=args.retime_stale))
+                                   retime_stale=args.retime_stale, retime_noisy=args.retime_noisy))
     restore_signals()
     if "origami_nv.bench.seed_triton" in sys.modules:
         sys.modules["origami_nv.bench.seed_triton"].shutdown_pool()

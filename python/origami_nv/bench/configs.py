@@ -141,6 +141,18 @@ def stale_record(rec: dict) -> bool:
     return stale_split_record(rec) or stale_kernel_record(rec)
 
 
+def noisy_record(rec: dict) -> bool:
+    """A timed launch of ours whose samples spread wider than stats.MAX_SPREAD (interquartile range over median) and
+    that was not measured again for it (the harness does that since 2026-11-25: note "re-measured: wide spread")."""
+    from .stats import MAX_SPREAD
+    if _result_kind(rec) not in ("config", "pick") or rec.get("system") != "origami" or rec.get("kind") == "attempt":
+        return False
+    t, q1, q3 = rec.get("time_s"), rec.get("q1_s"), rec.get("q3_s")
+    if not t or q1 is None or q3 is None or int(rec.get("samples") or 0) < 4:
+        return False
+    return (q3 - q1) / t > MAX_SPREAD and "re-measured: wide spread" not in (rec.get("note") or "")
+
+
 def drop_superseded(records: list[dict]) -> list[dict]:
     """Records of a data set without those a re-timing superseded: the split launches of older reductions once
     some split launch carries the installed reduction's version (`bench run --retime-split`), and the launches a

@@ -82,6 +82,8 @@ class RunOptions:
     # ...and, likewise, every launch (config or pick) that a kernel change since its measurement altered
     # (configs.stale_kernel_record, configs.KERNEL_CHANGES).
     retime_stale: bool = False
+    # ...and every launch of ours whose samples spread wider than stats.MAX_SPREAD (configs.noisy_record).
+    retime_noisy: bool = False
 
 
 @dataclass
@@ -137,8 +139,10 @@ class Runner:
         self.log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
         self.store = RawStore(self.raw_dir, options.shard)
         records = load_records(*options.resume_dirs, self.raw_dir)
-        if options.retime_split or options.retime_stale:
-            is_stale = C.stale_record if options.retime_stale else C.stale_split_record
+        if options.retime_split or options.retime_stale or options.retime_noisy:
+            def is_stale(r):
+                return ((options.retime_stale and C.stale_record(r)) or (options.retime_split and C.stale_split_record(r))
+                        or (options.retime_noisy and C.noisy_record(r)))
             stale = {(r.get("size"), r.get("system")) for r in records if is_stale(r)}
             records = [r for r in records if not is_stale(r)
                        and not (r.get("kind") == "size_done" and (r.get("size"), r.get("system")) in stale)]

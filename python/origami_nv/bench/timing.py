@@ -371,6 +371,11 @@ class CudaHarness:
         R = ctx.rotations
         t_est = self._eager_estimate(ctx, fn)
         if cutoff_s is not None and t_est > 2e-4 and t_est > 2 * cutoff_s:
+            # A host hiccup inside the timed launches (a GC pause, a page fault) reads as a slow kernel and would be
+            # kept as its only sample: the H100 re-time of 2026-11-25 recorded 5 us launches at 200-1200 us this way
+            # (~1 % of the cut-off probes). The second estimate decides with the first.
+            t_est = min(t_est, self._eager_estimate(ctx, fn))
+        if cutoff_s is not None and t_est > 2e-4 and t_est > 2 * cutoff_s:
             # Far slower than the cut-off even in one eager launch (launch overhead is < 2% of
             # 200 us): no graph needed to know it, record the eager time as the single sample.
             return Timing(t_est, t_est, t_est, t_est, t_est, 1, 1, R, "eager-probe", cut_off=True)
@@ -403,18 +408,37 @@ class CudaHarness:
         probe = e[0].elapsed_time(e[1]) * 1e-3 / launches
         last_out = last if g is None else outs[-1]
         if cutoff_s is not None and probe > cutoff_s:
-            return self._finish(ctx, [probe], launches, method, True, last_out, note)
-        t_end = time.perf_counter() + o.warmup_s
-        replay()
-        while time.perf_counter() < t_end:
-            replay()
-            torch.cuda.synchronize(self.device)
-        for i in range(o.repeats):
-            e[2 * i + 2].record()
+            e[0].record()  # a disturbed sample is not a slow kernel: the cut-off takes the better of two
             last = replay()
-            e[2 * i + 3].record()
-        e[-1].synchronize()
-        per = [e[2 * i + 2].elapsed_time(e[2 * i + 3]) * 1e-3 / launches for i in range(o.repeats)]
+            e[1].record()
+            e[1].synchronize()
+            probe = min(probe, e[0].elapsed_time(e[1]) * 1e-3 / launches)
+            last_out = last if g is None else outs[-1]
+        if cutoff_s is not None and probe > cutoff_s:
+            return self._finish(ctx, [probe], launches, method, True, last_out, note)
+
+        def samples():
+            t_end = time.perf_counter() + o.warmup_s
+            replay()
+            while time.perf_counter() < t_end:
+                replay()
+                torch.cuda.synchronize(self.device)
+            out = None
+            for i in range(o.repeats):
+                e[2 * i + 2].record()
+                out = replay()
+                e[2 * i + 3].record()
+            e[-1].synchronize()
+            return [e[2 * i + 2].elapsed_time(e[2 * i + 3]) * 1e-3 / launches for i in range(o.repeats)], out
+
+        per, last = samples()
+        # A disturbed measurement (the GPU or its memory shared for a moment, a clock change) shows as a wide spread
+        # of the samples; the median of 7 then still moves (H100 small-lm re-time, 2026-11-25: a 7.7 us launch
+        # recorded at 21.2 us, interquartile range 30 % of it). Measure again once and keep the tighter set.
+        if len(per) >= 4 and stats.spread(per) > stats.MAX_SPREAD:
+            again, last2 = samples()
+            if stats.spread(again) < stats.spread(per):
+                per, last, note = again, last2, (note + "; " if note else "") + "re-measured: wide spread"
         last_out = last if g is None else outs[-1]
         return self._finish(ctx, per, launches, method, False, last_out, note)
 
