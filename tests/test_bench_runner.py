@@ -437,6 +437,26 @@ def test_retime_stale_times_only_the_launches_a_kernel_change_altered(tmp_path):
     assert C.drop_superseded(old) == old                          # never re-timed: kept as measured
 
 
+def test_retime_noisy_times_the_wide_spread_launches_again_without_false_crashes(tmp_path):
+    suite = Suite("t", "test", (Size(256, 256, 256),))
+    h, s = make()
+    run_suite(suite, tmp_path / "old", h, [s], RunOptions())
+    # make one timed launch look disturbed: its interquartile range 30 % of its median
+    path = next((tmp_path / "old").glob("shard-*.jsonl"))
+    recs = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    target = next(r for r in recs if r["kind"] == "config" and r.get("item") == ID["B"])
+    target.update(samples=7, q1_s=0.8 * target["time_s"], q3_s=1.1 * target["time_s"])
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    old = load_records(tmp_path / "old")
+    assert [r["item"] for r in old if C.noisy_record(r)] == [ID["B"]]
+    h2, s2 = make()
+    out = run_suite(suite, tmp_path / "new", h2, [s2], RunOptions(resume_dirs=[tmp_path / "old"], retime_noisy=True))
+    assert out.complete
+    assert [item for _, item, _ in h2.timed] == [ID["B"]]          # that launch alone
+    new = load_records(tmp_path / "new")
+    assert not [r for r in new if r.get("status") == "crashed"]    # its attempt record went with it
+
+
 def test_a_kernel_added_to_the_build_is_timed_at_every_finished_size(tmp_path):
     # A size is done when every compiled kernel was timed: resuming after a new kernel joins the build times that
     # kernel (alone) at every size, even where the pick did not change; a plain resume then has nothing to do.

@@ -144,7 +144,12 @@ class Runner:
                 return ((options.retime_stale and C.stale_record(r)) or (options.retime_split and C.stale_split_record(r))
                         or (options.retime_noisy and C.noisy_record(r)))
             stale = {(r.get("size"), r.get("system")) for r in records if is_stale(r)}
+            # A dropped result takes its attempt record along: an attempt without a result reads as a crash
+            # (ResumeIndex.crashed). Stale attempts are stale themselves; a noisy result's attempt is not.
+            dropped = {(r.get("size"), r.get("system"), r.get("item")) for r in records
+                       if is_stale(r) and r.get("kind") != "attempt"}
             records = [r for r in records if not is_stale(r)
+                       and not (r.get("kind") == "attempt" and (r.get("size"), r.get("system"), r.get("item")) in dropped)
                        and not (r.get("kind") == "size_done" and (r.get("size"), r.get("system")) in stale)]
         self.index = ResumeIndex(records)
         self._timed_kernels_cache = None  # _timed_kernels
