@@ -60,3 +60,27 @@ def test_explain_html_and_dict():
 def test_explain_top_must_be_positive():
     with pytest.raises(ValueError, match="top"):
         origami_nv.explain(64, 64, 64, top=0)
+
+
+def test_explain_shows_the_tma_terms_of_a_wgmma_pick(monkeypatch):
+    # With the committed sm_90 kernel table (the op's kernels, no GPU needed): a decode projection picks a wgmma
+    # tile, and explain prints the TMA stage floor with the rows its boxes load (one row of A at M = 1, kernel
+    # version 7: no zero fill), and no out-of-bounds fill line.
+    import json
+    import pathlib
+    from origami_nv import _api, _kernels
+    table = json.loads((pathlib.Path(__file__).parents[1] / "reports" / "kernel_resources_sm90.json").read_text())
+    monkeypatch.setattr(_kernels, "_table", lambda: table)
+    _api.clear_caches()
+    try:
+        e = origami_nv.explain(1, 4096, 4096, gpu="H100_SXM", layout="nt")
+        text = str(e)
+        if e.config.family != "wgmma":
+            pytest.skip(f"the pick at 1x4096x4096 is {e.config}: no wgmma terms to show")
+        assert "TMA stage floor" in text and "TMA out-of-bounds fill" not in text
+        floor = e.to_dict()["breakdown"]["tma_box_cycles"]
+        nv = origami_nv._core.ModelOptions("nv").nv
+        assert floor == pytest.approx(nv.wgmma_tma_stage_cycles + (1 + e.config.block_n) * 64 * 2
+                                      / nv.wgmma_tma_box_bytes_per_cycle)
+    finally:
+        _api.clear_caches()

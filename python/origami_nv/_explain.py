@@ -240,9 +240,9 @@ class Explanation:
             L.append(f"  TMA out-of-bounds fill = zero-filled box bytes / fill rate = {_n(b['tma_oob_fill_cycles'], 1)} cycles"
                      " (added to the memory time: the fill does not overlap the box's real bytes)")
         if b.get("tma_box_cycles"):
-            L.append(f"  TMA stage floor = wgmma_tma_stage_cycles + (BLOCK_M + BLOCK_N) x BLOCK_K x bytes /"
-                     f" wgmma_tma_box_bytes_per_cycle = {_n(b['tma_box_cycles'], 1)} cycles (one SM's TMA rate,"
-                     " the rows its boxes load: zero-filled ones included, an operand shorter than the tile loads only its own)")
+            L.append(f"  TMA stage floor = wgmma_tma_stage_cycles + (rows of A + rows of B a stage loads) x BLOCK_K x bytes /"
+                     f" wgmma_tma_box_bytes_per_cycle = {_n(b['tma_box_cycles'], 1)} cycles (one SM's TMA rate; a"
+                     " tile side past the matrix edge loads zero-filled rows, an operand shorter than the tile only its own)")
         oob = " + TMA out-of-bounds fill" if b.get("tma_oob_fill_cycles") and b["memory_bound"] != "TMA stage throughput" else ""
         L.append(f"  L_mem = {_n(b['memory_cycles'], 1)} cycles  <- {b['memory_bound']}-bound{oob}")
         L.append("[Algorithm 8] Tile latency")
