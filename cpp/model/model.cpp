@@ -620,18 +620,19 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   }
   // wgmma: the part of each TMA box outside the matrix is zero-filled at a slow rate, on top of the
   // box's real bytes (model.hpp, wgmma_tma_oob_fill_bytes_per_cycle).
-  if (c.family == Family::Wgmma && o.nv.wgmma_tma_oob_fill_bytes_per_cycle > 0) {
-    const double oob_rows = tma_loaded_rows(p.M, b.grid_m, c.block_m, p.a_k_contiguous) - real_rows_per_tile(p.M, b.grid_m) +
-                            tma_loaded_rows(p.N, b.grid_n, c.block_n, p.b_k_contiguous) - real_rows_per_tile(p.N, b.grid_n);
+  if (c.family != Family::Wgmma) return;
+  const double loaded_rows = tma_loaded_rows(p.M, b.grid_m, c.block_m, p.a_k_contiguous) +
+                             tma_loaded_rows(p.N, b.grid_n, c.block_n, p.b_k_contiguous);
+  if (o.nv.wgmma_tma_oob_fill_bytes_per_cycle > 0) {
+    const double oob_rows = loaded_rows - real_rows_per_tile(p.M, b.grid_m) - real_rows_per_tile(p.N, b.grid_n);
     b.tma_oob_fill_cycles = oob_rows * c.block_k * bytes / o.nv.wgmma_tma_oob_fill_bytes_per_cycle;
     b.memory_cycles += b.tma_oob_fill_cycles;
   }
-  // wgmma: one SM's TMA stage throughput (model.hpp, wgmma_tma_box_bytes_per_cycle): the whole boxes, zero-filled
-  // rows included, plus the barrier hand-off; a floor on the K-iteration that the bandwidth terms above (the
-  // whole GPU's share) do not see when few SMs are busy.
-  if (c.family == Family::Wgmma && o.nv.wgmma_tma_box_bytes_per_cycle > 0) {
-    const double box_bytes = (tma_loaded_rows(p.M, b.grid_m, c.block_m, p.a_k_contiguous) +
-                              tma_loaded_rows(p.N, b.grid_n, c.block_n, p.b_k_contiguous)) * c.block_k * bytes;
+  // wgmma: one SM's TMA stage throughput (model.hpp, wgmma_tma_box_bytes_per_cycle): the rows its boxes load (the
+  // zero-filled ones of an edge tile included), plus the barrier hand-off; a floor on the K-iteration that the
+  // bandwidth terms above (the whole GPU's share) do not see when few SMs are busy.
+  if (o.nv.wgmma_tma_box_bytes_per_cycle > 0) {
+    const double box_bytes = loaded_rows * c.block_k * bytes;
     b.tma_box_cycles = o.nv.wgmma_tma_stage_cycles + box_bytes / o.nv.wgmma_tma_box_bytes_per_cycle;
     if (b.tma_box_cycles > b.memory_cycles) {
       b.memory_cycles = b.tma_box_cycles;
