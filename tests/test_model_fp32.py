@@ -111,6 +111,37 @@ def test_compiled_simt_kernels_are_float32_only():
     assert not any(r["config"]["family"] == "simt" for r in _kernels.compiled_kernel_resources("float16"))
 
 
+def test_simt_generator_one_cta_tile_and_committed_table_agree():
+    """families/simt.py: only the 8x8 thread tile at BLOCK_K 16 (128x128x16) runs one CTA per SM, with two fragment
+    sets, its whole k-tile unrolled and 3 stages; every other simt kernel keeps the 128-register two-CTA rule. The
+    committed sm_90 table (reports/kernel_resources_sm90.json, read by the offline fits) lists exactly the generated
+    simt kernels with the generator's shared memory."""
+    import importlib
+    import json
+    import os
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(repo, "cpp", "kernels"))
+    try:
+        gen = importlib.import_module("generate")
+        fam = importlib.import_module("families.simt")
+    finally:
+        sys.path.pop(0)
+    specs, _ = fam.specializations(gen.parse_config_space(os.path.join(repo, "cpp", "model", "config_space.def")))
+    kernels = [k for s in specs for k in s["kernels"]]
+    one = [k for k in kernels if k["min_blocks_per_sm"] == 1 and k["threads"] == 256]
+    assert {(k["block_m"], k["block_n"], k["block_k"]) for k in one} == {(128, 128, 16)}
+    for k in one:
+        assert k["double_frags"] and k["k_unroll"] == 16 and k["stages"] == 3
+        assert "Kernel<128, 128, 16, 3, 4, 2, 8, 8" in fam.tu_text({"kernels": [k]}) and ", true, 16>" in fam.tu_text({"kernels": [k]})
+        assert "__launch_bounds__(256, 1)" in fam.tu_text({"kernels": [k]})
+    for k in kernels:
+        if k not in one:
+            assert k["k_unroll"] == 0 and k["min_blocks_per_sm"] * k["threads"] * 128 <= 65536
+    table = json.load(open(os.path.join(repo, "reports", "kernel_resources_sm90.json")))["kernels"]
+    committed = {r["name"]: r["smem_bytes"] for r in table if r["family"] == "simt"}
+    assert committed == {k["name"]: k["smem_bytes"] for k in kernels}
+
+
 def test_cli_explain_float32():
     out = subprocess.run([sys.executable, "-m", "origami_nv", "explain", "512", "512", "512", "--dtype", "float32",
                           "--gpu", H100], capture_output=True, text=True, check=True).stdout

@@ -31,14 +31,23 @@ What is compiled (BLOCK_M, BLOCK_N, BLOCK_K from cpp/model/config_space.def), th
   GPU (1024^3: 256 64x64 tiles), at 91 % FFMA issue share instead of 94 % (the model's f_fp32).
 * stages (the stated rule): 4 (three k-tiles in flight, Little's law for the memory-bound small tiles, which run
   many CTAs per SM), lowered to 3 where two CTAs per SM would not fit the shared memory with 4: only 128x128x32
-  (4 x 33.8 KB). The large tiles need few: a 128x128x16 k-tile is > 4000 cycles of FFMA per CTA.
-* registers: every kernel is compiled for <= 128 registers per thread (__launch_bounds__(threads,
-  65536 / (128 * threads))): two 8-warp CTAs per SM for 128x128 (64 accumulators + 2 x 16 fragment registers
-  + addresses), and no register-limited residency below that. ptxas -v (nvcc 13.0, sm_90): see
-  cpp/kernels/README.md, "The simt kernel".
-* fragments / unrolling (kernel template arguments, measured): double-buffered fragments for 8x4 and 4x4
-  thread tiles, one set for 8x8 (double_frags); k-step groups of 8 for 8x8 tiles and BLOCK_K = 32, the whole
-  BLOCK_K = 16 k-tile for the smaller thread tiles (gemm_simt.cuh, kKUnroll, has the measurements).
+  (4 x 33.8 KB); and 3 for the one-CTA 128x128x16 (measured 1 % faster than 4 at 2048^3 and 4096^3). The large
+  tiles need few: a 128x128x16 k-tile is > 4000 cycles of FFMA per CTA.
+* registers and residency: every kernel but one is compiled for <= 128 registers per thread
+  (__launch_bounds__(threads, 65536 / (128 * threads))): no register-limited residency below 128x128. The
+  exception is the 8x8 thread tile at BLOCK_K = 16 (128x128x16): one CTA per SM (__launch_bounds__(256, 1), up to
+  255 registers), two fragment sets (the LDS of k-step s+1 under the FFMAs of step s) and the whole 16-step k-tile
+  unrolled (173 registers, no spill), 3 stages. H100, cuBLAS SGEMM 50.6-51.3 TFLOP/s in the same runs
+  (benchmarks/results/probes/simt/simt_probe_v2_h100.log, simt_probe_v3_h100.log): 4096^3 KN 41.5 -> 47.7 TFLOP/s
+  (0.82 -> 0.94x cuBLAS), 8192^3 42.1 -> 47.9, 2048^3 39.8 -> 46.2, KK 38.6 -> 45.4, MN 45.1 -> 46.9 (one set at two
+  CTAs per SM: 4 warps per SM sub-partition did not hide the LDS latency, ncu: FFMA 80 % of issued instructions,
+  issue slots 78 % busy). Tried and not taken: the same at 8-step groups (40.9: the group loop's fragment hand-over),
+  at BLOCK_K = 8 (47.3, same as 16), two sets under the 128-register cap (spills, 42.1), 128x128x32 with 16-step
+  groups (255 registers + 28 B spill, 44.4; 128x128x32 keeps the two-CTA form), 8x8 thread tiles on 128-thread
+  64x128 / 128x64 CTAs (39-42.7).
+* fragments / unrolling otherwise (kernel template arguments, measured): double-buffered fragments for 8x4 and 4x4
+  thread tiles, one set for the two-CTA 8x8 (128x128x32); k-step groups of 8 for 8x8 tiles and BLOCK_K = 32, the
+  whole BLOCK_K = 16 k-tile for the smaller thread tiles (gemm_simt.cuh, kKUnroll, has the measurements).
 * alignment: 4 elements (16-byte cp.async chunks of fp32; the transposing copies are 4-byte, but the op's
   guarantee is per operand layout-independent).
 """
@@ -54,7 +63,7 @@ NVCC_FLAGS: list[str] = []  # the top-level CMAKE_CUDA_ARCHITECTURES (sm_90 SASS
 SMEM_PER_SM_BYTES = 233472  # per SM on H100/H200 (ANCHORS section 1); the runtime reserves 1 KB per CTA
 SMEM_OPTIN_BYTES = 232448
 REGISTERS_PER_SM = 65536
-MAX_REGISTERS = 128         # per thread: two 8-warp CTAs per SM
+MAX_REGISTERS = 128         # per thread: two 8-warp CTAs per SM (all but the one-CTA tile, one_cta_per_sm)
 MAX_WARPS = 8
 STAGES, MIN_STAGES = 4, 3
 ALIGNMENT_ELEMS = 4         # 16-byte chunks of 4-byte elements
@@ -104,23 +113,34 @@ def layout(bm: int, bn: int, warps: int, tm: int, tn: int):
     return None if best is None else best[1]
 
 
-def choose_stages(bm: int, bn: int, bk: int) -> int:
+def one_cta_per_sm(tm: int, tn: int, bk: int) -> bool:
+    """The 8x8 thread tile at BLOCK_K = 16 runs one CTA per SM with up to 255 registers (the docstring's numbers)."""
+    return tm * tn == 64 and bk == 16
+
+
+def choose_stages(bm: int, bn: int, bk: int, one_cta: bool = False) -> int:
+    if one_cta:
+        return 3
     stages = STAGES
     while stages > MIN_STAGES and 2 * (smem_bytes(bm, bn, bk, stages) + 1024) > SMEM_PER_SM_BYTES:
         stages -= 1
     return stages
 
 
-def min_blocks(threads: int) -> int:
-    return max(1, REGISTERS_PER_SM // (MAX_REGISTERS * threads))
+def min_blocks(threads: int, one_cta: bool = False) -> int:
+    return 1 if one_cta else max(1, REGISTERS_PER_SM // (MAX_REGISTERS * threads))
 
 
-def double_frags(tm: int, tn: int, warps: int) -> bool:
-    """Two fragment register sets (the LDS of k-step s+1 under the FFMAs of step s) unless the thread tile is 8x8:
-    under the 128-register cap 128x128x16 KN spilled 144 B with two sets and none with one, and two CTAs x 8 warps
-    = 4 warps per SM sub-partition hide the LDS latency instead
+def double_frags(tm: int, tn: int, one_cta: bool = False) -> bool:
+    """Two fragment register sets (the LDS of k-step s+1 under the FFMAs of step s) unless the thread tile is an 8x8
+    of two CTAs per SM: under the 128-register cap 128x128x16 KN spilled 144 B with two sets and none with one
     (H100, 4096^3 KN: 41.5 TFLOP/s with one set vs 42.1 with two and the spill; MN 44.9 vs 45.0)."""
-    return tm * tn <= 32
+    return tm * tn <= 32 or one_cta
+
+
+def k_unroll(one_cta: bool) -> int:
+    """k-steps per unrolled group (the kernel's KUNROLL; 0 = its rule): the one-CTA tile unrolls its whole k-tile."""
+    return 16 if one_cta else 0
 
 
 def kernel_name(bm, bn, bk, stages, warps, suffix):
@@ -157,7 +177,8 @@ def specializations(space: dict):
                     excluded.append((tile, why))
                     continue
                 wm, wn, lm, ln = lay
-                stages = choose_stages(bm, bn, bk)
+                one_cta = one_cta_per_sm(tm, tn, bk)
+                stages = choose_stages(bm, bn, bk, one_cta)
                 smem = smem_bytes(bm, bn, bk, stages)
                 threads = 32 * warps
                 kernels = []
@@ -170,7 +191,8 @@ def specializations(space: dict):
                         dtype=dt_name, dtype_enum=dt_enum, ctype=ctype,
                         a_k_contiguous=a_k, b_k_contiguous=b_k, threads=threads,
                         smem_bytes=smem, alignment_elems=ALIGNMENT_ELEMS, min_cc=MIN_CC,
-                        min_blocks_per_sm=min_blocks(threads), double_frags=double_frags(tm, tn, warps),
+                        min_blocks_per_sm=min_blocks(threads, one_cta), double_frags=double_frags(tm, tn, one_cta),
+                        k_unroll=k_unroll(one_cta),
                         launcher=f"launch_{name}"))
                 specs.append(dict(name=f"simt_{bm}x{bn}x{bk}", family=FAMILY, kernels=kernels, nvcc_flags=NVCC_FLAGS))
     return specs, excluded
@@ -181,7 +203,8 @@ def tu_text(spec: dict) -> str:
     for k in spec["kernels"]:
         kt = (f"origami::simt::Kernel<{k['block_m']}, {k['block_n']}, {k['block_k']}, {k['stages']}, "
               f"{k['warps_m']}, {k['warps_n']}, {k['thread_m']}, {k['thread_n']}, "
-              f"{str(k['a_k_contiguous']).lower()}, {str(k['b_k_contiguous']).lower()}, {str(k['double_frags']).lower()}>")
+              f"{str(k['a_k_contiguous']).lower()}, {str(k['b_k_contiguous']).lower()}, {str(k['double_frags']).lower()}, "
+              f"{k['k_unroll']}>")
         alias = f"K_{k['name']}"
         out += [
             f"using {alias} = {kt};",

@@ -44,10 +44,11 @@ static std::vector<Entry>& entries() {
   static std::vector<Entry> e;
   return e;
 }
-#define SIMT(NAME, BM, BN, BK, ST, WM, WN, TM, TN, AK, BKC, DBL)                                              \
-  using K_##NAME = origami::simt::Kernel<BM, BN, BK, ST, WM, WN, TM, TN, AK, BKC, DBL>;                      \
-  extern "C" __global__ void __launch_bounds__(32 * WM * WN, (65536 / (128 * 32 * WM * WN)) < 1 ? 1 : (65536 / (128 * 32 * WM * WN))) \
-      NAME(origami::simt::Params p) {                                                                        \
+// SIMTU: SIMTB with the k-steps per unrolled group (0: the kernel's rule). SIMTB: SIMT with an explicit minimum of CTAs per SM in __launch_bounds__ (the register cap 65536 / (threads x
+// MINB)); SIMT takes the generator's rule (as many 128-register CTAs as fit).
+#define SIMTU(NAME, BM, BN, BK, ST, WM, WN, TM, TN, AK, BKC, DBL, MINB, KUNROLL)                             \
+  using K_##NAME = origami::simt::Kernel<BM, BN, BK, ST, WM, WN, TM, TN, AK, BKC, DBL, KUNROLL>;             \
+  extern "C" __global__ void __launch_bounds__(32 * WM * WN, MINB) NAME(origami::simt::Params p) {           \
     K_##NAME::run(p);                                                                                        \
   }                                                                                                          \
   static cudaError_t launch_##NAME(const origami::GemmArgs& g) {                                             \
@@ -55,7 +56,18 @@ static std::vector<Entry>& entries() {
   }                                                                                                          \
   static int reg_##NAME = (entries().push_back({#NAME, launch_##NAME, (const void*)NAME, BM, BN, BK,         \
                                                 K_##NAME::kThreads, K_##NAME::kSmemBytes, AK, BKC}), 0);
-#include "simt_probe_kernels.inc"
+#define SIMTB(NAME, BM, BN, BK, ST, WM, WN, TM, TN, AK, BKC, DBL, MINB) \
+  SIMTU(NAME, BM, BN, BK, ST, WM, WN, TM, TN, AK, BKC, DBL, MINB, 0)
+#define SIMT(NAME, BM, BN, BK, ST, WM, WN, TM, TN, AK, BKC, DBL) \
+  SIMTB(NAME, BM, BN, BK, ST, WM, WN, TM, TN, AK, BKC, DBL, (65536 / (128 * 32 * WM * WN)) < 1 ? 1 : (65536 / (128 * 32 * WM * WN)))
+// The kernel and size lists: the committed ones unless the build names others (-DSIMT_KERNELS_INC=..., -DSIMT_SIZES_INC=...).
+#ifndef SIMT_KERNELS_INC
+#define SIMT_KERNELS_INC "simt_probe_kernels.inc"
+#endif
+#ifndef SIMT_SIZES_INC
+#define SIMT_SIZES_INC "simt_probe_sizes.inc"
+#endif
+#include SIMT_KERNELS_INC
 
 // ---- data, reference, error ----
 __global__ void fill_kernel(float* p, long long n, unsigned seed) {
@@ -373,10 +385,23 @@ int main(int argc, char** argv) {
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, e.kernel, e.threads, e.smem));
     std::printf("kernel %-40s regs %3d local %3zu smem %6d ctas/sm %d\n", e.name, a.numRegs, a.localSizeBytes, e.smem, per_sm);
   }
+  if (mode == "one" && argc >= 6) {  // one NAME M N K: a few launches of one kernel (for ncu)
+    const Entry* e = nullptr;
+    for (auto& x : entries()) if (x.name == std::string(argv[2])) e = &x;
+    if (!e) { std::printf("no kernel %s\n", argv[2]); return 1; }
+    Problem p{std::atoi(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]), 1, e->a_k, e->b_k};
+    Buffers bf = make_buffers(p, 2);
+    Launch L{e, 1};
+    prepare(p, L);
+    for (int i = 0; i < 4; ++i) run_once(p, bf, L, i % 2);
+    CK(cudaDeviceSynchronize());
+    std::printf("one %s done\n", e->name);
+    return 0;
+  }
   if (mode == "check" || mode == "all") checks();
   if (mode == "perf" || mode == "all") {
     if (!load_cublas()) return 1;
-#include "simt_probe_sizes.inc"
+#include SIMT_SIZES_INC
   }
   std::printf(g_fail ? "SOME CHECKS FAILED\n" : "ALL CHECKS PASSED\n");
   return g_fail ? 2 : 0;
