@@ -78,6 +78,11 @@ def _wgmma_operand_shorter_than_tile(info: dict, cfg: dict) -> bool:
     return cfg["family"] == "wgmma" and (int(info.get("M", 0)) < cfg["block_m"] or int(info.get("N", 0)) < cfg["block_n"])
 
 
+def _simt_one_cta_tile(info: dict, cfg: dict) -> bool:
+    """A simt 128x128x16 launch: that tile now runs one CTA per SM (families/simt.py one_cta_per_sm)."""
+    return cfg["family"] == "simt" and (cfg["block_m"], cfg["block_n"], cfg["block_k"]) == (128, 128, 16)
+
+
 # Kernel changes that alter the time of some launches, oldest first: (version, commit, what changed, which launches
 # it alters). Raw records of origami_nv's launches (config and pick) carry the version they were measured with as
 # "kernel_version" (absent = 1: the kernels before the first change listed). A record is stale when a change newer
@@ -96,6 +101,8 @@ KERNEL_CHANGES = (
      _operand_copied),
     (7, "ddbf7ce", "wgmma: an operand shorter than its tile side is loaded without the rows past its end (no zero fill)",
      _wgmma_operand_shorter_than_tile),
+    (8, "63de9b6", "simt: 128x128x16 runs one CTA per SM, two fragment sets, its whole k-tile unrolled, 3 stages",
+     _simt_one_cta_tile),
 )
 KERNEL_VERSION = KERNEL_CHANGES[-1][0]
 
