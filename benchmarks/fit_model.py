@@ -37,6 +37,7 @@ from pathlib import Path
 
 from origami_nv import _core
 from origami_nv.bench import configs as C
+from origami_nv.bench.repredict import every_kernel_options
 from origami_nv.bench import stats
 from origami_nv.bench.store import load_records
 
@@ -177,10 +178,11 @@ def make_options(constants: dict | None, split_k: bool = False, every_kernel: bo
     split-K timings, so the ranking is judged over unsplit launches (ModelOptions.split_k). every_kernel: every
     compiled kernel a candidate (ModelOptions.mma_sync_dominated_by_wgmma off), for the metrics over every timed
     launch (tau, log error): the rule changes which kernels the pick is chosen among, not their predictions."""
-    o = _core.ModelOptions("nv")
-    o.split_k = split_k
     if every_kernel:
-        o.mma_sync_dominated_by_wgmma = False
+        o = every_kernel_options(split_k)
+    else:
+        o = _core.ModelOptions("nv")
+        o.split_k = split_k
     for k, v in (constants or {}).items():
         if not hasattr(o.nv, k):
             raise ValueError(f"NvModelConstants has no field {k!r}")

@@ -54,6 +54,18 @@ def _op_kernels(table: list[dict], dtypes) -> dict[tuple, object]:
     return out
 
 
+def every_kernel_options(split_k: bool):
+    """nv ModelOptions with every compiled kernel a candidate (ModelOptions.mma_sync_dominated_by_wgmma off), for the
+    metrics over every timed launch (Kendall tau, log errors): that rule narrows which kernels the pick is chosen
+    among, not their predictions. The one definition of it, used here and by benchmarks/fit_model.py."""
+    from origami_nv import _core  # the installed model, imported where used as in repredict()
+
+    o = _core.ModelOptions("nv")
+    o.split_k = split_k
+    o.mma_sync_dominated_by_wgmma = False
+    return o
+
+
 def repredict(records: list[dict], gpu: str | None = None,
               kernel_table: list[dict] | None = None) -> tuple[list[dict], dict]:
     """(new records, info). Records of other systems are returned unchanged. info names the GPU
@@ -110,10 +122,7 @@ def repredict(records: list[dict], gpu: str | None = None,
     sel = _core.Selector(hw, list(kernels.values()), options)
     # The predictions of every timed kernel (tau, errors) come from a selector with every compiled kernel a
     # candidate: ModelOptions.mma_sync_dominated_by_wgmma only narrows what the pick is chosen among.
-    options_all = _core.ModelOptions("nv")
-    options_all.split_k = options.split_k
-    options_all.mma_sync_dominated_by_wgmma = False
-    sel_all = _core.Selector(hw, list(kernels.values()), options_all)
+    sel_all = _core.Selector(hw, list(kernels.values()), every_kernel_options(options.split_k))
 
     b_layout = C.run_b_layout(metas)
     # per size: the installed model's ranking (phase 1) and pick (both phases)
