@@ -6,10 +6,16 @@ by a cp.async ring. The interface is that of families/mma_sync.py (see cpp/kerne
 
 What is compiled (BLOCK_M, BLOCK_N, BLOCK_K from cpp/model/config_space.def), the stated rule:
 
-* tiles: BLOCK_M, BLOCK_N in {16, 32, 64, 128} except 16x16, BLOCK_K in {16, 32}, and not 128x128x32: 29 tiles.
-  Excluded, with the reason in the generator's `excluded` list:
-  - 128x128x32 (session 8): the one-CTA 128x128x16 (below) computes the same tile 1.16x faster at 4096^3 and
-    8192^3 on the H100, and the model ranked the slower one first.
+* tiles: BLOCK_M, BLOCK_N in {16, 32, 64, 128} except 16x16, BLOCK_K = 16: 15 tiles. Excluded, with the reason in
+  the generator's `excluded` list:
+  - BLOCK_K = 32 (session 8): its k-tile runs as four 8-step unrolled groups (16-step groups spilled four KN tiles
+    under the 128-register cap, 12-28 B), and the group loop's fragment hand-over made every measured BLOCK_K = 32
+    kernel slower than the BLOCK_K = 16 kernel of the same tile and split: 26 of 26 paired launches on the H100,
+    BLOCK_K = 16 taking 0.80x the time (geomean; 0.70-0.95; 64x64, 128x64 and 16x64 tiles at 1x4096x4096 ..
+    4096^3, splits 1-16, simt_probe_h100.log); the one-CTA 128x128x16 (below) against the two-CTA 128x128x32:
+    47.7 vs 41.1 TFLOP/s at 4096^3. The model ranked the BLOCK_K = 32 kernels first (one k-tile overhead per 32
+    k-steps instead of 16) and picked them at most small and mid sizes: on the probe data, its pick reached 0.80 of
+    the best measured launch with them and 0.96 without (the selection re-run offline over those launches).
   - BLOCK_K >= 64: a 128x128 k-tile of 16 is already ~1100 instructions (4000+ cycles of FFMA per CTA at two
     CTAs per SM) against a DRAM latency of ~1000 cycles: a longer k-tile saves nothing per k-tile that
     matters and costs shared memory (fewer CTAs per SM) and compile time.
@@ -32,8 +38,8 @@ What is compiled (BLOCK_M, BLOCK_N, BLOCK_K from cpp/model/config_space.def), th
   Why P = 32 and not 64 below 128x128: twice the warps per tile, for the mid sizes whose grids do not fill the
   GPU (1024^3: 256 64x64 tiles), at 91 % FFMA issue share instead of 94 % (the model's f_fp32).
 * stages (the stated rule): 4 (three k-tiles in flight, Little's law for the memory-bound small tiles, which run
-  many CTAs per SM), lowered to 3 where two CTAs per SM would not fit the shared memory with 4: only 128x128x32
-  (4 x 33.8 KB); and 3 for the one-CTA 128x128x16 (measured 1 % faster than 4 at 2048^3 and 4096^3). The large
+  many CTAs per SM), lowered to 3 where two CTAs per SM would not fit the shared memory with 4 (none of the
+  BLOCK_K = 16 tiles); and 3 for the one-CTA 128x128x16 (measured 1 % faster than 4 at 2048^3 and 4096^3). The large
   tiles need few: a 128x128x16 k-tile is > 4000 cycles of FFMA per CTA.
 * registers and residency: every kernel but one is compiled for <= 128 registers per thread
   (__launch_bounds__(threads, 65536 / (128 * threads))): no register-limited residency below 128x128. The
@@ -45,11 +51,10 @@ What is compiled (BLOCK_M, BLOCK_N, BLOCK_K from cpp/model/config_space.def), th
   CTAs per SM: 4 warps per SM sub-partition did not hide the LDS latency, ncu: FFMA 80 % of issued instructions,
   issue slots 78 % busy). Tried and not taken: the same at 8-step groups (40.9: the group loop's fragment hand-over),
   at BLOCK_K = 8 (47.3, same as 16), two sets under the 128-register cap (spills, 42.1), 128x128x32 with 16-step
-  groups (255 registers + 28 B spill, 44.4; 128x128x32 keeps the two-CTA form), 8x8 thread tiles on 128-thread
-  64x128 / 128x64 CTAs (39-42.7).
+  groups (255 registers + 28 B spill, 44.4), 8x8 thread tiles on 128-thread 64x128 / 128x64 CTAs (39-42.7).
 * fragments / unrolling otherwise (kernel template arguments, measured): double-buffered fragments for 8x4 and 4x4
-  thread tiles, one set for the two-CTA 8x8 (128x128x32); k-step groups of 8 for 8x8 tiles and BLOCK_K = 32, the
-  whole BLOCK_K = 16 k-tile for the smaller thread tiles (gemm_simt.cuh, kKUnroll, has the measurements).
+  thread tiles; the whole BLOCK_K = 16 k-tile unrolled (gemm_simt.cuh, kKUnroll, has the measurements; the kernel
+  still takes one fragment set and 8-step groups, the forms measured above).
 * alignment: 4 elements (16-byte cp.async chunks of fp32; the transposing copies are 4-byte, but the op's
   guarantee is per operand layout-independent).
 """
@@ -70,7 +75,7 @@ MAX_WARPS = 8
 STAGES, MIN_STAGES = 4, 3
 ALIGNMENT_ELEMS = 4         # 16-byte chunks of 4-byte elements
 SIDES = (16, 32, 64, 128)
-BLOCK_KS = (16, 32)
+BLOCK_KS = (16,)      # BLOCK_K = 32: the docstring's measurements
 PAD = 4                     # floats of padding per shared-memory k-row (gemm_simt.cuh: Operand::kPitch)
 
 DTYPE = ("float32", "fp32", "float", "origami::DType::Float32")
@@ -150,12 +155,12 @@ def kernel_name(bm, bn, bk, stages, warps, suffix):
 
 
 def exclusion(bm: int, bn: int, bk: int):
-    if (bm, bn, bk) == (128, 128, 32):
-        return ("128x128x32: two CTAs per SM with one fragment set (a second set and the 32-step k-tile do not fit "
-                "255 registers either: 28 B spill); the one-CTA 128x128x16 computes the same tile faster (H100 "
-                "4096^3: 41.1 vs 47.7 TFLOP/s, 8192^3 40.8 vs 47.9; simt_probe_v3_h100.log, vs_cublas_fp32_h100.md)")
+    if bk == 32:
+        return ("BLOCK_K 32: four 8-step unrolled groups per k-tile; slower than the BLOCK_K 16 kernel of the same tile "
+                "and split in 26 of 26 paired H100 launches (0.80x the time at BLOCK_K 16; simt_probe_h100.log), "
+                "128x128x32 41.1 vs the one-CTA 128x128x16's 47.7 TFLOP/s at 4096^3")
     if bk not in BLOCK_KS:
-        return (f"BLOCK_K {bk}: fp32 k-tiles of 16-32 already cover the DRAM latency many times over; longer ones "
+        return (f"BLOCK_K {bk}: fp32 k-tiles of 16 already cover the DRAM latency many times over; longer ones "
                 "only cost shared memory and compile time")
     if bm not in SIDES or bn not in SIDES:
         return ("a 256 side: 256x128 needs a 16x8 thread tile at 8 warps (> 200 registers), 256x64/64x256 reuse "
