@@ -14,8 +14,10 @@ What is compiled (BLOCK_M, BLOCK_N, BLOCK_K from cpp/model/config_space.def), th
     BLOCK_K = 16 taking 0.80x the time (geomean; 0.70-0.95; 64x64, 128x64 and 16x64 tiles at 1x4096x4096 ..
     4096^3, splits 1-16, simt_probe_h100.log); the one-CTA 128x128x16 (below) against the two-CTA 128x128x32:
     47.7 vs 41.1 TFLOP/s at 4096^3. The model ranked the BLOCK_K = 32 kernels first (one k-tile overhead per 32
-    k-steps instead of 16) and picked them at most small and mid sizes: on the probe data, its pick reached 0.80 of
-    the best measured launch with them and 0.96 without (the selection re-run offline over those launches).
+    k-steps instead of 16) and picked them at most sizes: over the probe's launches its pick reached 0.76 of the
+    best measured launch (geomean of 8 sizes, min 0.60) with them and 0.95 (min 0.86) without
+    (benchmarks/results/probes/simt/simt_select_offline.py, the selection re-run offline; the data that motivated
+    the rule, not a held-out set).
   - BLOCK_K >= 64: a 128x128 k-tile of 16 is already ~1100 instructions (4000+ cycles of FFMA per CTA at two
     CTAs per SM) against a DRAM latency of ~1000 cycles: a longer k-tile saves nothing per k-tile that
     matters and costs shared memory (fewer CTAs per SM) and compile time.
