@@ -7,6 +7,19 @@ import sys
 import pytest
 
 
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def kernel_family(name: str):
+    """(the kernel generator module, its family module `name`) from cpp/kernels, as the build imports them."""
+    import importlib
+    sys.path.insert(0, os.path.join(REPO, "cpp", "kernels"))
+    try:
+        return importlib.import_module("generate"), importlib.import_module(f"families.{name}")
+    finally:
+        sys.path.pop(0)
+
+
 def run_memcheck(script_text: str, tmp_path, done_marker: str) -> None:
     """Run a Python script under compute-sanitizer memcheck (GPU tests): it must reach `done_marker` (printed
     at its end) with zero errors. Skips when compute-sanitizer is not on PATH."""

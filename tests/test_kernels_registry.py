@@ -1,14 +1,13 @@
 """The build's kernel table (data/kernel_resources.json from the ptxas reports) without a GPU: every
 config the generator lists is present with sane resources, and the real selector filters on them."""
-import importlib.util
 import json
 import os
 import re
-import sys
 
 import pytest
 
 import origami_nv
+from conftest import kernel_family
 from origami_nv import _kernels
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -17,13 +16,7 @@ pytestmark = pytest.mark.skipif(not build.get("cuda"), reason="built without CUD
 
 
 def _family_module():
-    sys.path.insert(0, os.path.join(REPO, "cpp", "kernels"))
-    try:
-        gen = importlib.import_module("generate")
-        fam = importlib.import_module("families.mma_sync")
-    finally:
-        sys.path.pop(0)
-    return gen, fam
+    return kernel_family("mma_sync")
 
 
 def test_every_generated_mma_sync_kernel_has_a_ptxas_record():

@@ -116,16 +116,10 @@ def test_simt_generator_one_cta_tile_and_committed_table_agree():
     sets, its whole k-tile unrolled and 3 stages; every other simt kernel keeps the 128-register two-CTA rule. The
     committed sm_90 table (reports/kernel_resources_sm90.json, read by the offline fits) lists exactly the generated
     simt kernels with the generator's shared memory."""
-    import importlib
     import json
     import os
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    sys.path.insert(0, os.path.join(repo, "cpp", "kernels"))
-    try:
-        gen = importlib.import_module("generate")
-        fam = importlib.import_module("families.simt")
-    finally:
-        sys.path.pop(0)
+    from conftest import REPO as repo, kernel_family
+    gen, fam = kernel_family("simt")
     specs, _ = fam.specializations(gen.parse_config_space(os.path.join(repo, "cpp", "model", "config_space.def")))
     kernels = [k for s in specs for k in s["kernels"]]
     one = [k for k in kernels if k["min_blocks_per_sm"] == 1 and k["threads"] == 256]
