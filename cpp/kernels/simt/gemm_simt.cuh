@@ -11,10 +11,12 @@
 //   __syncthreads per k-tile. The k-steps of a k-tile run in runtime groups of kKUnroll unrolled steps, ~550
 //   instructions each (a whole 128x128x32 k-tile would be ~2200); the fragments are double-buffered in registers
 //   (the LDS of k-step s+1 before the FFMAs of step s, across the k-tile boundary too, right after the barrier)
-//   except in the 8x8 tiles of two CTAs per SM (128x128x32), which load each step's right before its FFMAs (a
-//   second set does not fit 128 registers) and rely on the other warps of the SM sub-partition to hide the
-//   latency. The one-CTA-per-SM 128x128x16 (families/simt.py: one_cta_per_sm) has the registers for both sets
-//   and its whole k-tile unrolled (KUNROLL = 16): 1.14x the two-CTA form at 4096^3 on the H100.
+//   unless DOUBLE_FRAGS is false (each step's fragments loaded right before its FFMAs, the other warps of the SM
+//   sub-partition hiding the latency: the form of the two-CTA 8x8 tiles, whose second set does not fit 128
+//   registers; no compiled kernel uses it since session 8). The one-CTA-per-SM 128x128x16 (families/simt.py:
+//   one_cta_per_sm) has the registers for both sets and its whole k-tile unrolled (KUNROLL = 16): 1.14x the
+//   two-CTA form at 4096^3 on the H100. BLOCK_K = 32 (8-step groups) is not compiled: slower than BLOCK_K = 16
+//   in every paired measurement (families/simt.py).
 // * Global -> shared: an operand whose global contiguous dimension is the shared one (A M-contiguous, B
 //   N-contiguous) is copied in 16-byte cp.async chunks. A K-contiguous operand (row-major A, or B = w.t())
 //   is transposed on the fly by 4-byte cp.async: each warp instruction reads 4 rows x 8 consecutive k
