@@ -47,7 +47,7 @@ What is compiled (BLOCK_M, BLOCK_N, BLOCK_K from cpp/model/config_space.def), th
   (__launch_bounds__(threads, 65536 / (128 * threads))): no register-limited residency below 128x128. The
   exception is the 8x8 thread tile at BLOCK_K = 16 (128x128x16): one CTA per SM (__launch_bounds__(256, 1), up to
   255 registers), two fragment sets (the LDS of k-step s+1 under the FFMAs of step s) and the whole 16-step k-tile
-  unrolled (173 registers, no spill), 3 stages. H100, cuBLAS SGEMM 50.6-51.3 TFLOP/s in the same runs
+  unrolled (167 registers at 3 stages, KK 229, no spill). H100, cuBLAS SGEMM 50.6-51.3 TFLOP/s in the same runs
   (benchmarks/results/probes/simt/simt_probe_v2_h100.log, simt_probe_v3_h100.log): 4096^3 KN 41.5 -> 47.7 TFLOP/s
   (0.82 -> 0.94x cuBLAS), 8192^3 42.1 -> 47.9, 2048^3 39.8 -> 46.2, KK 38.6 -> 45.4, MN 45.1 -> 46.9 (one set at two
   CTAs per SM: 4 warps per SM sub-partition did not hide the LDS latency, ncu: FFMA 80 % of issued instructions,
