@@ -10,9 +10,10 @@ What is compiled (BLOCK_M, BLOCK_N, BLOCK_K from cpp/model/config_space.def), th
   the generator's `excluded` list:
   - BLOCK_K = 32 (session 8): its k-tile runs as four 8-step unrolled groups (16-step groups spilled four KN tiles
     under the 128-register cap, 12-28 B), and the group loop's fragment hand-over made every measured BLOCK_K = 32
-    kernel slower than the BLOCK_K = 16 kernel of the same tile and split: 26 of 26 paired launches on the H100,
-    BLOCK_K = 16 taking 0.80x the time (geomean; 0.70-0.95; 64x64, 128x64 and 16x64 tiles at 1x4096x4096 ..
-    4096^3, splits 1-16, simt_probe_h100.log); the one-CTA 128x128x16 (below) against the two-CTA 128x128x32:
+    kernel slower than the BLOCK_K = 16 kernel of the same tile and split: 28 of 28 paired launches on the H100,
+    BLOCK_K = 16 taking 0.80x the time (geomean; 0.70-0.95; 64x64, 128x64, 16x64 and 128x128 tiles at
+    1x4096x4096 .. 8192^3, splits 1-16; the probe logs of benchmarks/results/probes/simt/, listed by
+    `simt_select_offline.py --with-bk32-table`); the one-CTA 128x128x16 (below) against the two-CTA 128x128x32:
     47.7 vs 41.1 TFLOP/s at 4096^3. The model ranked the BLOCK_K = 32 kernels first (one k-tile overhead per 32
     k-steps instead of 16) and picked them at most sizes: over the probe's launches its pick reached 0.76 of the
     best measured launch (geomean of 8 sizes, min 0.60) with them and 0.95 (min 0.86) without
@@ -159,7 +160,7 @@ def kernel_name(bm, bn, bk, stages, warps, suffix):
 def exclusion(bm: int, bn: int, bk: int):
     if bk == 32:
         return ("BLOCK_K 32: four 8-step unrolled groups per k-tile; slower than the BLOCK_K 16 kernel of the same tile "
-                "and split in 26 of 26 paired H100 launches (0.80x the time at BLOCK_K 16; simt_probe_h100.log), "
+                "and split in 28 of 28 paired H100 launches (0.80x the time at BLOCK_K 16; benchmarks/results/probes/simt), "
                 "128x128x32 41.1 vs the one-CTA 128x128x16's 47.7 TFLOP/s at 4096^3")
     if bk not in BLOCK_KS:
         return (f"BLOCK_K {bk}: fp32 k-tiles of 16 already cover the DRAM latency many times over; longer ones "
