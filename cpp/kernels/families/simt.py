@@ -78,7 +78,7 @@ MAX_WARPS = 8
 STAGES, MIN_STAGES = 4, 3
 ALIGNMENT_ELEMS = 4         # 16-byte chunks of 4-byte elements
 SIDES = (16, 32, 64, 128)
-BLOCK_KS = (16,)      # BLOCK_K = 32: the docstring's measurements
+BLOCK_KS = (16,)            # BLOCK_K = 32 is excluded: the docstring's measurements
 PAD = 4                     # floats of padding per shared-memory k-row (gemm_simt.cuh: Operand::kPitch)
 
 DTYPE = ("float32", "fp32", "float", "origami::DType::Float32")
