@@ -11,8 +11,7 @@ t0=$(date +%s)
 gpu=$1; suite=$2; deadline=$3; probe=${4:-}
 export PYTHONUNBUFFERED=1
 if ! python3 -c "from origami_nv.ops import load_op; load_op()" >/dev/null 2>&1; then
-  CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) python3 -m pip install --no-build-isolation --no-deps -v \
-    -Cbuild-dir=/tmp/origami_build . >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+  bash benchmarks/results/probes/device_build.sh || exit 1
 fi
 echo "build/check: $(( $(date +%s) - t0 )) s"
 if [ -n "$probe" ]; then timeout 200 python3 benchmarks/results/probes/probe_op_path.py 2>&1 | tee "$OUT/probe_op_path.txt"; fi

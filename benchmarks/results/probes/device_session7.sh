@@ -12,8 +12,7 @@ if echo "$gpu" | grep -q H200; then
   BENCH_FLAGS="--retime-stale --retime-noisy" bash benchmarks/results/probes/device_retime.sh nvidia-h200 gen-valid 560
   exit 0
 fi
-CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) python3 -m pip install --no-build-isolation --no-deps \
-  -Cbuild-dir=/tmp/origami_build . >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+bash benchmarks/results/probes/device_build.sh || exit 1
 echo "build $(( $(date +%s) - t0 )) s"
 for s in small-lm gen-valid; do
   BENCH_FLAGS="--retime-noisy" bash benchmarks/results/probes/device_retime.sh nvidia-h100 $s 75 2>&1 | grep -E "shard" | tail -1

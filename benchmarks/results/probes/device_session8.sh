@@ -12,8 +12,7 @@ if echo "$gpu" | grep -q H200; then
   BENCH_FLAGS="--retime-stale --retime-noisy" bash benchmarks/results/probes/device_retime.sh nvidia-h200 gen-valid 560
   exit 0
 fi
-( CMAKE_BUILD_PARALLEL_LEVEL=12 python3 -m pip install --no-build-isolation --no-deps \
-  -Cbuild-dir=/tmp/origami_build . >"$OUT/build.log" 2>&1; echo "build rc $? at $(( $(date +%s) - t0 )) s" ) &
+( bash benchmarks/results/probes/device_build.sh 12; echo "build rc $? at $(( $(date +%s) - t0 )) s" ) &
 bp=$!
 s=benchmarks/results/probes/simt
 nvcc -arch=sm_90 -O3 -std=c++17 -I cpp -I cpp/kernels -I $s -DSIMT_KERNELS_INC='"simt_probe_kernels_v2.inc"' \

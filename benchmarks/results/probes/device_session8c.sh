@@ -6,8 +6,7 @@ set -uo pipefail
 t0=$(date +%s); r=$PWD
 nvidia-smi --query-gpu=name --format=csv,noheader | head -1
 left() { echo $(( $1 - ($(date +%s) - t0) )); }
-CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) python3 -m pip install --no-build-isolation --no-deps \
-  -Cbuild-dir=/tmp/origami_build . >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+bash benchmarks/results/probes/device_build.sh || exit 1
 echo "build $(( $(date +%s) - t0 )) s"
 l=$(left 400)
 timeout "$l" python3 "$r/benchmarks/vs_cublas.py" --sets squares seed --dtypes float32 --out "$OUT/vs_cublas_fp32" \

@@ -5,8 +5,7 @@
 set -uo pipefail
 t0=$(date +%s); r=$PWD
 nvidia-smi --query-gpu=name --format=csv,noheader | head -1
-CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) python3 -m pip install --no-build-isolation --no-deps \
-  -Cbuild-dir=/tmp/origami_build . >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+bash benchmarks/results/probes/device_build.sh || exit 1
 echo "build $(( $(date +%s) - t0 )) s"
 cd /tmp && timeout 60 python3 -m pytest "$r/tests/test_simt_gpu.py" -q -p no:cacheprovider -rfE -x 2>&1 | tail -1
 l=$(( 480 - ($(date +%s) - t0) ))

@@ -6,8 +6,7 @@
 set -uo pipefail
 t0=$(date +%s); r=$PWD
 nvidia-smi --query-gpu=name --format=csv,noheader | head -1
-CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) python3 -m pip install --no-build-isolation --no-deps \
-  -Cbuild-dir=/tmp/origami_build . >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+bash benchmarks/results/probes/device_build.sh || exit 1
 echo "build $(( $(date +%s) - t0 )) s"
 timeout 25 python3 "$r/benchmarks/results/probes/probe_split_cost.py" 2>&1 | grep -v -i warn > "$OUT/split_cost.txt"
 grep -E "cublas|sk" "$OUT/split_cost.txt" | cut -c1-60
