@@ -168,7 +168,7 @@ def _build_harness(tmp_path, pattern):
     return exe
 
 
-PATTERN = r"128x256.*_(kk|mn)$|64x256.*bf16_kn$|256x128.*fp16_mk$|128x192.*bf16_kk$"
+PATTERN = r"128x256.*_(kk|mn)$|64x256.*bf16_kn$|256x128.*fp16_mk$|128x192.*bf16_kk$|64x48.*fp16_kk$|64x144.*bf16_mk$"
 
 
 def test_harness_check_against_cublas(tmp_path):
@@ -182,7 +182,7 @@ def test_harness_check_against_cublas(tmp_path):
 def test_harness_under_compute_sanitizer(tmp_path, tool):
     if shutil.which("compute-sanitizer") is None:
         pytest.skip("compute-sanitizer is not on the PATH")
-    exe = _build_harness(tmp_path, r"128x256.*bf16_kk$|64x256.*fp16_mn$")
+    exe = _build_harness(tmp_path, r"128x256.*bf16_kk$|64x256.*fp16_mn$|64x80.*fp16_kk$")
     r = subprocess.run(["compute-sanitizer", f"--tool={tool}", "--error-exitcode=9", exe, "check", ".", "small"],
                        capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]

@@ -780,8 +780,10 @@ void predict_phase(const Problem& p, const TileConfig& c, const ModelHardware& h
 }
 
 // The copies the op makes before the kernel (cpp/ops/ops_cuda.cpp): an operand it cannot read in place
-// (misaligned) is copied whatever the kernel; a layout the kernel family does not compile (mma_sync has no
-// "tt" variant) costs a copy of the smaller operand. Each copy reads and writes the operand at DRAM speed.
+// (misaligned) is copied whatever the kernel; a layout the kernel does not compile costs the cheapest set of
+// operand copies that reaches a compiled one, as the op's plan chooses (mma_sync has no "tt" variant: either
+// operand will do, the smaller is copied; the wgmma 64xBN tiles with BN not a multiple of 64 read only a
+// K-major B: a row-major B is copied whatever A is). Each copy reads and writes the operand at DRAM speed.
 void operand_copies(const Problem& p, const ModelHardware& hw, const ModelOptions& o, const KernelResources* kr,
                     LatencyBreakdown& b) {
   const double bytes = dtype_bytes(p.dtype), batch = double(std::max<std::int64_t>(p.batch, 1));
@@ -792,8 +794,17 @@ void operand_copies(const Problem& p, const ModelHardware& hw, const ModelOption
   if (copied > 0) b.operand_copy_reason = "misaligned operand (16-byte base / leading dimension rule)";
   const bool compiled = kr == nullptr || (kr->layouts & layout_bit(p.a_k_contiguous, p.b_k_contiguous)) != 0;
   if (p.a_aligned && p.b_aligned && !compiled) {
-    copied += std::min(a_bytes, b_bytes);
-    b.operand_copy_reason = "operand layout not compiled for this kernel family: the smaller operand is copied";
+    double cheapest = -1;
+    for (int a_k = 0; a_k < 2; ++a_k)
+      for (int b_k = 0; b_k < 2; ++b_k) {
+        if ((kr->layouts & layout_bit(a_k != 0, b_k != 0)) == 0) continue;
+        const double cost = ((a_k != 0) != p.a_k_contiguous ? a_bytes : 0.0) + ((b_k != 0) != p.b_k_contiguous ? b_bytes : 0.0);
+        if (cheapest < 0 || cost < cheapest) cheapest = cost;
+      }
+    if (cheapest > 0) {
+      copied += cheapest;
+      b.operand_copy_reason = "operand layout not compiled for this kernel: the cheapest operand copies to a compiled one";
+    }
   }
   b.operand_copy_bytes = copied;
   b.operand_copy_cycles = copied > 0 ? 2.0 * copied / hw.dram_perf_ratio + o.nv.operand_copy_fixed_cycles : 0.0;

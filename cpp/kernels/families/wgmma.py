@@ -6,8 +6,9 @@ The kernel template is cpp/kernels/wgmma/gemm_wgmma.cuh. One specialisation is
 (one 128-byte swizzle row of a 16-bit type). GROUP_SIZE_M is a launch argument.
 
 Epilogue rule: the C tile leaves through shared memory in column slices of EPI_N, the widest of
-256/128/64 that divides BLOCK_N and keeps the staging buffer (BLOCK_M x EPI_N x 2 B) within
-C_STAGING_BYTES = 32 KiB, so the operand ring gets the rest.
+256/128/64/32/16 that divides BLOCK_N and keeps the staging buffer (BLOCK_M x EPI_N x 2 B) within
+C_STAGING_BYTES = 32 KiB, so the operand ring gets the rest (slices of 32 or 16 columns leave through the
+threads' stores, not TMA: gemm_wgmma.cuh Plan::kTmaStore).
 Stage rule: as many stages as fit next to the C staging buffer in the 227 KiB per-block opt-in,
 capped at MAX_STAGES:
     stages = min(MAX_STAGES, (SMEM_OPTIN - ALIGN_SLACK - C_bytes - barrier reserve) // stage_bytes)
@@ -62,6 +63,11 @@ DTYPES = {"fp16": ("Float16", "Half", "float16"), "bf16": ("BFloat16", "BFloat16
 #           too few CTAs for 132 SMs without a K-split (128x4096x4096: 64 tiles of 128x64, 128 of 64x64).
 #           cuBLAS runs 64x32-144x64 tiles there (nvjet names, H100 2026-11-25,
 #           benchmarks/results/probes/probe_mid_profile_h100.txt).
+#  64x48, 64x80, 64x96, 64x112, 64x144, 64x160 (1 consumer, K-major B only: the nn.Linear weight): wave
+#           quantisation for M = 64-512 projections. The tile count ceil(M/64) * ceil(N/BN) steps in finer
+#           increments than with BN 64/128/192/256, so some BN fills 132 SMs closely: cuBLAS's nvjet picks at
+#           those shapes are exactly such tiles (48x64, 80x64, 96x64, 144x64 in its N x M order: 128x3072x3072
+#           runs 64 x 2 = 128 CTAs of 64x48; probe_mid_profile_h100.txt).
 TILES = [
     (128, 256, 2),
     (128, 192, 2),
@@ -71,6 +77,12 @@ TILES = [
     (128, 64, 2),
     (64, 128, 1),
     (64, 64, 1),
+    (64, 48, 1),
+    (64, 80, 1),
+    (64, 96, 1),
+    (64, 112, 1),
+    (64, 144, 1),
+    (64, 160, 1),
 ]
 LAYOUTS = [(True, True), (True, False), (False, True), (False, False)]  # (A K-major, B K-major)
 
@@ -93,7 +105,7 @@ class Spec:
     def epi_n(self) -> int:
         if self.epi_n_override:
             return self.epi_n_override
-        for w in (256, 128, 64, 32):
+        for w in (256, 128, 64, 32, 16):
             if w <= self.block_n and self.block_n % w == 0 and self.block_m * w * 2 <= C_STAGING_BYTES:
                 return w
         return 64
@@ -151,11 +163,10 @@ class Spec:
             out.append("each consumer warpgroup must own whole m64 slabs")
         if self.block_n % 16 or not 16 <= self.block_n <= 256:
             out.append("wgmma N must be a multiple of 16 in [16, 256] (as generated)")
-        if self.block_n % 64 and not (self.block_n == 32 and self.b_k_major):
-            # An N-major B is loaded in 64-column TMA boxes, and the epilogue's XOR swizzle works on
-            # rows of 4 or a multiple of 8 16-byte chunks: BLOCK_N steps of 64 (64, 128, 192, 256), or 32
-            # with a K-major B (one TMA box of 32 rows of 64 K-elements).
-            out.append("BLOCK_N must be a multiple of 64, or 32 with a K-major B (TMA boxes, epilogue swizzle)")
+        if self.block_n % 64 and not self.b_k_major:
+            # An N-major B is loaded in 64-column TMA boxes (one 128-byte swizzle row each); a K-major B is one
+            # box of BLOCK_N rows of 64 K-elements, any multiple of 8 rows (the swizzle atom).
+            out.append("BLOCK_N must be a multiple of 64 with an N-major B (64-column TMA boxes)")
         if self.block_m > 256 or (self.b_k_major and self.block_n > 256):
             out.append("TMA box dimensions are at most 256")
         if self.stages < 2:
@@ -164,8 +175,8 @@ class Spec:
             out.append(f"shared memory {self.smem_bytes} B exceeds {SMEM_OPTIN_BYTES} B")
         if self.accumulators_per_thread > ACCUM_LIMIT:
             out.append("too many accumulators per consumer thread")
-        if self.block_n % self.epi_n or (self.epi_n % 64 and self.epi_n != 32):
-            out.append("epilogue slice must divide BLOCK_N and be 32 or a multiple of 64")
+        if self.block_n % self.epi_n or (self.epi_n % 64 and self.epi_n not in (16, 32)):
+            out.append("epilogue slice must divide BLOCK_N and be 16, 32 or a multiple of 64")
         if self.cluster not in (1, 2) or self.block_n % (8 * self.cluster):
             out.append("clusters of 1 or 2 CTAs, each multicasting whole 8-row groups of B")
         if self.consumers not in (1, 2):

@@ -80,8 +80,8 @@ struct Plan {
   static_assert(kSmemBytes <= kSmemOptinBytes, "stages + C staging exceed the shared-memory opt-in limit");
   static_assert(kAccumPerThread <= 192, "accumulators would not fit the consumer register budget");
   static_assert(kConsumers == 1 || kConsumers == 2, "one or two consumer warpgroups");
-  static_assert(BN % kEpiN == 0 && (kEpiN % 64 == 0 || kEpiN == 32),
-                "epilogue slices: whole, 4 or a multiple of 8 swizzled 16-byte chunks (c_chunk_offset)");
+  static_assert(BN % kEpiN == 0 && (kEpiN % 64 == 0 || kEpiN == 32 || kEpiN == 16),
+                "epilogue slices: 2, 4 or a multiple of 8 swizzled 16-byte chunks (c_chunk_offset)");
   // The slice leaves by TMA store (64-column boxes) where C allows it.
   static constexpr bool kTmaStore = kEpiN % 64 == 0;
 };
@@ -92,13 +92,15 @@ struct Plan {
 //  - kEpiN a multiple of 64 (>= 8 chunks): the slice is kChunksPerRow / 8 boxes of 64 columns, each box kRows
 //    rows of 128 B with chunk c of row r at slot c ^ (r % 8): the TMA 128-byte swizzle, so the bulk-copy engine
 //    stores a box as it is (the box bases are 1024-byte aligned), and 8 consecutive rows hit 8 slots;
-//  - kEpiN = 32 (4 chunks, 64-byte rows, two rows per 128-byte bank line, odd rows on banks 16-31): rows one
-//    after another, chunk c of row r at slot c ^ ((r / 2) % 4), so the four even (odd) rows of 8 take 4 slots.
+//  - kEpiN = 32 or 16 (n = 4 or 2 chunks, rows of 16n bytes, 8/n rows per 128-byte bank line): rows one after
+//    another, chunk c of row r at slot c ^ ((r / (8/n)) % n). For n = 4 the four even (odd) rows of 8 take 4
+//    slots; for n = 2 rows r and r + 4 (same banks otherwise) take the two slots.
 // Row-wise 16-byte reads of the per-thread store paths see whole 128-byte lines either way.
 template <int kRows, int kChunksPerRow>
 __device__ __forceinline__ int c_chunk_offset(int r, int c) {
+  static_assert(kChunksPerRow % 8 == 0 || kChunksPerRow == 4 || kChunksPerRow == 2, "see the rule above");
   if constexpr (kChunksPerRow >= 8) return (c >> 3) * (kRows * 128) + r * 128 + (((c & 7) ^ (r & 7)) << 4);
-  else return r * (kChunksPerRow * 16) + ((c ^ ((r >> 1) & 3)) << 4);
+  else return r * (kChunksPerRow * 16) + ((c ^ ((r / (8 / kChunksPerRow)) % kChunksPerRow)) << 4);
 }
 
 // ---------------------------------------------------------------------------------------------
