@@ -166,9 +166,10 @@ def predicted_cycles(sel, suite: Suite, sz: dict, sel_all=None) -> tuple[list, d
     candidate) when given."""
     layout = C.launched_layout(sz["layout"], suite.b_layout)
     args = (sz["M"], sz["N"], sz["K"], sz["dtype"])
-    ranked = sel.rank(*args, batch=sz["batch"], layout=layout)
+    al = C.operand_alignment(sz["M"], sz["N"], sz["K"], layout, sz["dtype"], sz["batch"])  # what the op copies
+    ranked = sel.rank(*args, batch=sz["batch"], layout=layout, **al)
     pred = {}
-    for cfg, cycles in (sel_all.rank(*args, batch=sz["batch"], layout=layout) if sel_all is not None else ranked):
+    for cfg, cycles in (sel_all.rank(*args, batch=sz["batch"], layout=layout, **al) if sel_all is not None else ranked):
         pred.setdefault(kid(cfg), float(cycles))
     return ranked, pred
 

@@ -486,3 +486,16 @@ def test_noisy_records_are_those_spread_wider_than_the_limit():
     assert not C.noisy_record(dict(rec, samples=1))                               # a cut-off probe has no spread
     assert not C.noisy_record(dict(rec, system="cublas"))
     assert not C.noisy_record(dict(rec, kind="attempt"))
+
+
+def test_operand_alignment_follows_the_ops_copy_rule():
+    # The runner and the offline re-prediction select with what matmul copies first (ops_cuda.cpp try_layout):
+    # without it the recorded pick of 1x4097x4099 was not the kernel the op ran (reports/nvidia-h100/odd.md).
+    from origami_nv.bench.configs import operand_alignment as al
+    assert al(1, 4097, 4099, "nn") == {"a_aligned": True, "b_aligned": False}      # one row of A: exempt
+    assert al(127, 129, 130, "nn") == {"a_aligned": False, "b_aligned": False}
+    assert al(100, 12289, 4096, "nt") == {"a_aligned": True, "b_aligned": True}    # B = W.t(): rows of K
+    assert al(100, 12289, 4096, "nn") == {"a_aligned": True, "b_aligned": False}
+    assert al(64, 64, 4098, "nn", "float32") == {"a_aligned": False, "b_aligned": True}  # 4 fp32 per 16 bytes
+    assert al(3, 8, 12, "nn", "float32", batch=4) == {"a_aligned": True, "b_aligned": True}
+    assert al(3, 8, 12, "tn", "float16", batch=4)["a_aligned"] is False              # A stored (K, M): ld 3

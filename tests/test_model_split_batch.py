@@ -157,7 +157,8 @@ def test_layout_not_compiled_costs_a_copy(hw):
     tt = _core.predict(4096, 1024, 4096, "float16", cfg, hw, o, kr, layout="tt")
     nt = _core.predict(4096, 1024, 4096, "float16", cfg, hw, o, kr, layout="nt")
     assert nt["operand_copy_cycles"] == 0
-    assert tt["operand_copy_bytes"] == 4096 * 1024 * 2  # the smaller operand (B)
+    # the smaller operand (B), transposed: a gather, kTransposingCopyFactor (3) times a streamed copy
+    assert tt["operand_copy_bytes"] == 3 * 4096 * 1024 * 2
     assert "not compiled" in tt["operand_copy_reason"]
     assert tt["total_cycles"] == pytest.approx(nt["total_cycles"] + tt["operand_copy_cycles"])
     wcfg, wkr = _kernel(128, 128, 64, 6, 12, "wgmma", threads=384, layouts=0xF)
@@ -168,6 +169,22 @@ def test_misaligned_operand_is_copied_for_every_kernel(hw):
     cfg, kr = _kernel(128, 128, 64, 6, 12, "wgmma", threads=384)
     b = _core.predict(1000, 1000, 1001, "float16", cfg, hw, _core.ModelOptions("nv"), kr, a_aligned=False)
     assert b["operand_copy_bytes"] == 1000 * 1001 * 2 and "misaligned" in b["operand_copy_reason"]
+
+
+def test_misaligned_operand_copy_keeps_its_layout_where_the_kernel_reads_it(hw):
+    # A misaligned row-major B (nn, N = 4097): a kernel with an N-contiguous variant takes one streamed copy; one that
+    # reads only a K-contiguous B (the wgmma 64xBN tiles, BN not a multiple of 64) a transposing one, 3x, as the op
+    # plans it (ops_cuda.cpp copy_cost). On the H100 the pick of 1x4097x4099 ran 144 us through the op with the
+    # transposing copy where the same kernel family ran 45 us with the streamed one (reports/nvidia-h100/odd.md).
+    o = _core.ModelOptions("nv")
+    cfg, every = _kernel(64, 64, 64, 8, 8, "wgmma", threads=256, layouts=0xF)
+    k_major_b = (1 << 1) | (1 << 3)   # layout_bit: "nt" and "tt"
+    cfg48, only_k = _kernel(64, 48, 64, 8, 8, "wgmma", threads=256, layouts=k_major_b)
+    streamed = _core.predict(1, 4097, 4099, "float16", cfg, hw, o, every, b_aligned=False)
+    gathered = _core.predict(1, 4097, 4099, "float16", cfg48, hw, o, only_k, b_aligned=False)
+    assert streamed["operand_copy_bytes"] == 4099 * 4097 * 2 and "misaligned" in streamed["operand_copy_reason"]
+    assert gathered["operand_copy_bytes"] == 3 * 4099 * 4097 * 2
+    assert gathered["operand_copy_cycles"] > 2.5 * streamed["operand_copy_cycles"]
 
 
 # ---- selection -------------------------------------------------------------------------------------------

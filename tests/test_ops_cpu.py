@@ -25,6 +25,7 @@ def test_schema_registered():
         assert arg in s
     sel = str(ns.select_config.default._schema)
     assert "int[]" in sel and "int batch=1" in sel and 'str layout="nn"' in sel
+    assert "bool a_aligned=True" in sel and "bool b_aligned=True" in sel
     assert "-> str" in str(ns.device_kernel_resources.default._schema)
     assert "bool enabled" in str(ns.set_programmatic_dependent_launch.default._schema)
 

@@ -237,6 +237,20 @@ def test_autograd_and_opcheck():
                           args + (64, 64, 64, 2, c["stages"], c["warps"], 0))
 
 
+def test_select_config_with_a_misaligned_operand_keeps_its_copy_streamed():
+    # 1 x 4097 x 4099, B row-major with N = 4097: matmul copies B first. The pick must be a kernel with an
+    # N-contiguous B variant (the copy streams rows), not one of the K-major-only wgmma 64xBN tiles (a transposing
+    # gather, 3x: the H100 op ran 144 us that way against 45 us); matmul computes it right either way.
+    cfg = torch.ops.origami_nv.select_config(1, 4097, 4099, "float16", 1, "nn", False, True, False)
+    n_major = {(r["config"]["block_m"], r["config"]["block_n"], r["config"]["block_k"]) for r in _kernels.kernel_records()
+               if r["dtype"] == "float16" and not r["b_k_contiguous"]}
+    assert (cfg[0], cfg[1], cfg[2]) in n_major, cfg
+    a = torch.randn(1, 4099, device="cuda", dtype=torch.float16)
+    b = torch.randn(4099, 4097, device="cuda", dtype=torch.float16)
+    ref = a.float() @ b.float()
+    assert ((origami_nv.matmul(a, b).float() - ref).norm() / ref.norm()).item() < 2e-3
+
+
 def test_select_config_is_compiled():
     for dtype in ("float16", "bfloat16"):
         for M, N, K in [(1, 1, 1), (128, 4096, 4096), (4096, 4096, 4096), (1000, 7, 129)]:

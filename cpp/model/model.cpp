@@ -779,33 +779,40 @@ void predict_phase(const Problem& p, const TileConfig& c, const ModelHardware& h
   total_latency(b);
 }
 
-// The copies the op makes before the kernel (cpp/ops/ops_cuda.cpp): an operand it cannot read in place
-// (misaligned) is copied whatever the kernel; a layout the kernel does not compile costs the cheapest set of
-// operand copies that reaches a compiled one, as the op's plan chooses (mma_sync has no "tt" variant: either
-// operand will do, the smaller is copied; the wgmma 64xBN tiles with BN not a multiple of 64 read only a
-// K-major B: a row-major B is copied whatever A is). Each copy reads and writes the operand at DRAM speed.
+// The copies the op makes before the kernel (cpp/ops/ops_cuda.cpp), as its plan chooses them: among the layout
+// variants compiled for this config, the one whose copies cost least, where an operand is copied when it is
+// misaligned (16-byte rule, whatever the kernel) or the variant reads it in the other layout, and a copy that
+// transposes the operand (a strided gather) counts kTransposingCopyFactor times one that keeps its contiguous
+// dimension. So: a misaligned row-major B costs one streamed copy for a kernel with an N-contiguous variant, three
+// for one that reads only a K-contiguous B (the wgmma 64xBN tiles with BN not a multiple of 64); A and B both
+// column-major ("tt", no mma.sync variant) the smaller operand transposed. Each copy reads and writes the operand
+// at DRAM speed.
 void operand_copies(const Problem& p, const ModelHardware& hw, const ModelOptions& o, const KernelResources* kr,
                     LatencyBreakdown& b) {
   const double bytes = dtype_bytes(p.dtype), batch = double(std::max<std::int64_t>(p.batch, 1));
   const double a_bytes = double(p.M) * p.K * bytes * batch, b_bytes = double(p.K) * p.N * bytes * batch;
-  double copied = 0;
-  if (!p.a_aligned) copied += a_bytes;
-  if (!p.b_aligned) copied += b_bytes;
-  if (copied > 0) b.operand_copy_reason = "misaligned operand (16-byte base / leading dimension rule)";
-  const bool compiled = kr == nullptr || (kr->layouts & layout_bit(p.a_k_contiguous, p.b_k_contiguous)) != 0;
-  if (p.a_aligned && p.b_aligned && !compiled) {
-    double cheapest = -1;
-    for (int a_k = 0; a_k < 2; ++a_k)
-      for (int b_k = 0; b_k < 2; ++b_k) {
-        if ((kr->layouts & layout_bit(a_k != 0, b_k != 0)) == 0) continue;
-        const double cost = ((a_k != 0) != p.a_k_contiguous ? a_bytes : 0.0) + ((b_k != 0) != p.b_k_contiguous ? b_bytes : 0.0);
-        if (cheapest < 0 || cost < cheapest) cheapest = cost;
+  const unsigned layouts = kr == nullptr ? kAllLayouts : kr->layouts;
+  auto cost = [](double op_bytes, bool aligned, bool have_k, bool want_k) {
+    if (have_k != want_k) return op_bytes * kTransposingCopyFactor;
+    return aligned ? 0.0 : op_bytes;
+  };
+  double copied = -1;
+  bool transposed = false;
+  for (int a_k = 0; a_k < 2; ++a_k)
+    for (int b_k = 0; b_k < 2; ++b_k) {
+      if ((layouts & layout_bit(a_k != 0, b_k != 0)) == 0) continue;
+      const double c = cost(a_bytes, p.a_aligned, p.a_k_contiguous, a_k != 0) +
+                       cost(b_bytes, p.b_aligned, p.b_k_contiguous, b_k != 0);
+      if (copied < 0 || c < copied) {
+        copied = c;
+        transposed = (a_k != 0) != p.a_k_contiguous || (b_k != 0) != p.b_k_contiguous;
       }
-    if (cheapest > 0) {
-      copied += cheapest;
-      b.operand_copy_reason = "operand layout not compiled for this kernel: the cheapest operand copies to a compiled one";
     }
-  }
+  if (copied < 0) copied = 0;  // no compiled layout at all: nothing to charge (not a real kernel record)
+  if (copied > 0)
+    b.operand_copy_reason = transposed ? "operand layout not compiled for this kernel: the cheapest copies to a compiled "
+                                         "layout (a transposing copy counts 3x)"
+                                       : "misaligned operand (16-byte base / leading dimension rule)";
   b.operand_copy_bytes = copied;
   b.operand_copy_cycles = copied > 0 ? 2.0 * copied / hw.dram_perf_ratio + o.nv.operand_copy_fixed_cycles : 0.0;
 }

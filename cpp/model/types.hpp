@@ -127,6 +127,12 @@ constexpr unsigned layout_bit(bool a_k_contiguous, bool b_k_contiguous) {
   return 1u << ((a_k_contiguous ? 0 : 2) | (b_k_contiguous ? 1 : 0));
 }
 constexpr unsigned kAllLayouts = 0xFu;
+// Cost of copying an operand into a layout that transposes it (a strided gather), relative to a copy that keeps
+// its contiguous dimension (rows streamed by the realigning row copy). The op chooses among a config's layout
+// variants with it (cpp/ops/ops_cuda.cpp) and the model charges it (operand_copies in model.cpp). Measured on the
+// H100: 100x12289x4096 with B row-major and N = 12289 misaligned, B copied into the K-contiguous layout 443 us,
+// into its own 153 us (benchmarks/results/vs_cublas_h100.md, vs_cublas_odd_h200.md): ~3x.
+constexpr double kTransposingCopyFactor = 3.0;
 
 // The real resources of one compiled kernel, as the build (ptxas report) or the driver
 // (cudaFuncGetAttributes) reports them. Consumed by the register-pressure and shared-memory
@@ -155,7 +161,8 @@ struct Problem {
   bool a_k_contiguous = true;    // layout (see layout_name): default "nn", both operands row-major
   bool b_k_contiguous = false;
   // Whether an operand can be read in place (16-byte aligned base, leading dimension and batch stride
-  // multiples of 8 elements). false: the op copies it into an aligned buffer first, whatever the kernel.
+  // multiples of 8 elements). false: the op copies it into an aligned buffer first, whatever the kernel
+  // (a_k_contiguous / b_k_contiguous then say which dimension has unit stride: what a copy can keep).
   bool a_aligned = true;
   bool b_aligned = true;
   // A fused bias (nn.Linear's b, addmm's 1-D input): N elements of the dtype added to every row of C in the

@@ -120,7 +120,8 @@ inline void check_config_args(int64_t block_m, int64_t block_n, int64_t block_k,
 
 // The Problem select_config describes (the same checks on every device).
 inline origami::Problem problem_from_args(int64_t M, int64_t N, int64_t K, const std::string& dtype, int64_t batch,
-                                          const std::string& layout, bool bias = false) {
+                                          const std::string& layout, bool bias = false, bool a_aligned = true,
+                                          bool b_aligned = true) {
   auto dt = origami::parse_dtype(dtype);
   TORCH_CHECK(dt.has_value(), "origami_nv.select_config: unsupported dtype '", dtype, "'; supported: ",
               origami::supported_dtypes());
@@ -133,6 +134,8 @@ inline origami::Problem problem_from_args(int64_t M, int64_t N, int64_t K, const
   p.dtype = *dt;
   p.batch = batch;
   p.bias = bias;
+  p.a_aligned = a_aligned;  // false: the op copies that operand first (16-byte rule), keeping its layout
+  p.b_aligned = b_aligned;
   return p;
 }
 

@@ -53,11 +53,11 @@ static at::Tensor matmul_config_cpu(const at::Tensor& a, const at::Tensor& b, in
 }
 
 static std::vector<int64_t> select_config(int64_t M, int64_t N, int64_t K, const std::string& dtype, int64_t batch,
-                                          const std::string& layout, bool bias) {
+                                          const std::string& layout, bool bias, bool a_aligned, bool b_aligned) {
 #ifdef ORIGAMI_NV_TORCH_CUDA
-  return select_config_cuda(M, N, K, dtype, batch, layout, bias);
+  return select_config_cuda(M, N, K, dtype, batch, layout, bias, a_aligned, b_aligned);
 #else
-  (void)problem_from_args(M, N, K, dtype, batch, layout, bias);  // the same argument errors as on a GPU build
+  (void)problem_from_args(M, N, K, dtype, batch, layout, bias, a_aligned, b_aligned);  // the same argument errors as on a GPU build
   TORCH_CHECK(false, "origami_nv.select_config: this build of origami_nv has no CUDA op (torch or nvcc was CPU-only "
                      "at build time); use origami_nv.select() for the model's choice without a GPU");
 #endif
@@ -131,7 +131,8 @@ TORCH_LIBRARY(origami_nv, m) {
   m.def("matmul_bias(Tensor a, Tensor b, Tensor bias) -> Tensor");
   m.def("matmul_config(Tensor a, Tensor b, int block_m, int block_n, int block_k, int group_size_m, int stages, "
         "int warps, int family, int split_k=1, Tensor? bias=None) -> Tensor");
-  m.def("select_config(int M, int N, int K, str dtype, int batch=1, str layout=\"nn\", bool bias=False) -> int[]",
+  m.def("select_config(int M, int N, int K, str dtype, int batch=1, str layout=\"nn\", bool bias=False, "
+        "bool a_aligned=True, bool b_aligned=True) -> int[]",
         &origami_ops::select_config);
   m.def("device_kernel_resources() -> str", &origami_ops::device_kernel_resources);
   m.def("set_programmatic_dependent_launch(bool enabled) -> bool", &origami_ops::set_programmatic_dependent_launch);

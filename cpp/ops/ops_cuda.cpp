@@ -312,10 +312,14 @@ origami::Problem problem_of(const at::Tensor& a3, const at::Tensor& b3, const Ma
   Operand probe;
   if (try_layout(a3, 2, 1, kAlign, probe)) { p.a_k_contiguous = true; ok = true; }
   else if (try_layout(a3, 1, 2, kAlign, probe)) { p.a_k_contiguous = false; ok = true; }
+  // A misaligned operand is copied whatever the kernel: its layout is the dimension of unit stride, the one a copy
+  // into a kernel that reads that layout keeps (streamed rows; any other copy is a gather).
+  if (!ok) p.a_k_contiguous = !(a3.stride(1) == 1 && a3.size(1) > 1 && a3.stride(2) != 1);
   p.a_aligned = ok;
   ok = false;
   if (try_layout(b3, 2, 1, kAlign, probe)) { p.b_k_contiguous = false; ok = true; }   // B (K, N): N contiguous
   else if (try_layout(b3, 1, 2, kAlign, probe)) { p.b_k_contiguous = true; ok = true; }
+  if (!ok) p.b_k_contiguous = b3.stride(1) == 1 && b3.size(1) > 1 && b3.stride(2) != 1;
   p.b_aligned = ok;
   return p;
 }
@@ -362,11 +366,12 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
   // contiguous dimension streams rows; one that transposes it is a strided gather, ~3x the time (H100:
   // 100x12289x4096 with B row-major and N = 12289 misaligned, B copied into the K-contiguous layout: 443 us,
   // cuBLAS 124, benchmarks/results/vs_cublas_h100.md; keeping it: 153 us on the H200,
-  // vs_cublas_odd_h200.md), so it counts 3x its elements.
+  // vs_cublas_odd_h200.md), so it counts origami::kTransposingCopyFactor times its elements (the model charges
+  // the same: operand_copies in cpp/model/model.cpp).
   auto copy_cost = [](const at::Tensor& t, bool is_a, bool want_k_contig) -> int64_t {
     const int d_contig = want_k_contig ? (is_a ? 2 : 1) : (is_a ? 1 : 2);
     const bool keeps = t.stride(d_contig) == 1 || t.size(d_contig) == 1;
-    return t.numel() * (keeps ? 1 : 3);
+    return keeps ? t.numel() : static_cast<int64_t>(static_cast<double>(t.numel()) * origami::kTransposingCopyFactor);
   };
   int64_t best_copy_elems = -1;
   for (const KernelEntry* e : variants) {
@@ -515,8 +520,8 @@ at::Tensor matmul_config_cuda(const at::Tensor& a, const at::Tensor& b, int64_t 
 }
 
 std::vector<int64_t> select_config_cuda(int64_t M, int64_t N, int64_t K, const std::string& dtype, int64_t batch,
-                                        const std::string& layout, bool bias) {
-  const origami::Problem p = problem_from_args(M, N, K, dtype, batch, layout, bias);
+                                        const std::string& layout, bool bias, bool a_aligned, bool b_aligned) {
+  const origami::Problem p = problem_from_args(M, N, K, dtype, batch, layout, bias, a_aligned, b_aligned);
   int dev = 0;
   check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
   const TileConfig c = select_for(dev, p);

@@ -14,6 +14,6 @@ at::Tensor matmul_config_cuda(const at::Tensor& a, const at::Tensor& b, int64_t 
                               int64_t block_k, int64_t group_size_m, int64_t stages, int64_t warps, int64_t family,
                               int64_t split_k, const std::optional<at::Tensor>& bias);
 std::vector<int64_t> select_config_cuda(int64_t M, int64_t N, int64_t K, const std::string& dtype, int64_t batch,
-                                        const std::string& layout, bool bias);
+                                        const std::string& layout, bool bias, bool a_aligned, bool b_aligned);
 std::string device_kernel_resources_cuda();
 }  // namespace origami_ops

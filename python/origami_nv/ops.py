@@ -10,9 +10,11 @@ Operators (torch.ops.origami_nv.*):
     matmul_bias(Tensor a, Tensor b, Tensor bias) -> Tensor    + bias[n] on every row, fused in the epilogue
     matmul_config(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family, split_k=1,
                   Tensor? bias=None) -> Tensor
-    select_config(int M, int N, int K, str dtype, int batch=1, str layout="nn", bool bias=False) -> int[]
+    select_config(int M, int N, int K, str dtype, int batch=1, str layout="nn", bool bias=False,
+                  bool a_aligned=True, bool b_aligned=True) -> int[]
                                                           what matmul would launch here (8 ints: the 7 tile
-                                                          fields of matmul_config, then split_k)
+                                                          fields of matmul_config, then split_k); an operand
+                                                          not aligned is one matmul copies first
     device_kernel_resources() -> str                      JSON: cudaFuncGetAttributes of every kernel
     set_programmatic_dependent_launch(bool) -> bool       switch PDL on sm_90+ (returns the old setting)
 """

@@ -274,3 +274,29 @@ def launched_layout(size_layout: str | None, b_layout: str) -> str:
     B = W.t() for every size (run_b_layout "col")."""
     layout = size_layout or "nn"
     return "nt" if layout == "nn" and b_layout == "col" else layout
+
+
+def operand_alignment(M: int, N: int, K: int, layout: str, dtype: str = "float16", batch: int = 1) -> dict:
+    """{"a_aligned", "b_aligned"} for the harness's operands of a size (timing.CudaHarness.prepare: fresh
+    contiguous storage, 't' a transposed view of it), by the op's rule (cpp/ops/ops_cuda.cpp try_layout): the
+    leading dimension and, with batch > 1, the batch stride a multiple of 16 bytes, a leading dimension of one
+    row exempt. False: matmul copies that operand first, so the model must select with it (Problem::a_aligned)."""
+    align = 16 // (4 if str(dtype).endswith("float32") else 2)
+
+    def ok(rows, cols):  # storage (batch, rows, cols) row-major
+        ld_ok = rows == 1 or cols % align == 0
+        return ld_ok and (batch == 1 or (rows * cols) % align == 0)
+
+    a_t, b_t = layout[0] == "t", layout[1] == "t"
+    return {"a_aligned": ok(K, M) if a_t else ok(M, K), "b_aligned": ok(N, K) if b_t else ok(K, N)}
+
+
+def pick_record_trusted(rec: dict, M: int, N: int, K: int, layout: str, dtype: str = "float16", batch: int = 1) -> bool:
+    """Whether a pick record's config is the kernel its through-the-op time ran. Before 2026-11-25 (ninth session)
+    the runner selected without the operands' alignment (records without "operand_alignment"), while matmul
+    selected with it: at a size with an operand it copies first, the two could differ (1x4097x4099: recorded
+    wgmma 64x64, the op ran a tile that needed a transposing copy, 144 us against 45 for 64x64). Aligned sizes are
+    unaffected."""
+    if rec.get("operand_alignment") is not None:
+        return True
+    return all(operand_alignment(M, N, K, layout, dtype, batch).values())

@@ -134,10 +134,11 @@ def repredict(records: list[dict], gpu: str | None = None,
             # The problem the kernel ran: batch count and operand layout (the llm suite's runs used B = W.t()
             # for every size: "nt", recorded in the meta's timing.b_layout).
             batch, layout = int(si.get("batch", 1) or 1), C.launched_layout(si.get("layout"), b_layout)
+            al = C.operand_alignment(M, N, K, layout, dt, batch)  # what the op copies first
             pred = {}
-            for cfg, cycles in sel_all.rank(M, N, K, dt, batch=batch, layout=layout):
+            for cfg, cycles in sel_all.rank(M, N, K, dt, batch=batch, layout=layout, **al):
                 pred.setdefault(_kid(cfg), float(cycles))
-            pick = C.normalize(sel.select_config(M, N, K, dt, batch=batch, layout=layout))
+            pick = C.normalize(sel.select_config(M, N, K, dt, batch=batch, layout=layout, **al))
             sizes[r["size"]] = {"pred": pred, "pick": pick}
 
     # latest ok timing of every kernel per size (the brute force's). A cut-off timed by one eager probe is a
@@ -172,7 +173,11 @@ def repredict(records: list[dict], gpu: str | None = None,
         old = old_pick.get(size)
         if old is not None and old.get("config") and _kid(old["config"]) != kid:
             changed.append(size)
-        if old is not None and old.get("status") == "ok" and old.get("config") and _kid(old["config"]) == kid:
+        si = (old or {}).get("size_info") or {}
+        trusted = old is not None and (not si or C.pick_record_trusted(
+            old, int(si["M"]), int(si["N"]), int(si["K"]), C.launched_layout(si.get("layout"), b_layout),
+            si.get("dtype", "float16"), int(si.get("batch", 1) or 1)))
+        if trusted and old.get("status") == "ok" and old.get("config") and _kid(old["config"]) == kid:
             # The installed model's pick was timed through the op (a `bench run` after the model change):
             # keep that measurement, with the installed model's prediction.
             rec = dict(old, predicted_cycles=s["pred"].get(kid))

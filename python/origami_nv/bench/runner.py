@@ -34,6 +34,11 @@ _now = time.monotonic  # the run's clock (tests replace it with a simulated one)
 EXIT_HUNG = 4           # = cli.EXIT_DEVICE
 
 
+
+def _layout_of(system, size) -> str:
+    """The operand layout the system runs a size with (its own, or "nt" where the run passes B = W.t())."""
+    return C.launched_layout(getattr(size, "layout", None), getattr(system, "b_layout", "row") or "row")
+
 class Interrupted(BaseException):
     """SIGTERM/SIGINT arrived (an outer time limit): stop cleanly, keep what was measured."""
 
@@ -382,6 +387,9 @@ class Runner:
         old = self.index.results.get((size.key, system.name, "pick"))
         if old is None or not old.get("config"):
             return False
+        if not C.pick_record_trusted(old, size.M, size.N, size.K, _layout_of(system, size), size.dtype,
+                                     getattr(size, "batch", 1)):
+            return True  # selected without the operands' alignment at a misaligned size: measure it again
         try:
             cur = system.pick(size)
         except Exception:  # noqa: BLE001 - the normal path reports selection failures
@@ -408,6 +416,10 @@ class Runner:
                          "via": pick.via}
                 if getattr(system, "kernel_version", None) is not None:
                     extra["kernel_version"] = system.kernel_version
+                # The alignment the selection was told (what matmul copies first): a pick recorded without it
+                # may not be the kernel the op ran at a misaligned size (C.pick_record_trusted).
+                extra["operand_alignment"] = C.operand_alignment(size.M, size.N, size.K, _layout_of(system, size),
+                                                                 size.dtype, getattr(size, "batch", 1))
                 if repick:  # the shape was queried by _pick_changed first: "cold" is not cold
                     extra["repick"] = True
                     extra["selection_note"] = "re-pick after a model change: the shape was selected once before timing"

@@ -238,11 +238,13 @@ class OrigamiSystem:
         return prev
 
     def _problem(self, size) -> dict:
-        """batch and layout of a size as the op will see its tensors (timing.CudaHarness.layout_of)."""
+        """batch, layout and operand alignment of a size as the op will see its tensors
+        (timing.CudaHarness.layout_of; configs.operand_alignment)."""
         lay = getattr(size, "layout", "nn")
         if lay == "nn" and self.b_layout == "col":
             lay = "nt"
-        return {"batch": getattr(size, "batch", 1), "layout": lay}
+        batch = getattr(size, "batch", 1)
+        return {"batch": batch, "layout": lay, **C.operand_alignment(size.M, size.N, size.K, lay, size.dtype, batch)}
 
     def _rank(self, size):
         return _normalize_ranked(self.on.rank(size.M, size.N, size.K, dtype=size.dtype, top=None, **self._kw,
@@ -252,7 +254,8 @@ class OrigamiSystem:
         M, N, K, dt = size.M, size.N, size.K, size.dtype
         pb = self._problem(size)
         api_cold, api_cached = _timed(lambda: self.on.select(M, N, K, dtype=dt, **self._kw, **pb))
-        op_cold, op_cached = _timed(lambda: self.ops.select_config(M, N, K, dt, pb["batch"], pb["layout"]))
+        op_cold, op_cached = _timed(lambda: self.ops.select_config(M, N, K, dt, pb["batch"], pb["layout"], False,
+                                                                   pb["a_aligned"], pb["b_aligned"]))
         return {"api_cold_s": api_cold, "api_cached_s": api_cached, "op_cold_s": op_cold,
                 "op_cached_s": op_cached, "rank_cpp_s": _cpp_rank_s(self.mode or "nv", self.gpu, size)}
 
@@ -261,7 +264,7 @@ class OrigamiSystem:
             # exactly what origami_nv.matmul(a, b) launches on this device
             pb = self._problem(size)
             cfg = C.normalize(list(self.ops.select_config(size.M, size.N, size.K, size.dtype, pb["batch"],
-                                                          pb["layout"])))
+                                                          pb["layout"], False, pb["a_aligned"], pb["b_aligned"])))
             via = "origami_nv.matmul(a, b)"
         else:
             cfg = C.normalize(self.on.select(size.M, size.N, size.K, dtype=size.dtype, **self._kw,
