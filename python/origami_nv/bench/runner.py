@@ -34,10 +34,10 @@ _now = time.monotonic  # the run's clock (tests replace it with a simulated one)
 EXIT_HUNG = 4           # = cli.EXIT_DEVICE
 
 
-
 def _layout_of(system, size) -> str:
     """The operand layout the system runs a size with (its own, or "nt" where the run passes B = W.t())."""
     return C.launched_layout(getattr(size, "layout", None), getattr(system, "b_layout", "row") or "row")
+
 
 class Interrupted(BaseException):
     """SIGTERM/SIGINT arrived (an outer time limit): stop cleanly, keep what was measured."""
