@@ -94,3 +94,18 @@ def test_split_brute_force_pass_times_the_fastest_kernels_at_every_split():
     assert all(c.config["split_k"] <= 4096 // c.config["block_k"] // 2 for c in more)
     # the model's prediction travels with a launch it ranked
     assert all(c.predicted_cycles is None for c in more)  # the fake ranks only sk4, which was timed
+
+
+@pytest.mark.parametrize("which", ["train", "valid"])
+def test_gen_fp32_suites_are_fixed_bounded_disjoint_and_cover_every_class(which):
+    # Issue 15's fit / validation sets: float32 only, every class, the fp32 flop bound, no size in both.
+    from origami_nv.bench.suites import GEN_FP32_MAX_FLOP
+    a = SUITES[f"gen-fp32-{which}"].sizes
+    assert [s.key for s in a] == [s.key for s in _gen_sizes(which, fp32=True)]
+    assert 60 <= len(a) <= 120 and len({s.key for s in a}) == len(a)
+    assert {size_class(s) for s in a} == set(GEN_CLASSES)
+    assert {s.dtype for s in a} == {"float32"} and {s.layout for s in a} == {"nn", "nt"}
+    for s in a:
+        assert s.flops <= GEN_FP32_MAX_FLOP and 4 * s.batch * (s.M * s.K + s.K * s.N + s.M * s.N) <= GEN_MAX_BYTES
+    train, valid = SUITES["gen-fp32-train"].sizes, SUITES["gen-fp32-valid"].sizes
+    assert not {s.key for s in train} & {s.key for s in valid}

@@ -169,6 +169,14 @@ GEN_MAX_BYTES = 1.5e9
 GEN_SEEDS = {"train": 20261123, "valid": 77100311}
 GEN_RANDOM_PER_CLASS = {"train": 10, "valid": 8}
 GEN_CLASSES = ("decode", "small_m", "large", "long_k", "odd", "batched")
+# Issue 15's fp32 data sets (exact fp32 on the CUDA cores, ~50 TFLOP/s on Hopper, ~15x slower than fp16 on the
+# tensor cores): the same families and classes, their own seeds, fewer random shapes and a lower flop bound so a
+# brute force over every simt kernel and its splits stays within a device session. Fit the simt terms on
+# gen-fp32-train; report on gen-fp32-valid (and seed-fp32).
+GEN_FP32_SEEDS = {"train": 20261125, "valid": 91100225}
+GEN_FP32_RANDOM_PER_CLASS = {"train": 6, "valid": 5}
+GEN_FP32_MAX_FLOP = 2e11
+GEN_FP32_TOKENS = (1, 16, 128, 1024)
 
 
 def size_class(size: "Size") -> str:
@@ -188,11 +196,13 @@ def size_class(size: "Size") -> str:
     return "large"
 
 
-def _gen_random(which: str) -> list[Size]:
-    """Seeded log-uniform shapes, a fixed number per class, both dtypes and the nn / nt layouts. numpy's
-    PCG64 with a stated seed gives the same list on every machine."""
+def _gen_random(which: str, fp32: bool = False) -> list[Size]:
+    """Seeded log-uniform shapes, a fixed number per class, both 16-bit dtypes (or float32) and the nn / nt
+    layouts. numpy's PCG64 with a stated seed gives the same list on every machine."""
     import numpy as np
-    rng = np.random.default_rng(GEN_SEEDS[which])
+    rng = np.random.default_rng((GEN_FP32_SEEDS if fp32 else GEN_SEEDS)[which])
+    per_class = (GEN_FP32_RANDOM_PER_CLASS if fp32 else GEN_RANDOM_PER_CLASS)[which]
+    max_flop, elem = (GEN_FP32_MAX_FLOP, 4) if fp32 else (GEN_MAX_FLOP, 2)
 
     def logu(lo, hi, mult=1):
         v = int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
@@ -209,31 +219,34 @@ def _gen_random(which: str) -> list[Size]:
     out = []
     for cls in GEN_CLASSES:
         n = 0
-        while n < GEN_RANDOM_PER_CLASS[which]:
+        while n < per_class:
             M, N, K, batch = draw[cls]()
             dtype = "float16" if rng.uniform() < 0.5 else "bfloat16"
+            if fp32:
+                dtype = "float32"
             layout = "nn" if rng.uniform() < 0.5 else "nt"
             size = Size(M, N, K, dtype, f"random {cls}", batch, layout)
-            if size_class(size) != cls or size.flops > GEN_MAX_FLOP or \
-                    2 * batch * (M * K + K * N + M * N) > GEN_MAX_BYTES:
+            if size_class(size) != cls or size.flops > max_flop or \
+                    elem * batch * (M * K + K * N + M * N) > GEN_MAX_BYTES:
                 continue
             out.append(size)
             n += 1
     return out
 
 
-def _gen_sizes(which: str) -> list[Size]:
+def _gen_sizes(which: str, fp32: bool = False) -> list[Size]:
     out = []
     for fam, shapes in GEN_FAMILIES[which].items():
         for proj, (n, k) in shapes.items():
-            for m in GEN_TOKENS:
-                size = Size(m, n, k, "float16" if (m + n) % 3 else "bfloat16", f"{fam} {proj}", 1, "nt")
-                if size.flops <= GEN_MAX_FLOP:
+            for m in (GEN_FP32_TOKENS if fp32 else GEN_TOKENS):
+                dtype = "float32" if fp32 else "float16" if (m + n) % 3 else "bfloat16"
+                size = Size(m, n, k, dtype, f"{fam} {proj}", 1, "nt")
+                if size.flops <= (GEN_FP32_MAX_FLOP if fp32 else GEN_MAX_FLOP):
                     out.append(size)
-    out += _gen_random(which)
+    out += _gen_random(which, fp32)
     # The valid set holds nothing the fit reads: shapes two families share (Phi-3-mini and Llama-3.2-3B
     # have the same o and down projections) stay in train only.
-    seen, uniq = ({s.key for s in _gen_sizes("train")} if which == "valid" else set()), []
+    seen, uniq = ({s.key for s in _gen_sizes("train", fp32)} if which == "valid" else set()), []
     for s in out:
         if s.key not in seen:
             seen.add(s.key)
@@ -323,6 +336,12 @@ SUITES: dict[str, Suite] = {
     "gen-valid": Suite("gen-valid", "generalisation validation set (never fitted on): projections of Qwen2.5-14B, "
                                     "Llama-3.2-3B, Gemma-2-27B, BERT-large + seeded random shapes of every class",
                        tuple(_gen_sizes("valid"))),
+    "gen-fp32-train": Suite("gen-fp32-train", "fp32 generalisation training set (issue 15): the gen-train families "
+                                              "(M = 1..1024, nt) + seeded random shapes of every class, float32",
+                            tuple(_gen_sizes("train", fp32=True))),
+    "gen-fp32-valid": Suite("gen-fp32-valid", "fp32 generalisation validation set (never fitted on): the gen-valid "
+                                              "families + seeded random shapes of every class, float32",
+                            tuple(_gen_sizes("valid", fp32=True))),
 }
 
 
