@@ -129,9 +129,9 @@ constexpr unsigned layout_bit(bool a_k_contiguous, bool b_k_contiguous) {
 constexpr unsigned kAllLayouts = 0xFu;
 // Cost of copying an operand into a layout that transposes it (a strided gather), relative to a copy that keeps
 // its contiguous dimension (rows streamed by the realigning row copy). The op chooses among a config's layout
-// variants with it (cpp/ops/ops_cuda.cpp) and the model charges it (operand_copies in model.cpp). Measured on the
-// H100: 100x12289x4096 with B row-major and N = 12289 misaligned, B copied into the K-contiguous layout 443 us,
-// into its own 153 us (benchmarks/results/vs_cublas_h100.md, vs_cublas_odd_h200.md): ~3x.
+// variants with it (cpp/ops/ops_cuda.cpp) and the model charges it (operand_copies in model.cpp). Measured at
+// 100x12289x4096 with B row-major and N = 12289 misaligned: B copied into the K-contiguous layout 443 us on the H100
+// (benchmarks/results/vs_cublas_h100.md), into its own layout 153 us on the H200 (vs_cublas_odd_h200.md): ~3x.
 constexpr double kTransposingCopyFactor = 3.0;
 
 // The real resources of one compiled kernel, as the build (ptxas report) or the driver
