@@ -240,9 +240,7 @@ class OrigamiSystem:
     def _problem(self, size) -> dict:
         """batch, layout and operand alignment of a size as the op will see its tensors
         (timing.CudaHarness.layout_of; configs.operand_alignment)."""
-        lay = getattr(size, "layout", "nn")
-        if lay == "nn" and self.b_layout == "col":
-            lay = "nt"
+        lay = C.launched_layout(getattr(size, "layout", None), self.b_layout)
         batch = getattr(size, "batch", 1)
         return {"batch": batch, "layout": lay, **C.operand_alignment(size.M, size.N, size.K, lay, size.dtype, batch)}
 
