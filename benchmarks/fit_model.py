@@ -202,7 +202,7 @@ def evaluate(suite: Suite, hw, kernels: list, constants: dict | None, recorded: 
                                                                              every_kernel=True))
     clock_hz = hw.get("sustained_clock_mhz") * 1e6
     rows = []
-    ratios = {"mma_sync": [], "wgmma": []}
+    ratios = {"mma_sync": [], "wgmma": [], "simt": []}
     for size, s in suite.sizes.items():
         if recorded:
             ranked = sorted(((dict(zip(("family", "block_m", "block_n", "block_k", "stages", "warps"), k)), c)
@@ -342,11 +342,12 @@ def summary_line(label: str, ev: dict) -> str:
     return (f"| {label} | {_f(s['a_bf_median'], '{:.3f}')} | {_f(s['a_bf_geomean'], '{:.3f}')} | {_f(s['a_bf_min'])} | "
             f"{s['failures']} | {_f(s['tau_mean'], '{:.3f}')} | {_f(s['log_err_var'], '{:.4f}')} | "
             f"{_f(e['mma_sync'][0])} (x{_f(e['mma_sync'][1])}) | "
-            f"{_f(e['wgmma'][0])} (x{_f(e['wgmma'][1])}) | {s['unmeasured_picks']} |")
+            f"{_f(e['wgmma'][0])} (x{_f(e['wgmma'][1])}) | {_f(e['simt'][0])} (x{_f(e['simt'][1])}) | "
+            f"{s['unmeasured_picks']} |")
 
 
-SUMMARY_HEAD = ["| model | A/BF median | A/BF geomean | A/BF min | failures (< 0.8) | mean tau | log error variance | meas/pred mma_sync (spread) | meas/pred wgmma (spread) | picks not measured |",
-                "|---|---|---|---|---|---|---|---|---|---|"]
+SUMMARY_HEAD = ["| model | A/BF median | A/BF geomean | A/BF min | failures (< 0.8) | mean tau | log error variance | meas/pred mma_sync (spread) | meas/pred wgmma (spread) | meas/pred simt (spread) | picks not measured |",
+                "|---|---|---|---|---|---|---|---|---|---|---|"]
 
 
 def size_table(ev_before: dict, ev_after: dict, labels: tuple = ("previous", "installed")) -> list[str]:

@@ -39,27 +39,56 @@ def test_dtype_names_and_errors():
 
 
 def test_seed_002_roof_terms(hw):
-    # 128x128 over 256 threads: 64 outputs per thread, an 8x8 thread tile: 64 FFMA against 2 + 2 LDS.128 per k-step.
+    # 128x128 over 256 threads: 64 outputs per thread, an 8x8 thread tile: 64 FFMA against 2 + 2 LDS.128 and the
+    # other issue slots of a k-step (NvModelConstants.simt_k_step_extra_issue).
     cfg, kr = _simt(128, 128, 16)
+    extra = _core.ModelOptions("nv").nv.simt_k_step_extra_issue
+    assert extra > 0
     b = _core.predict(4096, 4096, 4096, "float32", cfg, hw, _core.ModelOptions("nv"), kr)
     assert (b["fp32_thread_tile_m"], b["fp32_thread_tile_n"]) == (8, 8)
-    assert b["fp32_issue_share"] == pytest.approx(64 / 68)
+    assert b["fp32_issue_share"] == pytest.approx(64 / (68 + extra))
+    o0 = _core.ModelOptions("nv")
+    nv = o0.nv
+    nv.simt_k_step_extra_issue = 0.0
+    o0.nv = nv
+    assert _core.predict(4096, 4096, 4096, "float32", cfg, hw, o0, kr)["fp32_issue_share"] == pytest.approx(64 / 68)
     assert b["compute_limiter"] == "FFMA issue" and b["smem_cycles"] == 0  # no mma.sync shared-memory term
     assert b["fp32_fma_fraction"] == 1.0
     assert b["fp32_lane_fraction"] == 1.0  # 4096 is a multiple of every tile side: no edge waste
-    phi = hw.get("fp32_flops_per_cycle") * 64 / 68
+    phi = hw.get("fp32_flops_per_cycle") * 64 / (68 + extra)
     assert b["fp32_sm_flops_per_cycle"] == pytest.approx(phi)
     # One CTA per SM here (a grid of 1024 tiles over 132 SMs x the resident blocks): the block's rate is Phi / resident.
     resident = math.ceil(b["concurrent_tiles"] / b["active_sms"])
     assert b["tensor_flops_per_cycle"] == pytest.approx(phi / resident)
     assert b["compute_cycles"] == pytest.approx(2 * 128 * 128 * 16 / (phi / resident))
-    # A smaller thread tile spends more issue slots on shared-memory loads: 32x32 over 64 threads, 4x4, 16 / 18.
+    # A smaller thread tile spends more issue slots per FFMA: 32x32 over 64 threads, 4x4, 16 / (16 + 2 + extra).
     cfg2, kr2 = _simt(32, 32, 16, warps=2)
     b2 = _core.predict(4096, 4096, 4096, "float32", cfg2, hw, _core.ModelOptions("nv"), kr2)
-    assert b2["fp32_issue_share"] == pytest.approx(16 / 18)
+    assert b2["fp32_issue_share"] == pytest.approx(16 / (18 + extra))
     # Edge tiles: theta (useful lanes) is the work utilisation.
     b3 = _core.predict(3000, 3000, 3000, "float32", cfg, hw, _core.ModelOptions("nv"), kr)
     assert b3["fp32_lane_fraction"] == pytest.approx(3000 ** 3 / (3072 * 3072 * 3008))
+
+
+def test_simt_copy_floor_counts_the_transposing_copies(hw):
+    # The simt ring copies an M-contiguous A / N-contiguous B in 16-byte chunks and transposes a K-contiguous operand
+    # with 4-byte copies (gemm_simt.cuh): a 64x64x16 stage is 64*16/(32*4) = 8 warp copies per 16-byte operand, 32 per
+    # transposed one. "nn": A transposed, B not; "tn" (A column-major): neither; "nt": both.
+    cfg, kr = _simt(64, 64, 16, stages=4, warps=4)
+    rate = _core.ModelOptions("nv").nv.simt_copy_cycles_per_warp_instruction
+    assert rate > 0
+    got = {}
+    for layout, instr in (("nn", 32 + 8), ("tn", 8 + 8), ("nt", 32 + 32), ("tt", 8 + 32)):
+        b = _core.predict(4096, 4096, 4096, "float32", cfg, hw, _core.ModelOptions("nv"), kr, layout=layout)
+        assert b["simt_copy_instructions"] == instr, layout
+        resident = math.ceil(b["concurrent_tiles"] / b["active_sms"])
+        assert b["simt_copy_cycles"] == pytest.approx(resident * instr * rate)
+        assert b["memory_cycles"] >= b["simt_copy_cycles"]
+        got[layout] = b["total_cycles"]
+    assert got["tn"] <= got["nn"] <= got["nt"]
+    # Not a term of the tensor-core families.
+    mcfg = _core.TileConfig(64, 64, 32, group_size_m=1, stages=4, warps=4, family="mma_sync")
+    assert _core.predict(4096, 4096, 4096, "float16", mcfg, hw, _core.ModelOptions("nv"))["simt_copy_cycles"] == 0
 
 
 def test_simt_roof_follows_the_calibrated_fp32_rate(hw, tmp_path, monkeypatch):
@@ -95,7 +124,11 @@ def test_select_rank_explain_float32():
     assert "CUDA-core roof (seed 002)" in text and "f_fp32 = FFMA / issue slots" in text
     assert "fp32_flops_per_cycle" in text and "theta" in text and "m_FMA" in text
     d = e.to_dict()
-    assert d["breakdown"]["fp32_issue_share"] > 0.8
+    bd = d["breakdown"]
+    tm, tn = bd["fp32_thread_tile_m"], bd["fp32_thread_tile_n"]
+    extra = _core.ModelOptions("nv").nv.simt_k_step_extra_issue
+    assert bd["fp32_issue_share"] == pytest.approx(tm * tn / (tm * tn + tm / 4 + tn / 4 + extra))
+    assert f"+ {extra:g} other (simt_k_step_extra_issue)" in text
 
 
 def test_seed_mode_says_float32_is_nv_only():

@@ -102,6 +102,8 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["latency_bound_cycles"] = b.latency_bound_cycles;
   d["load_issue_cycles"] = b.load_issue_cycles;
   d["copy_throttle_cycles"] = b.copy_throttle_cycles;
+  d["simt_copy_instructions"] = b.simt_copy_instructions;
+  d["simt_copy_cycles"] = b.simt_copy_cycles;
   d["warps_m"] = b.warps_m;
   d["warps_n"] = b.warps_n;
   d["smem_bytes"] = b.smem_bytes;
@@ -377,6 +379,8 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, mma_sync_warp_copy_queue_bytes)
       RW(NvModelConstants, mma_sync_warp_copy_throttled_bytes_per_cycle)
       RW(NvModelConstants, mma_sync_smem_efficiency)
+      RW(NvModelConstants, simt_k_iter_overhead_cycles) RW(NvModelConstants, simt_k_step_extra_issue)
+      RW(NvModelConstants, simt_l2_bandwidth_factor) RW(NvModelConstants, simt_copy_cycles_per_warp_instruction)
       RW(NvModelConstants, split_k_reduce_fixed_cycles) RW(NvModelConstants, split_k_slice_cycles) RW(NvModelConstants, operand_copy_fixed_cycles)
       RW(NvModelConstants, split_k_min_k_tiles_per_slice) RW(NvModelConstants, split_k_candidate_kernels);
   py::class_<ModelOptions>(m, "ModelOptions", "Model mode, source flags and constants.")

@@ -101,11 +101,11 @@ void simt_thread_tile(const TileConfig& c, double& tm, double& tn) {
 // an FFMA's slot: f_fp32 = TM*TN / (TM*TN + loads). theta = 1 here: edge tiles compute their whole tile on
 // zero-filled operands (the launched work), so the lanes are all busy; the useful fraction is the work
 // utilisation (fp32_lane_fraction, printed by explain).
-double simt_roof(const TileConfig& c, const ModelHardware& hw, LatencyBreakdown& b) {
+double simt_roof(const TileConfig& c, const ModelHardware& hw, const NvModelConstants& nv, LatencyBreakdown& b) {
   simt_thread_tile(c, b.fp32_thread_tile_m, b.fp32_thread_tile_n);
   const double ffma = b.fp32_thread_tile_m * b.fp32_thread_tile_n;
   const double loads = std::ceil(b.fp32_thread_tile_m / 4.0) + std::ceil(b.fp32_thread_tile_n / 4.0);
-  b.fp32_issue_share = ffma / (ffma + loads);
+  b.fp32_issue_share = ffma / (ffma + loads + nv.simt_k_step_extra_issue);
   b.fp32_fma_fraction = 1.0;
   b.fp32_sm_flops_per_cycle = hw.fp32_flops_per_cycle * b.fp32_issue_share;
   return b.fp32_sm_flops_per_cycle;
@@ -248,7 +248,7 @@ void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware&
   const double resident = std::max<double>(1.0, std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1)));
   double coverage = 1.0;
   if (c.family != Family::Wgmma) coverage = std::min(1.0, resident * c.warps / nv.smsp_per_sm);
-  const double roof = c.family == Family::Simt ? simt_roof(c, hw, b) : family_flops_per_cycle(hw, nv, c.family);
+  const double roof = c.family == Family::Simt ? simt_roof(c, hw, nv, b) : family_flops_per_cycle(hw, nv, c.family);
   const double sm_rate = roof * coverage;
   b.tensor_flops_per_cycle = sm_rate / resident;
   b.compute_cycles = b.flops_per_k_iter * resident / sm_rate;  // = flops / tensor_flops_per_cycle, one division
@@ -551,8 +551,9 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   // (NvModelConstants::wgmma_l2_bandwidth_factor, mma_sync_l2_bandwidth_factor).
   b.l2_feed_factor = 1.0;
   if (o.mode == ModelMode::Nv)
-    b.l2_feed_factor = c.family == Family::Wgmma ? o.nv.wgmma_l2_bandwidth_factor : o.nv.mma_sync_l2_bandwidth_factor;
-  // (simt loads with cp.async from its own warps like mma_sync: the mma.sync feed terms are its estimate.)
+    b.l2_feed_factor = c.family == Family::Wgmma ? o.nv.wgmma_l2_bandwidth_factor
+                       : c.family == Family::Simt ? o.nv.simt_l2_bandwidth_factor
+                                                  : o.nv.mma_sync_l2_bandwidth_factor;
   b.limited_l2_bw = hw.l2_perf_ratio * b.l2_feed_factor * b.l2_bw_fraction;
   b.l2_cycles = b.total_load_bytes / b.limited_l2_bw;
 
@@ -617,6 +618,23 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   if (b.copy_throttle_cycles > b.memory_cycles) {
     b.memory_cycles = b.copy_throttle_cycles;
     b.memory_bound = "per-warp cp.async issue";
+  }
+  // simt: the ring is filled by the warps' cp.async, 16-byte chunks for an operand whose contiguous dimension is the
+  // shared-memory one (A M-contiguous, B N-contiguous) and 4-byte copies for a K-contiguous operand, which the
+  // kernel transposes on the fly (cpp/kernels/simt/gemm_simt.cuh): four times the warp instructions per byte. The
+  // SM's resident CTAs share the copy throughput (NvModelConstants::simt_copy_cycles_per_warp_instruction): a floor
+  // on the K-iteration.
+  if (c.family == Family::Simt && o.nv.simt_copy_cycles_per_warp_instruction > 0) {
+    const double elems_per_copy_a = p.a_k_contiguous ? 1.0 : 16.0 / bytes;
+    const double elems_per_copy_b = p.b_k_contiguous ? 1.0 : 16.0 / bytes;
+    b.simt_copy_instructions = std::ceil(double(c.block_m) * c.block_k / (32.0 * elems_per_copy_a)) +
+                               std::ceil(double(c.block_n) * c.block_k / (32.0 * elems_per_copy_b));
+    const double resident = std::max<double>(1.0, std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1)));
+    b.simt_copy_cycles = resident * b.simt_copy_instructions * o.nv.simt_copy_cycles_per_warp_instruction;
+    if (b.simt_copy_cycles > b.memory_cycles) {
+      b.memory_cycles = b.simt_copy_cycles;
+      b.memory_bound = "cp.async copy throughput";
+    }
   }
   // wgmma: the part of each TMA box outside the matrix is zero-filled at a slow rate, on top of the
   // box's real bytes (model.hpp, wgmma_tma_oob_fill_bytes_per_cycle).

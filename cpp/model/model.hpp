@@ -316,13 +316,33 @@ struct NvModelConstants {
   // (1x1024x4096, 16x64x64 tiles split 16: 4 k-tiles per slice; benchmarks/results/split_k_probes_h100.md),
   // so the cut only removes what cannot win and the model's terms decide the rest (an estimate, not fitted).
   int split_k_min_k_tiles_per_slice = 2;
-  // --- The CUDA-core (simt) family, fp32 (issue 15): seed 002's roof. Estimates until the fp32 data set
-  //     exists (no fp32 measurement has been fitted). ---
+  // --- The CUDA-core (simt) family, fp32 (issue 15): seed 002's roof with the fp32 data's feed and issue terms. ---
   // Per K-iteration: cp.async.wait_group + __syncthreads of the block and the next stage's cp.async issue
   // that are not FFMAs (the FFMA share of the issue slots is f_fp32, LatencyBreakdown::fp32_issue_share).
   // Estimate: one block barrier with every warp arriving (~20-40 cycles on sm_80/sm_90, the CUDA C
   // programming guide's "a few tens of cycles") plus the wait; not fitted.
   double simt_k_iter_overhead_cycles = 60.0;
+  // The three simt feed and issue constants below: fitted together on the H100 gen-fp32-train set alone (92 sizes,
+  // every compiled simt kernel and split timed, rotate timing, 2026-11-25; benchmarks/fit_model.py --fit
+  // simt_l2_bandwidth_factor,simt_k_step_extra_issue,simt_copy_cycles_per_warp_instruction --fit-on gen-fp32-train
+  // --objective rank: 0.595, 8, 11.98, rounded). Validation, never read by the fit (offline A/BF geomean / min /
+  // mean tau, seed 002's form with mma_sync's feed -> these): H100 gen-fp32-valid 0.843 / 0.48 / 0.452 -> 0.963 /
+  // 0.66 / 0.731, H100 seed-fp32 0.945 / 0.70 / 0.405 -> 0.991 / 0.89 / 0.619 (benchmarks/results/
+  // model_fit_simt.md). Fitted on gen-fp32-valid instead: 0.395, 8, 11.98 (the L2 factor is the loosely
+  // determined one). No H200 fp32 data yet: not judged on the other GPU.
+  // Issue slots per k-step of a warp that are neither FFMA nor the fragments' LDS.128 (address updates, the
+  // fragment hand-over, the FFMA chains' dependency stalls): f_fp32 = TM*TN / (TM*TN + LDS + this). Seed 002's
+  // form is 0 (LDS only): it put an 8x4 thread tile at 0.91 of the FFMA roof and an 8x8 at 0.94, where the
+  // 64x64 and 128x128 kernels measure ~0.53 and ~0.78 (H100, 1024x4096x3584, gen-fp32-train).
+  double simt_k_step_extra_issue = 8.0;
+  // The simt family's L2 feed (l2_perf_ratio * this, ~4.4 TB/s on the H100 row; mma_sync's 1.7 before the fit):
+  // the 16x32 .. 128x16 tiles at 1024x4096x3584 (gen-fp32-train) move 2.3-3.2 TB/s from L2, under the copy floor.
+  double simt_l2_bandwidth_factor = 0.6;
+  // The SM's throughput of the simt ring's cp.async, cycles per warp instruction (a 16-byte or a 4-byte copy; the
+  // K-loop floor is resident CTAs x instructions per stage x this). 0 = no such floor. Why it is a term: with
+  // A K-contiguous ("nn") the kernels whose A tile is the larger one ran slower than modelled, with both
+  // K-contiguous ("nt") the two shapes of a tile alike (residuals by layout, before this term).
+  double simt_copy_cycles_per_warp_instruction = 12.0;
   // The selector evaluates split candidates for this many kernels (half per tensor-core family), those whose unsplit
   // time the ideal balance bound (the last wave as full as the others) improves most; the rest rank unsplit. Keeps a cold
   // selection near the 20 us target (issue 11) while every kernel that a split could make the best stays in.
@@ -411,6 +431,8 @@ struct LatencyBreakdown {
   double latency_bound_cycles = 0;     // nv: (memory latency + load issue) / (stages - 1) per K-iteration
   double load_issue_cycles = 0;        // nv mma.sync: stage bytes / (warps x warp load rate)
   double copy_throttle_cycles = 0;     // nv mma.sync: (stage bytes per warp - queue) / throttled rate
+  double simt_copy_instructions = 0;   // nv simt: warp cp.async instructions per stage (4-byte copies transpose)
+  double simt_copy_cycles = 0;         // nv simt: resident CTAs x those x cycles per warp instruction
   double l2_feed_factor = 1;           // nv: family factor on l2_perf_ratio (wgmma: TMA)
   double tma_oob_fill_cycles = 0;      // nv wgmma: zero-filled box bytes / TMA fill rate
   double tma_box_cycles = 0;           // nv wgmma: the stage's box bytes at one SM's TMA rate + hand-off

@@ -190,8 +190,11 @@ class Explanation:
             L.append(f"    u_issue x C_fp32 x 2 = fp32_flops_per_cycle {_n(hv('fp32_flops_per_cycle'), 1)}"
                      f" ({self._hw_source('fp32_flops_per_cycle')}: a pure-FFMA stream on every lane)")
             L.append(f"    m_FMA = {b['fp32_fma_fraction']:g} (the main loop's FP32 instructions are FFMA)")
-            L.append(f"    f_fp32 = FFMA / issue slots per k-step = {tm}x{tn} / ({tm}x{tn} + {loads} LDS.128)"
-                     f" = {b['fp32_issue_share']:.4f} (thread tile {tm}x{tn} = {c.block_m}x{c.block_n} / {32 * c.warps} threads)")
+            # the other issue slots per k-step (NvModelConstants.simt_k_step_extra_issue), read back from the share
+            extra = round(tm * tn / b["fp32_issue_share"] - tm * tn - loads, 3) if b["fp32_issue_share"] > 0 else 0.0
+            L.append(f"    f_fp32 = FFMA / issue slots per k-step = {tm}x{tn} / ({tm}x{tn} + {loads} LDS.128 + {extra:g} other"
+                     f" (simt_k_step_extra_issue)) = {b['fp32_issue_share']:.4f} (thread tile {tm}x{tn} ="
+                     f" {c.block_m}x{c.block_n} / {32 * c.warps} threads)")
             L.append(f"    theta = 1 on the launched tiles (edge tiles run on zero-filled operands); useful-lane fraction"
                      f" of this problem = {b['fp32_lane_fraction']:.4f}")
             L.append(f"    Phi = {_n(b['fp32_sm_flops_per_cycle'], 1)} flop/SM-cycle, shared by the blocks of one SM"
@@ -236,6 +239,10 @@ class Explanation:
         if b.get("copy_throttle_cycles"):
             L.append(f"  cp.async issue floor = (stage bytes / warps - mma_sync_warp_copy_queue_bytes) / throttled"
                      f" per-warp rate = {_n(b['copy_throttle_cycles'], 1)} cycles")
+        if b.get("simt_copy_cycles"):
+            L.append(f"  cp.async copy floor = resident blocks x {_n(b['simt_copy_instructions'])} warp copies per stage"
+                     " (16-byte chunks; 4-byte where the operand is K-contiguous and transposed on the fly) x"
+                     f" simt_copy_cycles_per_warp_instruction = {_n(b['simt_copy_cycles'], 1)} cycles")
         if b.get("tma_oob_fill_cycles"):
             L.append(f"  TMA out-of-bounds fill = zero-filled box bytes / fill rate = {_n(b['tma_oob_fill_cycles'], 1)} cycles"
                      " (added to the memory time: the fill does not overlap the box's real bytes)")
