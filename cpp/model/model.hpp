@@ -328,8 +328,9 @@ struct NvModelConstants {
   // --objective rank: 0.595, 8, 11.98, rounded). Validation, never read by the fit (offline A/BF geomean / min /
   // mean tau, seed 002's form with mma_sync's feed -> these): H100 gen-fp32-valid 0.843 / 0.48 / 0.452 -> 0.963 /
   // 0.66 / 0.731, H100 seed-fp32 0.945 / 0.70 / 0.405 -> 0.991 / 0.89 / 0.619 (benchmarks/results/
-  // model_fit_simt.md). Fitted on gen-fp32-valid instead: 0.395, 8, 11.98 (the L2 factor is the loosely
-  // determined one). No H200 fp32 data yet: not judged on the other GPU.
+  // model_fit_simt.md); on the other GPU (H200, no fit has read its data): gen-fp32-valid 0.854 / 0.50 / 0.516 ->
+  // 0.965 / 0.63 / 0.725, seed-fp32 0.957 / 0.83 / 0.419 -> 0.991 / 0.87 / 0.571. Fitted on gen-fp32-valid instead:
+  // 0.395, 8, 11.98 (the L2 factor is the loosely determined one).
   // Issue slots per k-step of a warp that are neither FFMA nor the fragments' LDS.128 (address updates, the
   // fragment hand-over, the FFMA chains' dependency stalls): f_fp32 = TM*TN / (TM*TN + LDS + this). Seed 002's
   // form is 0 (LDS only): it put an 8x4 thread tile at 0.91 of the FFMA roof and an 8x8 at 0.94, where the
