@@ -199,3 +199,25 @@ def test_op_float32_cpu_matches_torch_and_autograd():
     # the fake kernel: shape and dtype without data (torch.compile traces through it)
     fake = origami_nv.matmul(torch.empty(7, 5, device="meta"), torch.empty(5, 3, device="meta"))
     assert fake.shape == (7, 3) and fake.dtype == torch.float32
+
+
+def test_simt_split_slices_cost_the_simt_constant(hw):
+    # A split launch pays split_k_reduce_fixed_cycles + a per-slice cost: simt_split_k_slice_cycles for the simt family
+    # (fitted on fp32 data), split_k_slice_cycles for the tensor-core families.
+    nv = _core.ModelOptions("nv").nv
+    assert nv.simt_split_k_slice_cycles != nv.split_k_slice_cycles
+    cfg = _core.TileConfig(16, 128, 16, group_size_m=1, stages=4, warps=2, family="simt", split_k=16)
+    kr = _core.KernelResources(_core.TileConfig(16, 128, 16, group_size_m=1, stages=4, warps=2, family="simt"),
+                               dtype="float32", threads=64, registers_per_thread=127, smem_bytes=4 * 144 * 16 * 4,
+                               arch="sm_90", source="test")
+    b = _core.predict(1, 4096, 8192, "float32", cfg, hw, _core.ModelOptions("nv"), kr)
+    slices = b["split_slices"]
+    assert slices > 1
+    assert b["split_launch_cycles"] == pytest.approx(nv.split_k_reduce_fixed_cycles + nv.simt_split_k_slice_cycles * slices)
+    o = _core.ModelOptions("nv")
+    c = o.nv
+    c.simt_split_k_slice_cycles = nv.simt_split_k_slice_cycles + 1000.0
+    o.nv = c
+    b2 = _core.predict(1, 4096, 8192, "float32", cfg, hw, o, kr)
+    assert b2["split_launch_cycles"] - b["split_launch_cycles"] == pytest.approx(1000.0 * slices)
+    assert b2["total_cycles"] > b["total_cycles"]

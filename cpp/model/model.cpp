@@ -874,7 +874,8 @@ void split_terms(const Problem& p, const TileConfig& c, const ModelHardware& hw,
     b.reduction_latency_cycles += passes * hw.l2_latency_cycles;
   }
   // ...plus what a split launch costs beyond these terms, per launch and per slice (NvModelConstants).
-  b.split_launch_cycles = o.nv.split_k_reduce_fixed_cycles + o.nv.split_k_slice_cycles * double(sp.slices);
+  const double per_slice = c.family == Family::Simt ? o.nv.simt_split_k_slice_cycles : o.nv.split_k_slice_cycles;
+  b.split_launch_cycles = o.nv.split_k_reduce_fixed_cycles + per_slice * double(sp.slices);
   b.reduction_cycles = std::max(b.reduction_bytes / rate, b.reduction_latency_cycles) + b.split_launch_cycles;
 }
 

@@ -344,6 +344,16 @@ struct NvModelConstants {
   // A K-contiguous ("nn") the kernels whose A tile is the larger one ran slower than modelled, with both
   // K-contiguous ("nt") the two shapes of a tile alike (residuals by layout, before this term).
   double simt_copy_cycles_per_warp_instruction = 12.0;
+  // What each slice of a simt split launch costs beyond the modelled terms (split_k_slice_cycles, 720, for the
+  // tensor-core families, fitted on fp16 data; the fixed cost split_k_reduce_fixed_cycles is shared): 90, fitted
+  // alone on H100 gen-fp32-train with the constants above held (benchmarks/fit_model.py --fit
+  // simt_split_k_slice_cycles --fit-on gen-fp32-train --objective rank; benchmarks/results/model_fit_simt_split.md).
+  // Validation (offline A/BF geomean / min / mean tau, 720 -> 90): H100 gen-fp32-valid 0.963 / 0.66 / 0.731 -> 0.973
+  // / 0.69 / 0.763, H100 seed-fp32 0.991 / 0.89 / 0.620 -> 0.991 / 0.89 / 0.647; H200 (the other GPU) gen-fp32-valid
+  // 0.965 / 0.63 / 0.725 -> 0.982 / 0.69 / 0.763, seed-fp32 0.991 / 0.87 / 0.571 -> 0.997 / 0.94 / 0.593. Why it
+  // differs: a simt slice is a plain CTA with a short cp.async prologue, where a wgmma slice is a unit of a persistent
+  // CTA with its barrier and TMA pipeline fill; at 720 the decode shapes picked 4 slices where 40-110 ran fastest.
+  double simt_split_k_slice_cycles = 90.0;
   // The selector evaluates split candidates for this many kernels (half per tensor-core family), those whose unsplit
   // time the ideal balance bound (the last wave as full as the others) improves most; the rest rank unsplit. Keeps a cold
   // selection near the 20 us target (issue 11) while every kernel that a split could make the best stays in.
