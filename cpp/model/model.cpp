@@ -98,7 +98,8 @@ void simt_thread_tile(const TileConfig& c, double& tm, double& tn) {
 // theta=32/32 m_FMA=8/8" section). Every k-step of the main loop issues TM*TN FFMA and the shared-memory loads
 // of one A column and one B row of the thread tile, ceil(TM/4) + ceil(TN/4) LDS.128: an SM sub-partition issues
 // one instruction per cycle and its 32 FP32 lanes take one FFMA warp-instruction per cycle, so every load takes
-// an FFMA's slot: f_fp32 = TM*TN / (TM*TN + loads). theta = 1 here: edge tiles compute their whole tile on
+// an FFMA's slot, and so does every other issue slot of the k-step that is not an FFMA (measured on the fp32 data,
+// NvModelConstants::simt_k_step_extra_issue): f_fp32 = TM*TN / (TM*TN + loads + extra). theta = 1 here: edge tiles compute their whole tile on
 // zero-filled operands (the launched work), so the lanes are all busy; the useful fraction is the work
 // utilisation (fp32_lane_fraction, printed by explain).
 double simt_roof(const TileConfig& c, const ModelHardware& hw, const NvModelConstants& nv, LatencyBreakdown& b) {
@@ -548,7 +549,7 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   // L2 path: every byte.
   b.l2_bw_fraction = b.active_sms / n_sm;
   // nv: GEMM operand traffic reaches more of the L2 than the per-thread-load figure, by family
-  // (NvModelConstants::wgmma_l2_bandwidth_factor, mma_sync_l2_bandwidth_factor).
+  // (NvModelConstants::wgmma_l2_bandwidth_factor, simt_l2_bandwidth_factor, mma_sync_l2_bandwidth_factor).
   b.l2_feed_factor = 1.0;
   if (o.mode == ModelMode::Nv)
     b.l2_feed_factor = c.family == Family::Wgmma ? o.nv.wgmma_l2_bandwidth_factor
