@@ -86,6 +86,26 @@ def test_failed_pick_counts_as_zero(tmp_path):
     assert an["summary"]["origami"]["failures"] == 3
 
 
+def test_unmeasured_repredicted_pick_is_neither_a_failure_nor_a_zero(tmp_path):
+    # bench/repredict.py: a pick of the installed model that no run timed has status "unmeasured". Its size has no A
+    # figure (left out of the A/BF and A/cuBLAS statistics), is not a failure, and is counted and listed as such.
+    run_all(tmp_path)
+    recs = load_records(tmp_path)
+    recs = [dict(r, status="unmeasured", time_s=None, error="repredicted pick X was not measured by the brute force")
+            if r.get("kind") == "pick" and r.get("system") == "origami" and r.get("size") == S1.key else r
+            for r in recs]
+    an = R.analyze(recs, SUITE)
+    o = an["rows"][0].systems["origami"]
+    assert o.unmeasured and not o.failed and o.a_bf != o.a_bf  # nan
+    S = an["summary"]["origami"]
+    assert S["picks_unmeasured"] == 1 and S["failures"] == 1  # size 2's slow pick only
+    assert S["a_bf_min"] == pytest.approx(0.2) and S["a_bf_median"] > 0.2
+    assert S["unmeasured_list"] == [(S1.key, "repredicted pick X was not measured by the brute force")]
+    md = R.render_markdown(an, SUITE.name, "rotate", [])
+    assert "| picks not timed (re-predicted launches no run measured; no A figure) | 1 |" in md
+    assert f"Picks of `origami` not timed (left out of the A figures): {S1.key}: repredicted pick X" in md
+
+
 def test_report_files_and_rendering(tmp_path):
     raw = tmp_path / "raw"
     run_all(raw)

@@ -125,7 +125,7 @@ def test_repredict_never_takes_an_eager_probe_for_the_picks_time(h200_llm_raw):
     new2, info2 = repredict(probed)
     assert size in info2["picks_unmeasured"]
     p2 = next(x for x in new2 if x.get("kind") == "pick" and x.get("system") == "origami" and x["size"] == size)
-    assert p2["status"] == "error" and "not measured" in p2["error"]
+    assert p2["status"] == "unmeasured" and "not measured" in p2["error"]
 
 
 def test_report_repredict_header(tmp_path, h200_llm_raw):

@@ -184,7 +184,7 @@ def repredict(records: list[dict], gpu: str | None = None,
             from_op += 1
         elif src is None:
             unmeasured.append(size)
-            rec = {"kind": "pick", "size": size, "system": SYSTEM, "item": "pick", "status": "error",
+            rec = {"kind": "pick", "size": size, "system": SYSTEM, "item": "pick", "status": "unmeasured",
                    "error": f"repredicted pick {C.config_id(s['pick'])} was not measured by the brute force",
                    "size_info": (old or {}).get("size_info")}
         else:
