@@ -54,6 +54,12 @@ inline double real_rows_per_tile(std::int64_t extent, std::int64_t grid) {
   return double(extent) / double(std::max<std::int64_t>(grid, 1));
 }
 
+// The blocks resident on one busy SM (at least 1): the tiles in flight over the SMs they occupy. The nv terms
+// that an SM's blocks share (tensor or FFMA rate, cp.async issue, the simt copy floor) divide by it.
+inline double resident_blocks(const LatencyBreakdown& b) {
+  return std::max<double>(1.0, std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1)));
+}
+
 // Rows (or columns) of one operand that a wgmma stage loads by TMA, per tile. An extent shorter than the tile side
 // (one tile: decode, small batches) is loaded without the rows past its end: a K-major operand by a box of its own
 // rows, an MN-major one by the 64-row slabs that hold them (the wgmma launcher, cpp/kernels/wgmma/gemm_wgmma.cuh).
@@ -246,7 +252,7 @@ void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware&
   // (all blocks of the SM together) must cover the 4 sub-partitions to reach the SM's peak
   // (mma.sync issues from one warp per sub-partition; a wgmma warpgroup covers all four).
   const NvModelConstants& nv = o.nv;
-  const double resident = std::max<double>(1.0, std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1)));
+  const double resident = resident_blocks(b);
   double coverage = 1.0;
   if (c.family != Family::Wgmma) coverage = std::min(1.0, resident * c.warps / nv.smsp_per_sm);
   const double roof = c.family == Family::Simt ? simt_roof(c, hw, nv, b) : family_flops_per_cycle(hw, nv, c.family);
@@ -592,7 +598,7 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
     // SM, load slower per warp).
     double issuing_warps = std::max(c.warps, 1);
     if (o.nv.mma_sync_load_issue_warps_per_sm > 0) {
-      const double resident = std::max<double>(1.0, std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1)));
+      const double resident = resident_blocks(b);
       issuing_warps = std::min(issuing_warps * resident, o.nv.mma_sync_load_issue_warps_per_sm) / resident;
     }
     b.load_issue_cycles = issued_bytes / (issuing_warps * o.nv.mma_sync_warp_load_bytes_per_cycle);
@@ -630,7 +636,7 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
     const double elems_per_copy_b = p.b_k_contiguous ? 1.0 : 16.0 / bytes;
     b.simt_copy_instructions = std::ceil(double(c.block_m) * c.block_k / (32.0 * elems_per_copy_a)) +
                                std::ceil(double(c.block_n) * c.block_k / (32.0 * elems_per_copy_b));
-    const double resident = std::max<double>(1.0, std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1)));
+    const double resident = resident_blocks(b);
     b.simt_copy_cycles = resident * b.simt_copy_instructions * o.nv.simt_copy_cycles_per_warp_instruction;
     if (b.simt_copy_cycles > b.memory_cycles) {
       b.memory_cycles = b.simt_copy_cycles;

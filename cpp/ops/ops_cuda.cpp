@@ -363,10 +363,8 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
   // The variant that reads both operands in place; else the one whose copies cost least (e.g. A and B both
   // column-major: the M-contiguous-A x K-contiguous-B mma_sync variant is not compiled, so the smaller of
   // the two operands is copied to the layout of a compiled variant). A copy that keeps the operand's
-  // contiguous dimension streams rows; one that transposes it is a strided gather, ~3x the time (H100:
-  // 100x12289x4096 with B row-major and N = 12289 misaligned, B copied into the K-contiguous layout: 443 us,
-  // cuBLAS 124, benchmarks/results/vs_cublas_h100.md; keeping it: 153 us on the H200,
-  // vs_cublas_odd_h200.md), so it counts origami::kTransposingCopyFactor times its elements (the model charges
+  // contiguous dimension streams rows; one that transposes it is a strided gather and counts
+  // origami::kTransposingCopyFactor times its elements (cpp/model/types.hpp has the measurement; the model charges
   // the same: operand_copies in cpp/model/model.cpp).
   auto copy_cost = [](const at::Tensor& t, bool is_a, bool want_k_contig) -> int64_t {
     const int d_contig = want_k_contig ? (is_a ? 2 : 1) : (is_a ? 1 : 2);
