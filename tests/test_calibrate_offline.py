@@ -303,8 +303,9 @@ class FakeExt:
 
     def wgmma(self, dtype, n, repeats):
         if self.fail_wgmma:
-            raise RuntimeError("wgmma accumulators differ from 16*count")
-        return self._r({f"latency_cycles@n{n}": [100.0] * repeats, f"flops_per_cycle_per_sm@n{n}": [4000.0] * repeats,
+            raise RuntimeError("wgmma accumulators differ from K*count")
+        rate = 2000.0 if dtype == "tfloat32" else 4000.0  # k8 tf32: half the 16-bit rate per instruction
+        return self._r({f"latency_cycles@n{n}": [100.0] * repeats, f"flops_per_cycle_per_sm@n{n}": [rate] * repeats,
                         f"clock_mhz@n{n}": [1800.0] * repeats})
 
     def fp32_throughput(self, lanes, fma, repeats):
@@ -333,6 +334,7 @@ def test_calibrate_pipeline_on_a_synthetic_device(monkeypatch, quick):
     assert p["dram_bytes_in_flight_per_sm"] == pytest.approx(700.0 * p["dram_perf_ratio"] / 100)
     assert p["l2_bytes_in_flight_per_sm"] == pytest.approx(260.0 * p["l2_perf_ratio"] / 100)
     assert p["fp32_flops_per_cycle"] == 256.0 and p["wgmma_flops_per_cycle"] == 4000.0
+    assert p["wgmma_tf32_flops_per_cycle"] == 2000.0
     assert r.figure("C_fp32 = Phi / (theta (1 + m_FMA)), all mixes").value == pytest.approx(128.0)
     assert "sustained_clock_mhz" in r.meta["flagged"] or r.figure("sustained SM clock (mma.sync load)").cov < 0.05
     assert any("finished" in x for x in lines)
@@ -344,8 +346,9 @@ def test_calibrate_pipeline_on_a_synthetic_device(monkeypatch, quick):
 def test_a_failing_benchmark_is_reported_not_fatal(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(cal, "_ext", lambda: FakeExt(fail_wgmma=True))
     r = cal.calibrate(quick=True, progress=None)
-    assert "wgmma_flops_per_cycle" not in r.params
-    assert r.meta["errors"] == {"wgmma m64n256k16 float16": "RuntimeError: wgmma accumulators differ from 16*count"}
+    assert "wgmma_flops_per_cycle" not in r.params and "wgmma_tf32_flops_per_cycle" not in r.params
+    assert r.meta["errors"] == {"wgmma m64n256k16 float16": "RuntimeError: wgmma accumulators differ from K*count",
+                                "wgmma m64n256k8 tfloat32": "RuntimeError: wgmma accumulators differ from K*count"}
     assert "mma_sync_flops_per_cycle" in r.params
     out = tmp_path / "p.json"
     assert cal.main(["--quick", "--quiet", "--out", str(out)]) == 1  # written, but the exit status says it failed

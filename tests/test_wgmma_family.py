@@ -38,12 +38,14 @@ def _space():
 SPECS = wg.all_specs()
 
 
-def test_list_is_modest_and_covers_both_dtypes_and_all_layouts():
-    assert 8 <= len(SPECS) <= 96  # CI compiles them on 2 cores (~2.5 s each)
+def test_list_is_modest_and_covers_every_dtype_and_layout():
+    assert 8 <= len(SPECS) <= 112  # CI compiles them on 2 cores (~2.5 s each)
     for tile in wg.TILES:
         got = {(s.dtype, s.a_k_major, s.b_k_major) for s in SPECS if (s.block_m, s.block_n, s.consumers) == tile}
         # An N-major B is loaded in 64-column boxes: BLOCK_N not a multiple of 64 exists for a K-major B only.
         want = {(d, a, b) for d in ("fp16", "bf16") for a, b in wg.LAYOUTS if b or tile[1] % 64 == 0}
+        # wgmma reads TF32 operands K-major only: one layout per tile
+        want |= {("tf32", True, True)}
         assert got == want, tile
 
 
@@ -52,11 +54,15 @@ def test_every_specialisation_fits_the_hardware(s):
     assert not s.problems()
     assert s.smem_bytes <= 232448                                  # H100/H200 per-block opt-in
     assert s.stages >= 2
-    assert s.block_k == 64
-    assert s.block_n % 16 == 0 and 16 <= s.block_n <= 256        # wgmma n for 16-bit types
+    assert s.block_k * s.elem_bytes == 128                         # one 128-byte swizzle row: 64 x 16-bit, 32 x fp32
+    assert s.block_k == (32 if s.dtype == "tf32" else 64)
+    assert s.block_n % 16 == 0 and 16 <= s.block_n <= 256        # wgmma n (multiples of 16 as generated)
     assert s.block_m in (64, 128, 256) and (s.block_m // s.consumers) % 64 == 0
     assert s.threads == 128 * (s.consumers + 1) and s.warps == s.threads // 32
-    assert s.block_n % s.epi_n == 0 and (s.epi_n % 64 == 0 or s.epi_n in (16, 32))
+    chunks = s.epi_n * s.elem_bytes // 16                          # 16-byte chunks per staged C row
+    assert s.block_n % s.epi_n == 0 and (chunks % 8 == 0 or chunks in (2, 4))
+    assert s.block_m * s.epi_n * s.elem_bytes <= wg.C_STAGING_BYTES
+    assert s.dtype != "tf32" or (s.a_k_major and s.b_k_major)
     assert s.b_k_major or s.block_n % 64 == 0
     assert s.accumulators_per_thread <= wg.ACCUM_LIMIT
     # the stage rule: as many as fit, capped, and one more would not fit
@@ -72,13 +78,17 @@ def test_invalid_specialisations_are_refused():
     assert wg.Spec(64, 128, 2, "fp16", True, True).problems()       # 32 rows per consumer
     assert wg.Spec(128, 200, 2, "fp16", True, True).problems()      # n not a multiple of 16
     assert not wg.Spec(128, 192, 2, "bf16", True, False).problems()
+    assert wg.Spec(128, 128, 2, "tf32", True, False).problems()     # TF32: K-major operands only
+    assert wg.Spec(128, 128, 2, "tf32", False, True).problems()
+    assert wg.Spec(128, 256, 2, "tf32", True, True).epi_n == 64     # 128 x 64 x 4 B = the 32 KiB staging
+    assert wg.Spec(64, 48, 1, "tf32", True, True).epi_n == 16       # 64-byte rows: 4 chunks
 
 
 def test_names_are_unique_and_spell_the_config():
     names = [s.name for s in SPECS]
     assert len(names) == len(set(names))
     for s in SPECS:
-        assert s.name == (f"origami_wgmma_{s.block_m}x{s.block_n}x64_s{s.stages}_w{s.warps}_{s.dtype}_"
+        assert s.name == (f"origami_wgmma_{s.block_m}x{s.block_n}x{s.block_k}_s{s.stages}_w{s.warps}_{s.dtype}_"
                           f"{'k' if s.a_k_major else 'm'}{'k' if s.b_k_major else 'n'}")
 
 
@@ -92,21 +102,25 @@ def test_generator_interface():
         assert spec["nvcc_flags"] == ["-gencode=arch=compute_90a,code=sm_90a"]
         (k,) = spec["kernels"]
         assert need <= set(k)
-        assert k["family_enum"] == "origami::Family::Wgmma" and k["min_cc"] == 90 and k["alignment_elems"] == 8
-        assert k["dtype"] in ("float16", "bfloat16")
+        assert k["family_enum"] == "origami::Family::Wgmma" and k["min_cc"] == 90
+        assert k["dtype"] in ("float16", "bfloat16", "tfloat32")
+        assert k["alignment_elems"] == (4 if k["dtype"] == "tfloat32" else 8)  # 16 bytes (TMA strides)
+        assert k["dtype_enum"] == {"float16": "origami::DType::Float16", "bfloat16": "origami::DType::BFloat16",
+                                   "tfloat32": "origami::DType::TFloat32"}[k["dtype"]]
         text = wg.tu_text(spec)
         assert f'extern "C" __global__ void __launch_bounds__({k["threads"]}, 1) {k["name"]}(' in text
         assert f"static cudaError_t {k['launcher']}(const origami::GemmArgs& g)" in text
         assert f"kSmemBytes == {k['smem_bytes']}" in text
     # every tile of the config space is either compiled or excluded with a reason
-    compiled = {(s.block_m, s.block_n, 64) for s in SPECS}
+    compiled = {(s.block_m, s.block_n, s.block_k) for s in SPECS}
     ex = {t: why for t, why in excluded}
     sp = _space()
     for bm in sp["BLOCK_M"]:
         for bn in sp["BLOCK_N"]:
             for bk in sp["BLOCK_K"]:
                 assert ((bm, bn, bk) in compiled) != ((bm, bn, bk) in ex)
-    assert "BLOCK_K is 64" in ex[(128, 128, 32)]
+    assert "BLOCK_K is one 128-byte swizzle row" in ex[(128, 128, 16)]
+    assert (128, 128, 32) in compiled and (128, 128, 64) in compiled  # tf32 and the 16-bit types
 
 
 def test_generate_py_picks_the_family_up(tmp_path):
@@ -127,8 +141,9 @@ def test_wgmma_ops_inc_is_current():
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on the PATH")
-def test_one_specialisation_compiles_without_spills(tmp_path):
-    s = next(x for x in SPECS if (x.block_m, x.block_n, x.dtype, x.layout_tag) == (128, 256, "bf16", "kk"))
+@pytest.mark.parametrize("dtype", ["bf16", "tf32"])
+def test_one_specialisation_compiles_without_spills(tmp_path, dtype):
+    s = next(x for x in SPECS if (x.block_m, x.block_n, x.dtype, x.layout_tag) == (128, 256, dtype, "kk"))
     spec = dict(name=s.name, kernels=[wg.kernel_dict(s)])
     src = tmp_path / "k.cu"
     src.write_text(wg.tu_text(spec))

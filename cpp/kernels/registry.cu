@@ -50,7 +50,7 @@ const KernelEntry* find_kernel(const TileConfig& c, DType dtype, bool a_k, bool 
 }
 
 static const char* short_dtype(DType t) {
-  return t == DType::Float16 ? "fp16" : t == DType::BFloat16 ? "bf16" : "fp32";
+  return t == DType::Float16 ? "fp16" : t == DType::BFloat16 ? "bf16" : t == DType::Float32 ? "fp32" : "tf32";
 }
 
 // Numbers are formatted with std::to_string, not ostreams (see cpp/ops/matmul_shapes.hpp: integer

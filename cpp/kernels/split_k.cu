@@ -163,7 +163,8 @@ cudaError_t launch_split_k_reduce(const GemmArgs& g, DType dtype, int block_m, i
   switch (dtype) {
     case DType::Float16: return launch_reduce<__half>(g, sp, block_m, block_n);
     case DType::BFloat16: return launch_reduce<__nv_bfloat16>(g, sp, block_m, block_n);
-    case DType::Float32: return launch_reduce<float>(g, sp, block_m, block_n);
+    case DType::Float32:
+    case DType::TFloat32: return launch_reduce<float>(g, sp, block_m, block_n);
   }
   return cudaErrorInvalidValue;
 }

@@ -45,6 +45,7 @@ PARAM_KEYS: Tuple[str, ...] = (
     "mma_latency",
     "mma_sync_flops_per_cycle",
     "wgmma_flops_per_cycle",
+    "wgmma_tf32_flops_per_cycle",
     "fp32_flops_per_cycle",
     "smem_bytes_per_cycle",
     "sustained_clock_mhz",
@@ -572,14 +573,19 @@ def calibrate(quick: bool = False, progress: Optional[Callable[[str], None]] = p
         section(f"mma.sync {dt}", lambda dt=dt: mma(dt))
 
     if cc == (9, 0) and ext.wgmma_compiled():
+        keys = {("float16", 256): "wgmma_flops_per_cycle", ("tfloat32", 256): "wgmma_tf32_flops_per_cycle"}
+
         def wg(dt, n):
-            r = run(f"wgmma m64n{n}k16 {dt}", ext.wgmma, dt, n, reps)
-            add(f"wgmma m64n{n}k16 {dt} latency", r["samples"][f"latency_cycles@n{n}"], "cycles")
-            add(f"wgmma m64n{n}k16 {dt} throughput", r["samples"][f"flops_per_cycle_per_sm@n{n}"], "flop/cycle/SM",
-                "wgmma_flops_per_cycle" if (dt, n) == ("float16", 256) else None, tref)
-        shapes = [("float16", 256)] if quick else [("float16", 64), ("float16", 128), ("float16", 256), ("bfloat16", 256)]
+            k = 8 if dt == "tfloat32" else 16
+            ref = tref if dt != "tfloat32" or not tensor_ref else f"datasheet peak {tensor_ref / 2:.0f}"
+            r = run(f"wgmma m64n{n}k{k} {dt}", ext.wgmma, dt, n, reps)
+            add(f"wgmma m64n{n}k{k} {dt} latency", r["samples"][f"latency_cycles@n{n}"], "cycles")
+            add(f"wgmma m64n{n}k{k} {dt} throughput", r["samples"][f"flops_per_cycle_per_sm@n{n}"], "flop/cycle/SM",
+                keys.get((dt, n)), ref)
+        shapes = ([("float16", 256), ("tfloat32", 256)] if quick else
+                  [("float16", 64), ("float16", 128), ("float16", 256), ("bfloat16", 256), ("tfloat32", 256)])
         for dt, n in shapes:
-            section(f"wgmma m64n{n}k16 {dt}", lambda dt=dt, n=n: wg(dt, n))
+            section(f"wgmma m64n{n}k{8 if dt == 'tfloat32' else 16} {dt}", lambda dt=dt, n=n: wg(dt, n))
     else:
         say(f"[calibrate] wgmma skipped: needs a cc 9.0 device and an sm_90a build (device cc {cc[0]}.{cc[1]}, "
             f"built: {ext.wgmma_compiled()})")

@@ -2,17 +2,18 @@
 memory and threads, and the translation unit that instantiates each one.
 
 The kernel template is cpp/kernels/wgmma/gemm_wgmma.cuh. One specialisation is
-(BLOCK_M, BLOCK_N, stages, consumer warpgroups, dtype, A layout, B layout); BLOCK_K is always 64
-(one 128-byte swizzle row of a 16-bit type). GROUP_SIZE_M is a launch argument.
+(BLOCK_M, BLOCK_N, stages, consumer warpgroups, dtype, A layout, B layout); BLOCK_K is one 128-byte swizzle
+row: 64 elements of a 16-bit type, 32 of fp32 (the tf32 kernels: fp32 storage, TF32 tensor-core math, K-major
+A and B only, as wgmma takes TF32 operands). GROUP_SIZE_M is a launch argument.
 
 Epilogue rule: the C tile leaves through shared memory in column slices of EPI_N, the widest of
-256/128/64/32/16 that divides BLOCK_N and keeps the staging buffer (BLOCK_M x EPI_N x 2 B) within
-C_STAGING_BYTES = 32 KiB, so the operand ring gets the rest (slices of 32 or 16 columns leave through the
+256/128/64/32/16 that divides BLOCK_N and keeps the staging buffer (BLOCK_M x EPI_N x element bytes) within
+C_STAGING_BYTES = 32 KiB, so the operand ring gets the rest (slices narrower than 128 bytes leave through the
 threads' stores, not TMA: gemm_wgmma.cuh Plan::kTmaStore).
 Stage rule: as many stages as fit next to the C staging buffer in the 227 KiB per-block opt-in,
 capped at MAX_STAGES:
     stages = min(MAX_STAGES, (SMEM_OPTIN - ALIGN_SLACK - C_bytes - barrier reserve) // stage_bytes)
-    stage_bytes = (BLOCK_M + BLOCK_N) * 64 * 2,  C_bytes = BLOCK_M * EPI_N * 2
+    stage_bytes = (BLOCK_M + BLOCK_N) * 128,  C_bytes = BLOCK_M * EPI_N * element bytes
 The C++ header computes the same footprint (Plan::kSmemBytes) and static_asserts that it fits.
 
 Interface for cpp/kernels/generate.py: FAMILY, MIN_CC, NVCC_FLAGS, specializations(space) ->
@@ -38,18 +39,19 @@ MIN_CC = 90
 NVCC_FLAGS = ["-gencode=arch=compute_90a,code=sm_90a"]
 HEADER = "wgmma/gemm_wgmma.cuh"  # relative to cpp/kernels (an include directory of the build)
 
-BLOCK_K = 64
+SWIZZLE_ROW_BYTES = 128   # one stage row of A or B: BLOCK_K = 128 / element bytes
 SMEM_OPTIN_BYTES = 232448  # H100/H200 cudaDevAttrMaxSharedMemoryPerBlockOptin (ANCHORS.md section 1)
 ALIGN_SLACK_BYTES = 1024   # the ring is re-aligned to 1024 B inside the kernel
 MAX_STAGES = 8             # beyond this the ring only hides latency that is already hidden
-ALIGNMENT_ELEMS = 8        # TMA: 16-byte global strides for 16-bit types
+TMA_ALIGN_BYTES = 16       # TMA: 16-byte base and global strides
 ACCUM_LIMIT = 192          # fp32 accumulators per consumer thread that fit under setmaxnreg 232
 # 32 KiB of C staging lets 128x256 keep 4 stages of 48 KiB (a full 128x256 staging tile, 64 KiB,
 # leaves room for 3; measured in cpp/kernels/wgmma/NOTES.md).
 C_STAGING_BYTES = 32768
 
-# short name -> (DType enumerator, ElemType enumerator, dtype name the registry uses)
-DTYPES = {"fp16": ("Float16", "Half", "float16"), "bf16": ("BFloat16", "BFloat16", "bfloat16")}
+# short name -> (DType enumerator, ElemType enumerator, dtype name the registry uses, element bytes)
+DTYPES = {"fp16": ("Float16", "Half", "float16", 2), "bf16": ("BFloat16", "BFloat16", "bfloat16", 2),
+          "tf32": ("TFloat32", "TFloat32", "tfloat32", 4)}
 
 # (BLOCK_M, BLOCK_N, consumer warpgroups). Why each is here:
 #  128x256 (2 consumers, m64n256 each): the cuBLAS-class tile for large problems (fast.cu kernel 12).
@@ -85,6 +87,9 @@ TILES = [
     (64, 160, 1),
 ]
 LAYOUTS = [(True, True), (True, False), (False, True), (False, False)]  # (A K-major, B K-major)
+# wgmma reads a TF32 operand from shared memory K-major only (no transpose bits for .tf32 in the PTX ISA): the tf32
+# kernels take the nn.Linear layout (x @ w.t()); the op copies an operand of another layout into it first.
+TF32_LAYOUTS = [(True, True)]
 
 
 @dataclass(frozen=True)
@@ -99,24 +104,34 @@ class Spec:
     cluster: int = 1          # CTAs per cluster sharing (TMA-multicasting) the B tile: 1 or 2
     max_stages: int = 0       # dev experiments only (--variants): a deeper ring than MAX_STAGES; 0 = the rule
 
-    block_k: int = BLOCK_K
+    @property
+    def elem_bytes(self) -> int:
+        return DTYPES[self.dtype][3]
+
+    @property
+    def block_k(self) -> int:
+        return SWIZZLE_ROW_BYTES // self.elem_bytes
+
+    @property
+    def alignment_elems(self) -> int:
+        return TMA_ALIGN_BYTES // self.elem_bytes
 
     @property
     def epi_n(self) -> int:
         if self.epi_n_override:
             return self.epi_n_override
         for w in (256, 128, 64, 32, 16):
-            if w <= self.block_n and self.block_n % w == 0 and self.block_m * w * 2 <= C_STAGING_BYTES:
+            if w <= self.block_n and self.block_n % w == 0 and self.block_m * w * self.elem_bytes <= C_STAGING_BYTES:
                 return w
         return 64
 
     @property
     def stage_bytes(self) -> int:
-        return (self.block_m + self.block_n) * BLOCK_K * 2
+        return (self.block_m + self.block_n) * SWIZZLE_ROW_BYTES
 
     @property
     def c_bytes(self) -> int:
-        return self.block_m * self.epi_n * 2
+        return self.block_m * self.epi_n * self.elem_bytes
 
     @property
     def stages(self) -> int:
@@ -175,8 +190,11 @@ class Spec:
             out.append(f"shared memory {self.smem_bytes} B exceeds {SMEM_OPTIN_BYTES} B")
         if self.accumulators_per_thread > ACCUM_LIMIT:
             out.append("too many accumulators per consumer thread")
-        if self.block_n % self.epi_n or (self.epi_n % 64 and self.epi_n not in (16, 32)):
-            out.append("epilogue slice must divide BLOCK_N and be 16, 32 or a multiple of 64")
+        chunks = self.epi_n * self.elem_bytes // 16  # 16-byte chunks per staged row (gemm_wgmma.cuh c_chunk_offset)
+        if self.block_n % self.epi_n or (chunks % 8 and chunks not in (2, 4)):
+            out.append("epilogue slice must divide BLOCK_N and be 2, 4 or a multiple of 8 chunks of 16 bytes")
+        if self.dtype == "tf32" and (self.a_k_major, self.b_k_major) not in TF32_LAYOUTS:
+            out.append("wgmma takes TF32 operands K-major only")
         if self.cluster not in (1, 2) or self.block_n % (8 * self.cluster):
             out.append("clusters of 1 or 2 CTAs, each multicasting whole 8-row groups of B")
         if self.consumers not in (1, 2):
@@ -188,7 +206,7 @@ def all_specs() -> list[Spec]:
     specs = []
     for bm, bn, consumers in TILES:
         for dtype in DTYPES:
-            for a_k, b_k in LAYOUTS:
+            for a_k, b_k in (TF32_LAYOUTS if dtype == "tf32" else LAYOUTS):
                 s = Spec(bm, bn, consumers, dtype, a_k, b_k)
                 if not s.problems():
                     specs.append(s)
@@ -197,13 +215,13 @@ def all_specs() -> list[Spec]:
 
 def kernel_dict(s: Spec) -> dict:
     """The KernelEntry facts of one specialisation, in generate.py's vocabulary."""
-    dt_enum, _, dt_name = DTYPES[s.dtype]
+    dt_enum, _, dt_name, _ = DTYPES[s.dtype]
     return dict(
         name=s.name, family=FAMILY, family_enum=FAMILY_ENUM,
         block_m=s.block_m, block_n=s.block_n, block_k=s.block_k, stages=s.stages, warps=s.warps,
         consumers=s.consumers, dtype=dt_name, dtype_enum=f"origami::DType::{dt_enum}",
         a_k_contiguous=s.a_k_major, b_k_contiguous=s.b_k_major, threads=s.threads,
-        smem_bytes=s.smem_bytes, alignment_elems=ALIGNMENT_ELEMS, min_cc=MIN_CC,
+        smem_bytes=s.smem_bytes, alignment_elems=s.alignment_elems, min_cc=MIN_CC,
         launcher=f"launch_{s.name}", template_args=s.template_args(), cluster=s.cluster)
 
 
@@ -219,8 +237,8 @@ def specializations(space: dict | None = None):
         for bm in space.get("BLOCK_M", []):
             for bn in space.get("BLOCK_N", []):
                 for bk in space.get("BLOCK_K", []):
-                    if bk != BLOCK_K:
-                        why = "BLOCK_K is 64: one 128-byte swizzle row of a 16-bit type per stage"
+                    if bk not in (SWIZZLE_ROW_BYTES // 2, SWIZZLE_ROW_BYTES // 4):
+                        why = "BLOCK_K is one 128-byte swizzle row per stage: 64 of a 16-bit type, 32 of fp32 (tf32)"
                     elif bm < 64:
                         why = "BLOCK_M below 64: wgmma is m64 per warpgroup"
                     elif (bm, bn) in compiled:
@@ -309,7 +327,7 @@ def _main(argv: list[str]) -> int:
     ns = ap.parse_args(argv)
     pool = all_specs()
     if ns.variants:
-        for dtype in DTYPES:  # 64x32 (K-major B only): twice the CTAs of 64x64 at small M
+        for dtype in ("fp16", "bf16"):  # 64x32 (K-major B only): twice the CTAs of 64x64 at small M
             for a_k in (True, False):
                 v = Spec(64, 32, 1, dtype, a_k, True)
                 if not v.problems():

@@ -1,21 +1,23 @@
 // The wgmma kernel family (sm_90a): TMA loads with 128-byte swizzle into a ring of shared-memory
 // stages guarded by mbarriers, one producer warpgroup, one or two consumer warpgroups issuing
-// wgmma m64nNk16 (fp32 accumulators), a persistent grid walking output tiles in the Triton
+// wgmma m64nNk16 (16-bit types) or m64nNk8 (TF32 from fp32 storage), fp32 accumulators, a persistent grid walking
+// output tiles in the Triton
 // GROUP_SIZE_M raster, and an epilogue through shared memory: TMA stores that drain while the CTA computes its
 // next tile, or (a CTA's last tile, unaligned C rows) predicated, coalesced stores by the consumer threads.
 //
 // One specialisation = (BLOCK_M, BLOCK_N, stages, consumer warpgroups, epilogue slice width,
-// element type, A layout, B layout[, cluster]); BLOCK_K is 64 (one 128-byte swizzle row of a 16-bit
-// type). kCluster = 2 (two CTAs multicasting a shared B tile) is implemented and verified correct;
+// element type, A layout, B layout[, cluster]); BLOCK_K is one 128-byte swizzle row: 64 elements of a 16-bit
+// type, 32 of fp32 (TF32 math: the tensor cores read the fp32 bits in shared memory as TF32; wgmma takes a TF32
+// operand K-major only, so both operands are K-major there). kCluster = 2 (two CTAs multicasting a shared B tile) is implemented and verified correct;
 // it matches the 1-CTA kernel at the power limit and is a few % slower in short runs (NOTES.md, v3, v5),
 // so the generated list uses kCluster = 1. The generator
 // (cpp/kernels/families/wgmma.py) instantiates each in its own translation unit and chooses
 // the stage count; this header only checks that the choice fits.
 //
 // C[b] (M x N, row-major, ldc) = A[b] (M x K) * B[b] (K x N); see GemmArgs for the strides.
-// Requirements checked by the launcher (and mirrored by KernelEntry::alignment_elems = 8):
-// base pointers 16-byte aligned, A/B leading dimensions and batch strides multiples of 8
-// elements (TMA's 16-byte global-stride rule). M, N and K are free: TMA zero-fills loads
+// Requirements checked by the launcher (and mirrored by KernelEntry::alignment_elems = 16 bytes in elements):
+// base pointers 16-byte aligned, A/B leading dimensions and batch strides multiples of 16 bytes
+// (TMA's global-stride rule; 8 elements of a 16-bit type, 4 of fp32). M, N and K are free: TMA zero-fills loads
 // outside the tensor and the epilogue predicates stores.
 #pragma once
 
@@ -29,6 +31,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <type_traits>
 
 #include "../gemm_args.hpp"
 #include "../pdl.hpp"
@@ -36,15 +39,23 @@
 namespace origami {
 namespace wgmma {
 
-enum class ElemType { Half, BFloat16 };
+// Storage type of A, B and C. TFloat32: fp32 in memory, TF32 tensor-core math (what cuBLAS does for fp32 with
+// torch's allow_tf32), fp32 accumulation, fp32 C.
+enum class ElemType { Half, BFloat16, TFloat32 };
+template <ElemType T>
+constexpr int kElemBytes = T == ElemType::TFloat32 ? 4 : 2;
 
 template <int N, ElemType T>
-struct Wgmma;  // wgmma.mma_async m64nNk16 wrappers, generated
+struct Wgmma;  // wgmma.mma_async m64nNk16 (16-bit) / m64nNk8 (tf32) wrappers, generated
 #include "wgmma_ops.inc"
 
-// 64 elements of a 16-bit type = 128 bytes = one row of the 128-byte swizzle pattern, the widest
-// TMA box row the swizzle allows and the K extent wgmma descriptors step through in 32-byte moves.
-constexpr int kBlockK = 64;
+// One row of the 128-byte swizzle pattern: the widest TMA box row the swizzle allows, and the K extent the wgmma
+// descriptors step through in 32-byte moves (k16 of a 16-bit type, k8 of TF32): 4 instructions per k-block
+// whatever the type, so a stage holds the same bytes (BLOCK_M + BLOCK_N) x 128 for every element type.
+constexpr int kSwizzleRowBytes = 128;
+constexpr int kKStepsPerBlock = kSwizzleRowBytes / 32;
+template <ElemType T>
+constexpr int kBlockK = kSwizzleRowBytes / kElemBytes<T>;  // 64 (16-bit), 32 (fp32)
 // Per-block opt-in shared memory on H100/H200 (cudaDevAttrMaxSharedMemoryPerBlockOptin,
 // 232,448 B, read on the device: /work/shared/ANCHORS.md section 1).
 constexpr int kSmemOptinBytes = 232448;
@@ -54,18 +65,21 @@ constexpr int kSmemAlignBytes = 1024;
 
 // Shared-memory plan of one specialisation. The Python family module computes the same numbers
 // (smem_bytes in the registry); the static_asserts in the kernel keep the two honest.
-template <int BM, int BN, int kStages, int kConsumers, int kEpiN>
+template <int BM, int BN, int kStages, int kConsumers, int kEpiN, int kOutBytes = 2>
 struct Plan {
   static constexpr int kRowsPerConsumer = BM / kConsumers;
   static constexpr int kMmaM = kRowsPerConsumer / 64;        // m64 sub-tiles per consumer warpgroup
-  static constexpr int kABytes = BM * kBlockK * 2;           // one stage of A
-  static constexpr int kBBytes = BN * kBlockK * 2;           // one stage of B
+  static constexpr int kABytes = BM * kSwizzleRowBytes;      // one stage of A (BLOCK_K elements per row)
+  static constexpr int kBBytes = BN * kSwizzleRowBytes;      // one stage of B
   static constexpr int kStageBytes = kABytes + kBBytes;
   // C staging: the tile leaves in column slices of kEpiN (BN / kEpiN passes), so the staging
   // buffer is BM x kEpiN and the ring keeps the rest of shared memory. Not padded: the 16-byte chunks are
   // XOR-swizzled (c_chunk_offset below), which keeps the fragment writes (8 rows x 4 lanes per instruction)
   // free of bank conflicts and lays 64-column boxes out as the TMA store reads them.
-  static constexpr int kCRowBytes = kEpiN * 2;
+  static constexpr int kCRowBytes = kEpiN * kOutBytes;
+  static constexpr int kChunksPerRow = kCRowBytes / 16;      // 16-byte chunks per staged row
+  static constexpr int kChunkElems = 16 / kOutBytes;         // C elements per chunk
+  static constexpr int kBoxCols = kSwizzleRowBytes / kOutBytes;  // columns of one TMA store box (128-byte rows)
   static constexpr int kCBytes = BM * kCRowBytes;
   static constexpr int kBarrierBytes = 2 * kStages * 8;      // full[] and empty[] mbarriers
   static constexpr int kSmemBytes =
@@ -80,10 +94,12 @@ struct Plan {
   static_assert(kSmemBytes <= kSmemOptinBytes, "stages + C staging exceed the shared-memory opt-in limit");
   static_assert(kAccumPerThread <= 192, "accumulators would not fit the consumer register budget");
   static_assert(kConsumers == 1 || kConsumers == 2, "one or two consumer warpgroups");
-  static_assert(BN % kEpiN == 0 && (kEpiN % 64 == 0 || kEpiN == 32 || kEpiN == 16),
+  static_assert(kOutBytes == 2 || kOutBytes == 4, "16-bit or fp32 C");
+  static_assert(BN % kEpiN == 0 && kCRowBytes % 16 == 0 &&
+                    (kChunksPerRow % 8 == 0 || kChunksPerRow == 4 || kChunksPerRow == 2),
                 "epilogue slices: 2, 4 or a multiple of 8 swizzled 16-byte chunks (c_chunk_offset)");
-  // The slice leaves by TMA store (64-column boxes) where C allows it.
-  static constexpr bool kTmaStore = kEpiN % 64 == 0;
+  // The slice leaves by TMA store (boxes of 128-byte rows) where C allows it.
+  static constexpr bool kTmaStore = kChunksPerRow % 8 == 0;
 };
 
 // Byte offset of 16-byte chunk c of row r in a consumer warpgroup's C staging buffer (kRows rows of
@@ -237,10 +253,14 @@ __device__ __forceinline__ std::uint64_t make_desc(std::uint32_t addr, std::uint
   return d;
 }
 
+// The storage word of one element (C, bias) and its value.
 template <ElemType T>
-__device__ __forceinline__ float elem_to_float(std::uint16_t bits) {
+using Word = std::conditional_t<T == ElemType::TFloat32, std::uint32_t, std::uint16_t>;
+template <ElemType T>
+__device__ __forceinline__ float elem_to_float(Word<T> bits) {
   if constexpr (T == ElemType::Half) return __half2float(__ushort_as_half(bits));
-  else return __bfloat162float(__ushort_as_bfloat16(bits));
+  else if constexpr (T == ElemType::BFloat16) return __bfloat162float(__ushort_as_bfloat16(bits));
+  else return __uint_as_float(bits);
 }
 
 template <ElemType T>
@@ -263,7 +283,7 @@ struct KernelParams {
   int tiles_m, tiles_n;
   int units_m;              // tile rows per cluster row: ceil(tiles_m / cluster)
   int units_total;          // units_m * tiles_n * batch: what the persistent clusters walk
-  int k_blocks;             // ceil(K / 64)
+  int k_blocks;             // ceil(K / BLOCK_K)
   // Split-K (GemmArgs::split_k, make_split_plan): split_k > 1 slices of k_blocks_per_split k-blocks for the
   // tail_tiles tiles after the dp_tiles whole ones; slice s of tail tile j writes its fp32 partial tile
   // (BM x BN, tile-local rows of BN) at ws + (s * tail_tiles + j) * BM * BN instead of C.
@@ -337,7 +357,7 @@ __device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p,
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
           int kCluster = 1>
 struct Kernel {
-  using P = Plan<BM, BN, kStages, kConsumers, kEpiN>;
+  using P = Plan<BM, BN, kStages, kConsumers, kEpiN, kElemBytes<kT>>;
   static __device__ __forceinline__ void run(const CUtensorMap& tma_a, const CUtensorMap& tma_b,
                                              const CUtensorMap& tma_c, const KernelParams& p);
 };
@@ -347,6 +367,7 @@ template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, b
 __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster>::run(
     const CUtensorMap& tma_a, const CUtensorMap& tma_b, const CUtensorMap& tma_c, const KernelParams& p) {
   static_assert(kBKMajor || BN % 64 == 0, "an N-major B is loaded in 64-column TMA boxes");
+  static_assert(kT != ElemType::TFloat32 || (kAKMajor && kBKMajor), "wgmma reads TF32 operands K-major only");
   static_assert(kCluster == 1 || kCluster == 2, "1 or 2 CTAs per cluster");
   static_assert(BN % (8 * kCluster) == 0, "each CTA's multicast share of B is whole 8-row swizzle groups");
   constexpr int kMmaM = P::kMmaM;
@@ -404,9 +425,9 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
           mbar_arrive_expect_tx(fb, p.stage_tx_bytes);  // zero-filled out-of-range bytes of a box count too
           const std::uint32_t a_dst = ring + stage * P::kStageBytes;
           const std::uint32_t b_dst = a_dst + P::kABytes;
-          const int k0 = kb * kBlockK;
+          const int k0 = kb * kBlockK<kT>;
           if constexpr (kAKMajor) {
-            tma_load_3d(a_dst, &tma_a, fb, k0, m0, ba);  // box {64 (K), BM}
+            tma_load_3d(a_dst, &tma_a, fb, k0, m0, ba);  // box {BLOCK_K, BM}
           } else {
 #pragma unroll
             for (int i = 0; i < BM / 64; ++i)
@@ -414,7 +435,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
           }
           if constexpr (kCluster == 1) {
             if constexpr (kBKMajor) {
-              tma_load_3d(b_dst, &tma_b, fb, k0, n0, bb);  // box {64 (K), BN}
+              tma_load_3d(b_dst, &tma_b, fb, k0, n0, bb);  // box {BLOCK_K, BN}
             } else {
 #pragma unroll
               for (int i = 0; i < BN / 64; ++i)
@@ -424,7 +445,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
             // The cluster's CTAs share this B tile: each loads its share once, for both.
             constexpr std::uint16_t kAll = (1u << kCluster) - 1;
             if constexpr (kBKMajor) {
-              constexpr int kRows = BN / kCluster;  // box {64 (K), BN / cluster}
+              constexpr int kRows = BN / kCluster;  // box {BLOCK_K, BN / cluster}
               tma_load_3d_multicast(b_dst + rank * kRows * 128, &tma_b, fb, k0, n0 + rank * kRows, bb, kAll);
             } else {
 #pragma unroll
@@ -469,7 +490,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         for (int mi = 0; mi < kMmaM; ++mi) fence_accumulators(acc[mi]);
         wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < kBlockK / 16; ++kk) {
+        for (int kk = 0; kk < kKStepsPerBlock; ++kk) {
           std::uint64_t db;
           if constexpr (kBKMajor) db = make_desc(b_base + kk * 32, 16, 1024);
           else db = make_desc(b_base + kk * 2048, 8192, 1024);
@@ -529,7 +550,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
 
       if (p.bias != nullptr) {
         // Fused bias: column n of every row gets bias[n], in fp32, before the one rounding to the output type.
-        const std::uint16_t* bias = static_cast<const std::uint16_t*>(p.bias);
+        const Word<kT>* bias = static_cast<const Word<kT>*>(p.bias);
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
           const int gn = tc.tile_n * BN + 8 * j + 2 * (lane % 4);
@@ -557,8 +578,10 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       // slower in the harness, ~1 us of host time per launch).
       const bool tma_store = P::kTmaStore && p.c_tma && unit + static_cast<int>(gridDim.x) / kCluster < p.units_total;
       std::uint8_t* c_rows = c_stage + static_cast<std::size_t>(cw) * P::kRowsPerConsumer * P::kCRowBytes;
-      std::uint16_t* cg = static_cast<std::uint16_t*>(p.c) + tc.batch * p.c_stride_batch;
-      constexpr int kChunksPerRow = kEpiN / 8;  // 16-byte chunks per staged row
+      using CWord = Word<kT>;
+      CWord* cg = static_cast<CWord*>(p.c) + tc.batch * p.c_stride_batch;
+      constexpr int kChunksPerRow = P::kChunksPerRow;
+      constexpr int kChunkElems = P::kChunkElems;
       constexpr int kChunks = P::kRowsPerConsumer * kChunksPerRow;
       constexpr int kRows = P::kRowsPerConsumer;
 #pragma unroll
@@ -573,12 +596,22 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         for (int mi = 0; mi < kMmaM; ++mi) {
           const int r = mi * 64 + warp * 16 + lane / 4;  // and r + 8
 #pragma unroll
-          for (int jj = 0; jj < kChunksPerRow; ++jj) {
-            const int j = pass * kChunksPerRow + jj;
-            std::uint8_t* dst = c_rows + c_chunk_offset<kRows, kChunksPerRow>(r, jj) + (lane % 4) * 4;
-            std::uint8_t* dst8 = c_rows + c_chunk_offset<kRows, kChunksPerRow>(r + 8, jj) + (lane % 4) * 4;
-            *reinterpret_cast<std::uint32_t*>(dst) = pack2<kT>(acc[mi][4 * j + 0], acc[mi][4 * j + 1]);
-            *reinterpret_cast<std::uint32_t*>(dst8) = pack2<kT>(acc[mi][4 * j + 2], acc[mi][4 * j + 3]);
+          for (int jj = 0; jj < kEpiN / 8; ++jj) {  // the slice's groups of 8 columns (one D fragment each)
+            const int j = pass * (kEpiN / 8) + jj;
+            // this lane's two columns, 8 jj + 2 (lane % 4) and the next: in 16-bit chunk jj at byte 4 (lane % 4);
+            // in fp32 chunk 2 jj + (lane % 4) / 2 at byte 8 (lane % 2)
+            if constexpr (kT == ElemType::TFloat32) {
+              const int cc = 2 * jj + (lane % 4) / 2, byte = (lane % 2) * 8;
+              std::uint8_t* dst = c_rows + c_chunk_offset<kRows, kChunksPerRow>(r, cc) + byte;
+              std::uint8_t* dst8 = c_rows + c_chunk_offset<kRows, kChunksPerRow>(r + 8, cc) + byte;
+              *reinterpret_cast<float2*>(dst) = make_float2(acc[mi][4 * j + 0], acc[mi][4 * j + 1]);
+              *reinterpret_cast<float2*>(dst8) = make_float2(acc[mi][4 * j + 2], acc[mi][4 * j + 3]);
+            } else {
+              std::uint8_t* dst = c_rows + c_chunk_offset<kRows, kChunksPerRow>(r, jj) + (lane % 4) * 4;
+              std::uint8_t* dst8 = c_rows + c_chunk_offset<kRows, kChunksPerRow>(r + 8, jj) + (lane % 4) * 4;
+              *reinterpret_cast<std::uint32_t*>(dst) = pack2<kT>(acc[mi][4 * j + 0], acc[mi][4 * j + 1]);
+              *reinterpret_cast<std::uint32_t*>(dst8) = pack2<kT>(acc[mi][4 * j + 2], acc[mi][4 * j + 3]);
+            }
           }
         }
         const int n_base = tc.tile_n * BN + pass * kEpiN;
@@ -589,8 +622,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
             if (t == 0) {
               const std::uint32_t box0 = smem_addr(c_rows);
 #pragma unroll
-              for (int b = 0; b < kEpiN / 64; ++b)
-                tma_store_3d(&tma_c, box0 + b * (kRows * 128), n_base + 64 * b, m_base, tc.batch);
+              for (int b = 0; b < kEpiN / P::kBoxCols; ++b)
+                tma_store_3d(&tma_c, box0 + b * (kRows * 128), n_base + P::kBoxCols * b, m_base, tc.batch);
               bulk_commit_group();
             }
             continue;
@@ -598,23 +631,24 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         }
         named_barrier_sync(1 + cw, 128);
         if (!p.c_vector_ok) {
-          // C rows not 16-byte aligned (an odd N, or ldc not a multiple of 8): no 16-byte stores. One thread
-          // storing its chunk's 8 elements would make each warp-wide store hit 32 two-byte pieces 16 bytes
-          // apart (16 partially written sectors per instruction: on the H100 that made 2770x9781x201 take
+          // C rows not 16-byte aligned (an odd N, or ldc not a multiple of 16 bytes): no 16-byte stores. One
+          // thread storing its chunk's elements would make each warp-wide store hit 32 small pieces 16 bytes
+          // apart (16 partially written sectors per instruction: on the H100 that made 2770x9781x201 fp16 take
           // 141 us against ~40 for the math and the C traffic). Instead the warp stores its 32 chunks
-          // element-wise with consecutive lanes on consecutive elements: 64 contiguous bytes per instruction.
-          const std::uint16_t* c_rows16 = reinterpret_cast<const std::uint16_t*>(c_rows);
+          // element-wise with consecutive lanes on consecutive elements: 32 contiguous elements per instruction.
+          const CWord* c_words = reinterpret_cast<const CWord*>(c_rows);
           for (int base = t - lane; base < kChunks; base += 128) {
 #pragma unroll
-            for (int k = 0; k < 8; ++k) {
+            for (int k = 0; k < kChunkElems; ++k) {
               const int flat = k * 32 + lane;
-              const int idx = base + flat / 8, e = flat % 8;
+              const int idx = base + flat / kChunkElems, e = flat % kChunkElems;
               const int r = idx / kChunksPerRow;
               const int cc = idx - r * kChunksPerRow;
               const int gm = m_base + r;
-              const int gn = n_base + cc * 8 + e;
+              const int gn = n_base + cc * kChunkElems + e;
               if (gm < p.M && gn < p.N)
-                cg[gm * p.c_stride_m + gn] = c_rows16[c_chunk_offset<kRows, kChunksPerRow>(r, cc) / 2 + e];
+                cg[gm * p.c_stride_m + gn] =
+                    c_words[c_chunk_offset<kRows, kChunksPerRow>(r, cc) / static_cast<int>(sizeof(CWord)) + e];
             }
           }
           continue;
@@ -624,15 +658,15 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
           const int r = idx / kChunksPerRow;
           const int cc = idx - r * kChunksPerRow;
           const int gm = m_base + r;
-          const int gn = n_base + cc * 8;
+          const int gn = n_base + cc * kChunkElems;
           if (gm >= p.M || gn >= p.N) continue;
           const std::uint8_t* src = c_rows + c_chunk_offset<kRows, kChunksPerRow>(r, cc);
-          std::uint16_t* dst = cg + gm * p.c_stride_m + gn;
-          if (gn + 8 <= p.N) {
+          CWord* dst = cg + gm * p.c_stride_m + gn;
+          if (gn + kChunkElems <= p.N) {
             *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
           } else {
-            const std::uint16_t* s16 = reinterpret_cast<const std::uint16_t*>(src);
-            for (int e = 0; e < 8 && gn + e < p.N; ++e) dst[e] = s16[e];
+            const CWord* sw = reinterpret_cast<const CWord*>(src);
+            for (int e = 0; e < kChunkElems && gn + e < p.N; ++e) dst[e] = sw[e];
           }
         }
       }
@@ -666,19 +700,25 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return fn;
 }
 
-// A 3-D map {inner, outer, batch} over a 16-bit matrix, boxes of {box_inner, box_outer, 1},
-// 128-byte swizzle, zero fill outside the tensor.
+// A 3-D map {inner, outer, batch} over a matrix of element type t, boxes of {box_inner, box_outer, 1},
+// 128-byte swizzle, zero fill outside the tensor. The fp32 operands of the TFloat32 kernels are mapped as TFLOAT32:
+// TMA rounds each word to the nearest TF32 value on its way to shared memory, as cuBLAS's TF32 path rounds; mapped
+// as FLOAT32 the tensor cores read the upper 19 bits, i.e. truncate. Measured on the H200 (1024x1000x4096, randn,
+// benchmarks/results/probes/probe_tf32_rounding_h200.txt): relative error vs the exact product of the inputs
+// rounded to TF32 4.8e-6 with TFLOAT32 (vs the truncated inputs 4.8e-6 with FLOAT32), cuBLAS 9.6e-6 from the
+// rounded ones; vs fp64: ours 2.94e-4 = cuBLAS's 2.94e-4 (truncating: 7.7e-4, 2.6x). C (`operand` false) stays FLOAT32.
 inline bool encode_map(CUtensorMap* map, ElemType t, const void* base, std::int64_t inner, std::int64_t outer,
                        std::int64_t batch, std::int64_t outer_stride_elems, std::int64_t batch_stride_elems,
-                       int box_inner, int box_outer) {
+                       int box_inner, int box_outer, bool operand) {
   auto encode = tensor_map_encoder();
   if (!encode) return false;
   const cuuint64_t dims[3] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(outer),
                               static_cast<cuuint64_t>(batch)};
   // A one-element batch dimension still needs a legal stride (multiple of 16 B, < 2^40).
   const std::int64_t bstride = batch > 1 ? batch_stride_elems : outer_stride_elems * outer;
-  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(outer_stride_elems * 2),
-                                 static_cast<cuuint64_t>(bstride * 2)};
+  const std::int64_t eb = t == ElemType::TFloat32 ? 4 : 2;
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(outer_stride_elems * eb),
+                                 static_cast<cuuint64_t>(bstride * eb)};
   const cuuint32_t box[3] = {static_cast<cuuint32_t>(box_inner), static_cast<cuuint32_t>(box_outer), 1};
   const cuuint32_t elem_strides[3] = {1, 1, 1};
   // L2 promotion: 256-byte fetches where rows start on 128-byte lines; 128-byte fetches where the row pitch is not a
@@ -686,8 +726,12 @@ inline bool encode_map(CUtensorMap* map, ElemType t, const void* base, std::int6
   // reads). H100, 3000^3 fp16 (rows of 6000 B), three tiles: 256 B 159-260 us, 128 B 139-226 us (12-14 % faster),
   // 1000^3 64x128 15.8 -> 14.3 us; 128-byte aligned pitches (3008^3, 1024^3, 8192 x 1024 x 4096) within the
   // run-to-run spread either way (benchmarks/results/probes/probe_tma_row_align_h100.txt).
-  const bool pitch_on_lines = (outer_stride_elems * 2) % 128 == 0 && (batch <= 1 || (bstride * 2) % 128 == 0);
-  const CUresult r = encode(map, t == ElemType::Half ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+  const bool pitch_on_lines = (outer_stride_elems * eb) % 128 == 0 && (batch <= 1 || (bstride * eb) % 128 == 0);
+  const CUtensorMapDataType type = t == ElemType::Half       ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                   : t == ElemType::BFloat16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                   : operand                 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
+                                                             : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const CUresult r = encode(map, type,
                             3, const_cast<void*>(base), dims, strides, box, elem_strides,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                             pitch_on_lines ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
@@ -695,11 +739,14 @@ inline bool encode_map(CUtensorMap* map, ElemType t, const void* base, std::int6
   return r == CUDA_SUCCESS;
 }
 
-// What TMA needs of one operand: 16-byte base, 16-byte leading-dimension and batch strides.
-inline bool tma_compatible(const void* base, std::int64_t ld_elems, std::int64_t batch, std::int64_t batch_stride_elems) {
+// What TMA needs of one operand of elem_bytes-byte elements: 16-byte base, 16-byte leading-dimension and batch
+// strides.
+inline bool tma_compatible(const void* base, std::int64_t ld_elems, std::int64_t batch, std::int64_t batch_stride_elems,
+                           int elem_bytes) {
+  const std::int64_t align = 16 / elem_bytes;
   if (reinterpret_cast<std::uintptr_t>(base) % 16 != 0) return false;
-  if (ld_elems <= 0 || ld_elems % 8 != 0 || ld_elems * 2 >= (1ll << 40)) return false;
-  if (batch > 1 && batch_stride_elems != 0 && (batch_stride_elems % 8 != 0 || batch_stride_elems < 0)) return false;
+  if (ld_elems <= 0 || ld_elems % align != 0 || ld_elems * elem_bytes >= (1ll << 40)) return false;
+  if (batch > 1 && batch_stride_elems != 0 && (batch_stride_elems % align != 0 || batch_stride_elems < 0)) return false;
   return true;
 }
 
@@ -708,7 +755,9 @@ using KernelFn = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMa
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
           int kCluster = 1>
 struct Launcher {
-  using P = Plan<BM, BN, kStages, kConsumers, kEpiN>;
+  using P = Plan<BM, BN, kStages, kConsumers, kEpiN, kElemBytes<kT>>;
+  static constexpr int kBK = kBlockK<kT>;
+  static constexpr int kEB = kElemBytes<kT>;
 
   // Launches `kernel` (the generated wrapper of Kernel<same arguments>::run).
   // cudaErrorInvalidValue: the arguments break this specialisation's layout or alignment rule
@@ -723,8 +772,8 @@ struct Launcher {
     if ((kBKMajor ? g.b_stride_k : g.b_stride_n) != 1) return cudaErrorInvalidValue;
     const std::int64_t lda = kAKMajor ? g.a_stride_m : g.a_stride_k;
     const std::int64_t ldb = kBKMajor ? g.b_stride_n : g.b_stride_k;
-    if (has_k && (!tma_compatible(g.a, lda, g.batch, g.a_stride_batch) ||
-                  !tma_compatible(g.b, ldb, g.batch, g.b_stride_batch)))
+    if (has_k && (!tma_compatible(g.a, lda, g.batch, g.a_stride_batch, kEB) ||
+                  !tma_compatible(g.b, ldb, g.batch, g.b_stride_batch, kEB)))
       return cudaErrorInvalidValue;
     if (g.c_stride_m < g.N && g.M > 1) return cudaErrorInvalidValue;
 
@@ -742,11 +791,11 @@ struct Launcher {
     CUtensorMap map_a{}, map_b{};
     bool ok = !has_k;
     if (has_k) {
-      ok = kAKMajor ? encode_map(&map_a, kT, g.a, g.K, g.M, a_batch, lda, g.a_stride_batch, 64, a_rows)
-                     : encode_map(&map_a, kT, g.a, g.M, g.K, a_batch, lda, g.a_stride_batch, 64, 64);
-      ok = ok && (kBKMajor ? encode_map(&map_b, kT, g.b, g.K, g.N, b_batch, ldb, g.b_stride_batch, 64,
-                                        kCluster == 1 ? b_rows : BN / kCluster)
-                           : encode_map(&map_b, kT, g.b, g.N, g.K, b_batch, ldb, g.b_stride_batch, 64, 64));
+      ok = kAKMajor ? encode_map(&map_a, kT, g.a, g.K, g.M, a_batch, lda, g.a_stride_batch, kBK, a_rows, true)
+                     : encode_map(&map_a, kT, g.a, g.M, g.K, a_batch, lda, g.a_stride_batch, 64, 64, true);
+      ok = ok && (kBKMajor ? encode_map(&map_b, kT, g.b, g.K, g.N, b_batch, ldb, g.b_stride_batch, kBK,
+                                        kCluster == 1 ? b_rows : BN / kCluster, true)
+                           : encode_map(&map_b, kT, g.b, g.N, g.K, b_batch, ldb, g.b_stride_batch, 64, 64, true));
     }
     if (!ok) return cudaErrorInvalidValue;
 
@@ -758,10 +807,10 @@ struct Launcher {
     p.tiles_m = static_cast<int>((g.M + BM - 1) / BM);
     p.tiles_n = static_cast<int>((g.N + BN - 1) / BN);
     p.units_m = (p.tiles_m + kCluster - 1) / kCluster;
-    p.k_blocks = static_cast<int>((g.K + kBlockK - 1) / kBlockK);
+    p.k_blocks = static_cast<int>((g.K + kBK - 1) / kBK);
     // Split-K schedule (gemm_args.hpp: split_slots comes from the op / launch_gemm, so the workspace
     // agrees); 2-CTA clusters (a study variant) do not split.
-    const SplitPlan sp = has_k ? split_plan(g, BM, BN, kBlockK) : SplitPlan{};
+    const SplitPlan sp = has_k ? split_plan(g, BM, BN, kBK) : SplitPlan{};
     if (has_k && g.split_k > 1 && (g.split_slots <= 0 || kCluster > 1)) return cudaErrorInvalidValue;
     p.split_k = has_k ? sp.slices : 1;
     p.k_blocks_per_split = has_k ? static_cast<int>(sp.k_tiles_per_slice) : 0;
@@ -783,8 +832,8 @@ struct Launcher {
     p.b_slabs = kBKMajor || kCluster > 1 ? BN / 64 : b_slabs;
     p.stage_tx_bytes = (kAKMajor ? a_rows * 128 : a_slabs * 8192) +
                        (kCluster > 1 ? P::kBBytes : kBKMajor ? b_rows * 128 : b_slabs * 8192);
-    p.c_vector_ok = (reinterpret_cast<std::uintptr_t>(g.c) % 16 == 0) && g.c_stride_m % 8 == 0 &&
-                    (g.batch == 1 || g.c_stride_batch % 8 == 0);
+    p.c_vector_ok = (reinterpret_cast<std::uintptr_t>(g.c) % 16 == 0) && g.c_stride_m % P::kChunkElems == 0 &&
+                    (g.batch == 1 || g.c_stride_batch % P::kChunkElems == 0);
 
     // Raise the dynamic shared-memory limit once per device (it is per function and context).
     static std::atomic<unsigned long long> configured_devices{0};
@@ -805,14 +854,14 @@ struct Launcher {
     }
     // C by TMA store (Plan::kTmaStore) where some CTA computes more than one tile (the kernel stores a CTA's
     // last tile with its threads, so a one-wave launch never uses the map, and its encoding, ~1 us of host
-    // time, is skipped): boxes of 64 columns x one consumer's rows, under the 16-byte rules of the 16-byte
-    // stores (the operands' tma_compatible rules, which imply c_vector_ok); a map that cannot be encoded (the
-    // driver's stride limits) leaves the threads' own stores.
+    // time, is skipped): boxes of 128-byte rows (64 columns, 32 of fp32) x one consumer's rows, under the 16-byte
+    // rules of the 16-byte stores (the operands' tma_compatible rules, which imply c_vector_ok); a map that cannot be
+    // encoded (the driver's stride limits) leaves the threads' own stores.
     CUtensorMap map_c{};
     p.c_tma = P::kTmaStore && kCluster == 1 && units > sms &&
-                      tma_compatible(g.c, g.c_stride_m, g.batch, g.c_stride_batch) &&
-                      encode_map(&map_c, kT, g.c, g.N, g.M, g.batch, g.c_stride_m, g.c_stride_batch, 64,
-                                 P::kRowsPerConsumer)
+                      tma_compatible(g.c, g.c_stride_m, g.batch, g.c_stride_batch, kEB) &&
+                      encode_map(&map_c, kT, g.c, g.N, g.M, g.batch, g.c_stride_m, g.c_stride_batch, P::kBoxCols,
+                                 P::kRowsPerConsumer, false)
                   ? 1
                   : 0;
     cudaLaunchConfig_t cfg{};
