@@ -52,6 +52,7 @@ const std::vector<HardwareKeyInfo>& hardware_key_info() {
       {"mma_k", "elements", "MMA atom K", true, false},
       {"mma_sync_flops_per_cycle", "flop/SM-cycle", "dense fp16 mma.sync throughput per SM", false, false},
       {"wgmma_flops_per_cycle", "flop/SM-cycle", "dense fp16 wgmma throughput per SM", false, false},
+      {"wgmma_tf32_flops_per_cycle", "flop/SM-cycle", "dense tf32 wgmma throughput per SM (fp32 storage)", false, false},
       {"fp32_flops_per_cycle", "flop/SM-cycle", "FP32 FMA throughput per SM (2 flops per FMA)", false, false},
       {"smem_bytes_per_cycle", "bytes/SM-cycle", "shared-memory bandwidth per SM, conflict-free accesses", false, false},
       {"sustained_clock_mhz", "MHz", "SM clock under a sustained GEMM load (cycles -> seconds)", false, false},
@@ -285,6 +286,12 @@ void fill_little_law(HardwareParams& hw) {
     set(hw, "dram_bw_c1", hw.get("dram_bw_coeff"), Tier::Default, "linear equivalent of dram_bw_coeff");
     set(hw, "dram_bw_c2", 0.0, Tier::Default, "linear equivalent of dram_bw_coeff");
   }
+  // wgmma m64nNk8.tf32 steps through the same 32 bytes of K per instruction as m64nNk16 does for a 16-bit type,
+  // at the same issue rate: half the flops (H100 SXM datasheet: 495 dense TF32 vs 989 fp16 TFLOP/s). Following the
+  // resolved 16-bit rate keeps a calibrated row's clock behaviour; calibration measures it where it runs.
+  if (!have("wgmma_tf32_flops_per_cycle") && have("wgmma_flops_per_cycle"))
+    set(hw, "wgmma_tf32_flops_per_cycle", 0.5 * hw.get("wgmma_flops_per_cycle"), Tier::Default,
+        "half of wgmma_flops_per_cycle (k8 tf32 vs k16 16-bit per instruction: H100 datasheet 495 vs 989 TFLOP/s)");
   if (!have("sustained_clock_mhz") && have("sm_clock_mhz"))
     set(hw, "sustained_clock_mhz", hw.get("sm_clock_mhz"), Tier::Default, "sm_clock_mhz (not measured)");
 }

@@ -39,6 +39,7 @@ ModelHardware::ModelHardware(const HardwareParams& hw)
       tensor_cores_per_sm(hw.get("tensor_cores_per_sm")),
       warp_allocation_granularity(hw.get("warp_allocation_granularity")),
       wgmma_flops_per_cycle(hw.get("wgmma_flops_per_cycle")),
+      wgmma_tf32_flops_per_cycle(hw.get("wgmma_tf32_flops_per_cycle")),
       fp32_flops_per_cycle(hw.get("fp32_flops_per_cycle")),
       smem_bytes_per_cycle(hw.get("smem_bytes_per_cycle")) {}
 
@@ -85,7 +86,8 @@ double dram_bw_fraction(const ModelHardware& hw, const ModelOptions& o, double a
 
 // Tensor throughput per SM for a tensor-core kernel family (flop per SM-cycle), with the fraction reached
 // in the K-loop (NvModelConstants). The simt family's roof is seed 002's (simt_roof).
-double family_flops_per_cycle(const ModelHardware& hw, const NvModelConstants& nv, Family f) {
+double family_flops_per_cycle(const ModelHardware& hw, const NvModelConstants& nv, Family f, DType t) {
+  if (f == Family::Wgmma && t == DType::TFloat32) return hw.wgmma_tf32_flops_per_cycle * nv.wgmma_issue_efficiency;
   if (f == Family::Wgmma) return hw.wgmma_flops_per_cycle * nv.wgmma_issue_efficiency;
   return hw.mma_sync_flops_per_cycle * nv.mma_sync_issue_efficiency;
 }
@@ -238,9 +240,10 @@ std::string kernel_exclusion_reason(const KernelResources& kr, const ModelHardwa
 // ---- [Algorithm 3] compute latency per K-iteration ----------------------------------------------
 void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                      LatencyBreakdown& b) {
-  (void)p;
+  // MMA atoms per k-iteration; a TF32 atom covers half the K of a 16-bit one (the same 32 bytes: m16n8k8, m64nNk8).
+  const int mma_k = static_cast<int>(hw.mma_k) / (p.dtype == DType::TFloat32 ? 2 : 1);
   b.n_mma = double(ceil_div(c.block_m, static_cast<int>(hw.mma_m))) * double(ceil_div(c.block_n, static_cast<int>(hw.mma_n))) *
-            double(ceil_div(c.block_k, static_cast<int>(hw.mma_k)));
+            double(ceil_div(c.block_k, mma_k));
   b.flops_per_k_iter = 2.0 * c.block_m * c.block_n * c.block_k;
   if (o.mode == ModelMode::Seed) {
     const double lat = hw.mma_latency, tc = hw.tensor_cores_per_sm;
@@ -255,7 +258,8 @@ void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware&
   const double resident = resident_blocks(b);
   double coverage = 1.0;
   if (c.family != Family::Wgmma) coverage = std::min(1.0, resident * c.warps / nv.smsp_per_sm);
-  const double roof = c.family == Family::Simt ? simt_roof(c, hw, nv, b) : family_flops_per_cycle(hw, nv, c.family);
+  const double roof =
+      c.family == Family::Simt ? simt_roof(c, hw, nv, b) : family_flops_per_cycle(hw, nv, c.family, p.dtype);
   const double sm_rate = roof * coverage;
   b.tensor_flops_per_cycle = sm_rate / resident;
   b.compute_cycles = b.flops_per_k_iter * resident / sm_rate;  // = flops / tensor_flops_per_cycle, one division

@@ -531,6 +531,7 @@ struct ModelHardware {
   double tensor_cores_per_sm = 0;
   double warp_allocation_granularity = 0;
   double wgmma_flops_per_cycle = 0;
+  double wgmma_tf32_flops_per_cycle = 0;
   double fp32_flops_per_cycle = 0;
   double smem_bytes_per_cycle = 0;
   ModelHardware() = default;

@@ -68,8 +68,14 @@ PerDtype abstract_nv_space(DType dt, const ModelHardware& hw, const ModelOptions
     for (int bn : space_block_n())
       for (int bk : space_block_k()) {
         // fp32 runs on the CUDA cores (the simt family); 16-bit types on the tensor cores (mma.sync stands for both
-        // tensor-core families here).
-        TileConfig c{bm, bn, bk, 1, o.abstract_stages, o.abstract_warps, dt == DType::Float32 ? Family::Simt : Family::MmaSync};
+        // tensor-core families here); TF32 only on wgmma, whose stage row is 128 bytes (BLOCK_K 32 of fp32) and
+        // whose warpgroup owns 64 rows.
+        const Family fam = dt == DType::Float32 ? Family::Simt : dt == DType::TFloat32 ? Family::Wgmma : Family::MmaSync;
+        TileConfig c{bm, bn, bk, 1, o.abstract_stages, o.abstract_warps, fam};
+        if (dt == DType::TFloat32 && (bk != 32 || bm < 64)) {
+          out.excluded.push_back({c, "tfloat32 runs on wgmma only: BLOCK_K is one 128-byte swizzle row (32), BLOCK_M >= 64"});
+          continue;
+        }
         KernelResources kr;
         kr.config = c;
         kr.dtype = dt;
@@ -204,9 +210,9 @@ void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Sc
   // their "fill" and bound are tiny, while a split wgmma tile can be the real best (H100, 1x4096x4096:
   // wgmma 64x256 split 4 beat every mma_sync split; benchmarks/results/split_k_probes_h100.md). So each family gets its share.
   std::sort(bounds.begin(), bounds.end(), [](const SplitBound& a, const SplitBound& b) { return a.cycles < b.cycles; });
-  // 16-bit types have two tensor-core families (mma_sync, wgmma); float32 has one (simt).
+  // 16-bit types have two tensor-core families (mma_sync, wgmma); float32 has one (simt), tfloat32 one (wgmma).
   constexpr int kFamilies = 3;  // Family's values
-  const int families = p.dtype == DType::Float32 ? 1 : 2;
+  const int families = p.dtype == DType::Float32 || p.dtype == DType::TFloat32 ? 1 : 2;
   const int per_family = std::max(nv.split_k_candidate_kernels, 0) / families;
   int taken[kFamilies] = {0, 0, 0};
   std::vector<std::size_t>& chosen = s.chosen;
@@ -261,7 +267,7 @@ struct Selector::Impl {
   ModelHardware mhw;  // flattened once
   ModelOptions options;
   bool abstract = true;
-  PerDtype per_dtype[3];  // by DType
+  PerDtype per_dtype[kDTypeCount];  // by DType
   int phase1_g = 1;
   mutable std::shared_mutex mu;
   mutable std::map<CacheKey, std::unique_ptr<Selection>> cache;
@@ -276,10 +282,10 @@ Selector::Selector(HardwareParams hw, std::vector<KernelResources> kernels, Mode
   const int n_sm = static_cast<int>(impl_->mhw.n_sm);
   impl_->phase1_g = options.phase1_group_size_m > 0 ? options.phase1_group_size_m
                                                     : static_cast<int>(std::ceil(std::sqrt(double(n_sm))));
-  for (DType dt : {DType::Float16, DType::BFloat16, DType::Float32}) {
+  for (DType dt : {DType::Float16, DType::BFloat16, DType::Float32, DType::TFloat32}) {
     PerDtype& pd = impl_->per_dtype[static_cast<int>(dt)];
-    // Seed 000 models tensor-core kernels: no float32 space in seed mode (admissible() says so).
-    if (options.mode == ModelMode::Seed && dt == DType::Float32) continue;
+    // Seed 000 models 16-bit tensor-core kernels: no 32-bit space in seed mode (admissible() says so).
+    if (options.mode == ModelMode::Seed && (dt == DType::Float32 || dt == DType::TFloat32)) continue;
     if (options.mode == ModelMode::Seed) pd = seed_space(dt, impl_->mhw, options);
     else if (kernels.empty()) pd = abstract_nv_space(dt, impl_->mhw, options);
     else pd = kernel_space(dt, impl_->mhw, kernels, options);
@@ -393,6 +399,9 @@ const PerDtype& admissible(const PerDtype* per_dtype, const Problem& p, const Ha
   if (pd.candidates.empty() && pd.excluded.empty() && p.dtype == DType::Float32)
     throw std::invalid_argument("float32: the seed model (seed 000) models tensor-core kernels only; float32 GEMMs run on "
                                 "the CUDA cores and are modelled in nv mode (seed 002's roof)");
+  if (pd.candidates.empty() && pd.excluded.empty() && p.dtype == DType::TFloat32)
+    throw std::invalid_argument("tfloat32: the seed model (seed 000) models 16-bit tensor-core kernels only; TF32 GEMMs "
+                                "are modelled in nv mode");
   if (pd.candidates.empty())
     throw std::invalid_argument(std::string("no admissible tile configuration for ") + dtype_name(p.dtype) + " on " +
                                 hw.name + " (" + std::to_string(pd.excluded.size()) + " excluded)");

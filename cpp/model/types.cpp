@@ -11,6 +11,7 @@ const char* dtype_name(DType t) {
     case DType::Float16: return "float16";
     case DType::BFloat16: return "bfloat16";
     case DType::Float32: return "float32";
+    case DType::TFloat32: return "tfloat32";
   }
   return "?";
 }
@@ -22,10 +23,11 @@ std::optional<DType> parse_dtype(std::string_view s) {
   if (low == "float16" || low == "fp16" || low == "half" || low == "f16") return DType::Float16;
   if (low == "bfloat16" || low == "bf16") return DType::BFloat16;
   if (low == "float32" || low == "fp32" || low == "float" || low == "f32") return DType::Float32;
+  if (low == "tfloat32" || low == "tf32") return DType::TFloat32;
   return std::nullopt;
 }
 
-std::string supported_dtypes() { return "float16, bfloat16, float32"; }
+std::string supported_dtypes() { return "float16, bfloat16, float32, tfloat32"; }
 
 const char* family_name(Family f) {
   switch (f) {

@@ -9,13 +9,17 @@
 namespace origami {
 
 // Element type of A and B (C has the same type; accumulation is always fp32).
-// Float32 runs on the CUDA cores (Family::Simt, exact fp32 FFMA); the tensor-core families take 16-bit inputs.
-enum class DType : int { Float16 = 0, BFloat16 = 1, Float32 = 2 };
+// Float32 runs on the CUDA cores (Family::Simt, exact fp32 FFMA); the tensor-core families take 16-bit inputs,
+// and TFloat32: fp32 in memory with TF32 tensor-core math (wgmma m64nNk8.tf32, 10 mantissa bits per product
+// operand), what torch asks of cuBLAS for float32 when torch.backends.cuda.matmul.allow_tf32 is set.
+enum class DType : int { Float16 = 0, BFloat16 = 1, Float32 = 2, TFloat32 = 3 };
+constexpr int kDTypeCount = 4;
 
 constexpr int dtype_bytes(DType t) { return t == DType::Float16 || t == DType::BFloat16 ? 2 : 4; }
-const char* dtype_name(DType t);                       // "float16", "bfloat16", "float32"
-std::optional<DType> parse_dtype(std::string_view s);  // accepts "float16"/"fp16"/"half", "bfloat16"/"bf16", "float32"/"fp32"/"float"
-std::string supported_dtypes();                        // "float16, bfloat16, float32" (for error messages)
+const char* dtype_name(DType t);                       // "float16", "bfloat16", "float32", "tfloat32"
+// accepts "float16"/"fp16"/"half", "bfloat16"/"bf16", "float32"/"fp32"/"float", "tfloat32"/"tf32"
+std::optional<DType> parse_dtype(std::string_view s);
+std::string supported_dtypes();                        // "float16, bfloat16, float32, tfloat32" (for error messages)
 
 // Kernel family: which instruction path a compiled kernel uses.
 enum class Family : int {
