@@ -1,5 +1,6 @@
-// The op's operand copy (row_copy.cu): rows of a matrix whose leading dimension or base breaks the kernels'
-// 16-byte rule, copied into a buffer whose rows start on 128-byte lines.
+// The op's operand copies (row_copy.cu): rows of a matrix whose leading dimension or base breaks the kernels'
+// 16-byte rule, copied into a buffer whose rows start on 128-byte lines; and the transposing copy of an operand whose
+// contiguous dimension is not the one a kernel reads (e.g. a row-major B for the K-major-only TF32 kernels).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -14,5 +15,13 @@ namespace origami {
 cudaError_t launch_row_copy(const void* src, std::int64_t src_ld, std::int64_t src_batch, void* dst, std::int64_t dst_ld,
                             std::int64_t batch, std::int64_t rows, std::int64_t cols, int elem_bytes, int sm_count,
                             cudaStream_t stream);
+
+// dst[b][r][c] = src[b][c][r] for b < batch, r < rows, c < cols, elements of elem_bytes (2 or 4) bytes: src row c of
+// batch b starts at src + b * src_batch + c * src_ld (elements) and is contiguous along r; dst has row stride dst_ld
+// and batch stride rows * dst_ld. Any element-aligned src; the padding columns [cols, dst_ld) are left as they are.
+// On `stream`; no host synchronisation.
+cudaError_t launch_transpose_copy(const void* src, std::int64_t src_ld, std::int64_t src_batch, void* dst,
+                                  std::int64_t dst_ld, std::int64_t batch, std::int64_t rows, std::int64_t cols,
+                                  int elem_bytes, int sm_count, cudaStream_t stream);
 
 }  // namespace origami

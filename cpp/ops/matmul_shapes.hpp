@@ -139,4 +139,10 @@ inline origami::Problem problem_from_args(int64_t M, int64_t N, int64_t K, const
   return p;
 }
 
+// torch's float32 matmul precision as cuBLAS reads it at each call: true where "high"/"medium" precision (or
+// allow_tf32 / fp32_precision = "tf32") lets float32 GEMMs run on the TF32 tensor cores; false at "highest", the
+// default (exact fp32). The CUDA op then runs float32 as DType::TFloat32; the CPU op is exact either way, as
+// torch's own CPU matmul is. Exposed as origami_nv::tf32_allowed() so Python asks the same rule (ops.cpp).
+bool tf32_allowed();
+
 }  // namespace origami_ops

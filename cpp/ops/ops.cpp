@@ -17,6 +17,9 @@
 #include <locale>
 #include <optional>
 
+#include <ATen/Context.h>
+#include <torch/version.h>
+
 #include "matmul_shapes.hpp"
 
 #ifdef ORIGAMI_NV_TORCH_CUDA
@@ -24,6 +27,18 @@
 #endif
 
 namespace origami_ops {
+
+bool tf32_allowed() {
+  if (at::NoTF32Guard::should_disable_tf32()) return false;
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 11)
+  // The fp32_precision API (in torch 2.11 and 2.13, the versions this was built against): the legacy getter
+  // (allowTF32CuBLAS) throws once the new setter has been used.
+  const at::Float32Precision p = at::globalContext().float32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL);
+  return p == at::Float32Precision::TF32 || p == at::Float32Precision::BF16;
+#else
+  return at::globalContext().allowTF32CuBLAS();
+#endif
+}
 
 static at::Tensor matmul_cpu_impl(const at::Tensor& a, const at::Tensor& b, const at::Tensor* bias, const char* op) {
   const MatmulShape s = check_and_shape(a, b, op);
@@ -136,6 +151,7 @@ TORCH_LIBRARY(origami_nv, m) {
         &origami_ops::select_config);
   m.def("device_kernel_resources() -> str", &origami_ops::device_kernel_resources);
   m.def("set_programmatic_dependent_launch(bool enabled) -> bool", &origami_ops::set_programmatic_dependent_launch);
+  m.def("tf32_allowed() -> bool", &origami_ops::tf32_allowed);
 }
 
 TORCH_LIBRARY_IMPL(origami_nv, CPU, m) {

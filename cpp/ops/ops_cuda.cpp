@@ -35,8 +35,11 @@ using origami::Family;
 using origami::KernelEntry;
 using origami::TileConfig;
 
+// The math the op runs for a tensor dtype: float32 becomes TFloat32 (wgmma tf32 kernels) where torch allows TF32.
 DType to_dtype(at::ScalarType t) {
-  return t == at::kHalf ? DType::Float16 : t == at::kBFloat16 ? DType::BFloat16 : DType::Float32;
+  if (t == at::kHalf) return DType::Float16;
+  if (t == at::kBFloat16) return DType::BFloat16;
+  return tf32_allowed() ? DType::TFloat32 : DType::Float32;
 }
 
 int64_t round_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
@@ -111,15 +114,23 @@ Operand padded_copy(const at::Tensor& t, int d_contig, int64_t align) {
   at::Tensor buf = at::empty({B, n_lead, ld}, t.options());
   // A source whose copied rows are contiguous (the usual reason for the copy: an odd leading dimension or a
   // misaligned base) goes through the realigning row copy (cpp/kernels/row_copy.cu, ~2.5x torch's element-wise
-  // copy there); a gather (the rows are not contiguous: a transposing copy) through torch's copy_.
+  // copy there); one contiguous along the other dimension (a transposing copy) through the tiled transpose of
+  // row_copy.cu; anything else (neither dimension contiguous) through torch's copy_.
   const int64_t elem = t.element_size();
-  if (t.is_cuda() && (elem == 2 || elem == 4) && (t.stride(d_contig) == 1 || n_contig == 1)) {
+  const bool rows_contiguous = t.stride(d_contig) == 1 || n_contig == 1;
+  const bool transposed = !rows_contiguous && t.stride(d_lead) == 1;
+  if (t.is_cuda() && (elem == 2 || elem == 4) && (rows_contiguous || transposed)) {
     int sms = 0;
     check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, t.get_device()), "cudaDeviceGetAttribute");
-    check_cuda(origami::launch_row_copy(t.data_ptr(), t.stride(d_lead), t.stride(0), buf.data_ptr(), ld, B, n_lead,
-                                        n_contig, static_cast<int>(elem), sms,
-                                        c10::cuda::getCurrentCUDAStream(t.get_device()).stream()),
-               "row copy");
+    const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(t.get_device()).stream();
+    if (rows_contiguous)
+      check_cuda(origami::launch_row_copy(t.data_ptr(), t.stride(d_lead), t.stride(0), buf.data_ptr(), ld, B, n_lead,
+                                          n_contig, static_cast<int>(elem), sms, stream),
+                 "row copy");
+    else
+      check_cuda(origami::launch_transpose_copy(t.data_ptr(), t.stride(d_contig), t.stride(0), buf.data_ptr(), ld, B,
+                                                n_lead, n_contig, static_cast<int>(elem), sms, stream),
+                 "transpose copy");
   } else {
     at::Tensor view = buf.narrow(2, 0, n_contig);
     view.copy_(d_contig == 2 ? t : t.transpose(1, 2));
@@ -354,7 +365,20 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
       msg += " is compiled but cannot run on device " + num(dev) + " (compute capability " + num(cc) + ", " +
              num(optin) + " B opt-in shared memory)";
     } else {
-      msg += std::string(" is not compiled for ") + origami::dtype_name(dtype) + ". Closest compiled configs: ";
+      msg += std::string(" is not compiled for ") + origami::dtype_name(dtype);
+      // float32 tensors run as float32 (exact) or tfloat32 (TF32 allowed): name the switch when the other has it.
+      if (dtype == DType::Float32 || dtype == DType::TFloat32) {
+        const DType other = dtype == DType::Float32 ? DType::TFloat32 : DType::Float32;
+        for (const KernelEntry& e : origami::compiled_kernels())
+          if (e.config.same_kernel(cfg) && e.dtype == other) {
+            msg += std::string(" (it is compiled for ") + origami::dtype_name(other) +
+                   ": float32 tensors run it when torch's float32 matmul precision " +
+                   (other == DType::TFloat32 ? "allows TF32, e.g. torch.backends.cuda.matmul.allow_tf32 = True)"
+                                             : "is \"highest\" (TF32 off))");
+            break;
+          }
+      }
+      msg += ". Closest compiled configs: ";
       for (const std::string& c : origami::closest_compiled_configs(cfg, dtype)) msg += c + "; ";
       msg += "see origami_nv.kernels() for the full list";
     }
