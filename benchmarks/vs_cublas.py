@@ -11,7 +11,9 @@ Sets (issues 12 and 13; the projection shapes are y = x @ W.t(), W of shape (N, 
   odd     the `odd` suite (sizes that are not multiples of 16 or 128), both operands row-major
   shortk  short K, large M and N: 16384x16384x256, 8192x8192x128, 4096x16384x512
   seed    the 23 sizes of seed 000 table 7.2, both operands row-major
-  squares 4096^3 and 8192^3 (issue 15's fp32 targets: --dtypes float32 against exact cuBLAS SGEMM, TF32 off)
+  squares 4096^3 and 8192^3 (issue 15's fp32 targets: --dtypes float32 against exact cuBLAS SGEMM, TF32 off;
+          --dtypes tfloat32: float32 tensors with TF32 allowed, against cuBLAS's TF32 path)
+  squares-nt the same in the nn.Linear layout x @ w.t() (what the wgmma tf32 kernels read without a copy)
   batched the `batched` suite: torch.bmm as models run it, eager attention (Q K^T and P V per head at prefill and
           decode) and MoE expert GEMMs with equal tokens per expert
   small-lm the `small-lm` suite: Llama-3.2-1B, Qwen2.5-0.5B/1.5B projections and lm_head at M = 1, 8 (use
@@ -62,6 +64,7 @@ def shape_sets() -> dict:
     sets = {
         "seed": [("seed", m, n, k, "nn") for m, n, k in SEED_SIZES],
         "squares": [("square", n, n, n, "nn") for n in (4096, 8192)],
+        "squares-nt": [("square", n, n, n, "nt") for n in (4096, 8192)],
         "decode": [(lab, m, n, k, "nt") for lab, n, k in _projections() for m in (1, 4, 16)],
         "mid": [(lab, m, n, k, "nt") for lab, n, k in _projections() for m in (32, 64, 128, 256, 512)],
         "longk": [("long K", m, n, k, "nn") for m, n, k in
@@ -83,7 +86,8 @@ def main(argv=None) -> int:
     sets = shape_sets()
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sets", nargs="+", default=["decode", "mid", "longk"], choices=sorted(sets))
-    ap.add_argument("--dtypes", nargs="+", default=["float16"], choices=["float16", "bfloat16", "float32"])
+    ap.add_argument("--dtypes", nargs="+", default=["float16"], choices=["float16", "bfloat16", "float32", "tfloat32"],
+                    help="tfloat32: float32 tensors with torch's TF32 switch on (both sides), issue 15")
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--repeats", type=int, default=5, help="timed samples per function and round")
     ap.add_argument("--out", default=None, help="write OUT.json and OUT.md")
@@ -124,13 +128,16 @@ def main(argv=None) -> int:
                        "dtype": dtype,
                        "pick": pick, "cublas_us": cub * 1e6, "origami_us": ori * 1e6,
                        "cublas_tflops": size.flops / cub / 1e12, "origami_tflops": size.flops / ori / 1e12,
-                       "ratio": ratio, "rounds": rounds}
+                       "ratio": ratio, "rounds": rounds,
+                       # relative Frobenius error vs the fp32 (fp64 for float32 storage) reference, each side
+                       "rel_err": {n: rounds[0][f"{n}_rel_err"] for n in ("cublas", "origami")}}
                 rows.append(row)
                 sk = f" sk{pick['split_k']}" if pick["split_k"] > 1 else ""
                 bs = f"{batch}x " if batch > 1 else ""
                 print(f"{set_name:7s} {label:20s} {bs}{M:>6}x{N:>6}x{K:>6} {layout} {dtype:8s} cuBLAS {cub * 1e6:9.1f} us"
                       f"  origami {ori * 1e6:9.1f} us  ratio {ratio:.3f}  pick {pick['family']} "
-                      f"{pick['block_m']}x{pick['block_n']}x{pick['block_k']}{sk}", flush=True)
+                      f"{pick['block_m']}x{pick['block_n']}x{pick['block_k']}{sk}"
+                      f"  rel err {row['rel_err']['origami']:.2e} (cuBLAS {row['rel_err']['cublas']:.2e})", flush=True)
             torch.cuda.empty_cache()
 
     summary = {}

@@ -33,8 +33,9 @@ def _simt(bm, bn, bk, stages=3, warps=8, regs=128):
 
 def test_dtype_names_and_errors():
     assert _core.parse_dtype("fp32") == _core.parse_dtype("torch.float32") == "float32"
-    assert _core.supported_dtypes() == "float16, bfloat16, float32"
-    with pytest.raises(ValueError, match="supported: float16, bfloat16, float32"):
+    assert _core.parse_dtype("tf32") == _core.parse_dtype("TFloat32") == "tfloat32"
+    assert _core.supported_dtypes() == "float16, bfloat16, float32, tfloat32"
+    with pytest.raises(ValueError, match="supported: float16, bfloat16, float32, tfloat32"):
         origami_nv.select(64, 64, 64, dtype="float64")
 
 

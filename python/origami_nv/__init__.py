@@ -23,13 +23,13 @@ Calibration (needs a GPU):
     calibrate()                                  -> measured hardware parameters
 """
 from ._api import Config, explain, gpus, hardware, rank, select  # noqa: F401
-from .ops import kernels, matmul, programmatic_dependent_launch  # noqa: F401
+from .ops import kernels, matmul, programmatic_dependent_launch, tf32_allowed  # noqa: F401
 from .calibrate import calibrate  # noqa: F401
 
 __version__ = "0.1.0"
 
 __all__ = ["Config", "select", "rank", "explain", "hardware", "gpus", "matmul", "kernels",
-           "programmatic_dependent_launch", "calibrate", "enabled", "disabled", "enable", "disable", "is_enabled",
+           "programmatic_dependent_launch", "tf32_allowed", "calibrate", "enabled", "disabled", "enable", "disable", "is_enabled",
            "dispatch_stats", "reset_dispatch_stats", "nn"]
 
 # The switch imports torch (and loads the op) when first used, so `import origami_nv` still needs no torch.

@@ -35,7 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("M", type=_dim)
     e.add_argument("N", type=_dim)
     e.add_argument("K", type=_dim)
-    e.add_argument("--dtype", default="float16", help="float16, bfloat16 or float32 (default float16)")
+    e.add_argument("--dtype", default="float16", help="float16, bfloat16, float32 or tfloat32 (float32 on the TF32 tensor cores; default float16)")
     e.add_argument("--gpu", default=None, help="a table row (see `gpus`); default: the visible GPU or H100_SXM")
     e.add_argument("--top", type=_dim, default=10, help="rows of the ranking table (default 10)")
     e.add_argument("--mode", choices=MODES, default=DEFAULT_MODE, help=f"model mode (default {DEFAULT_MODE})")

@@ -211,7 +211,7 @@ def _kernel_resources() -> Tuple[List[Any], str]:
         return [], "origami_nv._kernels has no compiled_kernel_resources()"
     out: List[Any] = []
     counts = []
-    for dtype in ("float16", "bfloat16", "float32"):
+    for dtype in ("float16", "bfloat16", "float32", "tfloat32"):
         rows = fn(dtype, arch=_KERNEL_ARCH) or []
         counts.append(f"{len(rows)} {dtype}")
         out.extend(_resources_from_dict(r) for r in rows)
@@ -285,8 +285,10 @@ def select(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = 
         a_aligned, b_aligned: False when an operand cannot be read in place (base not 16-byte aligned, or a
             leading dimension / batch stride not a multiple of 8 elements): the op copies it first.
         bias: True when a bias vector (N elements) is added in the epilogue (nn.Linear, addmm with a 1-D input).
-        dtype: "float16", "bfloat16" or "float32" (aliases fp16/half/bf16/fp32 and torch dtypes accepted).
-            float32 is modelled on the CUDA cores (the simt family, seed 002's roof; nv mode only).
+        dtype: "float16", "bfloat16", "float32" or "tfloat32" (aliases fp16/half/bf16/fp32 and torch dtypes accepted).
+            float32 is modelled on the CUDA cores (the simt family, seed 002's roof; nv mode only);
+            "tfloat32" (alias "tf32") is float32 storage on the TF32 tensor cores (the wgmma tf32 kernels), what
+            the op runs for float32 where torch allows TF32 (nv mode only).
         gpu: a row of the calibrated table (see :func:`gpus`); None = the visible GPU, or the
             default row (H100_SXM) when no GPU is visible.
         mode: "nv" (compiled kernels, default) or "seed" (the seed's model exactly).

@@ -9,17 +9,16 @@ cpp/ops/matmul_shapes.hpp: the same product, fp32 accumulation, one rounding to 
 calls the op; anything else goes to torch unchanged, counted with the reason (``dispatch_stats()``). The
 switch raises nothing of its own: a call torch would reject is passed to torch, which raises its error.
 
-Routed: fp16/bf16/fp32 (the dtypes the op accepts, asked from the op itself; fp32 only while torch computes fp32
-matmuls exactly, i.e. torch.backends.cuda.matmul.allow_tf32 is False, the default "highest" precision: the op's
-fp32 kernels are exact FFMA on the CUDA cores and origami_nv has no TF32 kernel yet, so where TF32 is allowed
-torch's TF32 tensor-core path is left to run) strided tensors of plain type
+Routed: fp16/bf16/fp32 (the dtypes the op accepts, asked from the op itself; fp32 follows torch's float32 matmul
+precision as the op reads it at each call: exact FFMA on the CUDA cores at "highest", the default; TF32 tensor
+cores where torch allows TF32, if the device has origami_nv's TF32 kernels, else torch) strided tensors of plain type
 (Tensor, Parameter) on one device of a routed type (default CUDA) where the op can launch;
 2-D @ 2-D, 3-D @ 3-D with equal batch, N-D @ 2-D (leading dims folded into M, nn.Linear), N-D @ N-D
 with equal leading dims (folded into the batch, as torch.matmul itself does); addmm with beta = alpha = 1
 (a 1-D or (1, N) input is the fused bias; an (M, N), (M, 1) or scalar input is added after the op: one
 more rounding than cuBLAS's beta*C epilogue); linear without bias or with a 1-D bias (fused). Under
 autocast the operands are first cast as autocast would cast them.
-Falls back: other dtypes (fp64, int), fp32 with TF32 allowed, mixed dtypes, other devices, out=/out_dtype=, 1-D operands,
+Falls back: other dtypes (fp64, int), fp32 with TF32 allowed on a device without TF32 kernels (before sm_90), mixed dtypes, other devices, out=/out_dtype=, 1-D operands,
 broadcast batch dims, addmm's alpha/beta != 1 or an input that does not broadcast to (M, N), tensor
 subclasses, non-strided layouts, negative-bit views, functorch transforms (vmap/grad), forward-mode AD.
 
@@ -104,7 +103,7 @@ def reset_dispatch_stats() -> None:
 _placement_cache: dict = {}
 
 
-def _probe_device(device: torch.device, dtype: torch.dtype) -> str:
+def _probe_device(device: torch.device, dtype: torch.dtype, tf32: bool) -> str:
     if dtype not in _OP_DTYPES:
         return f"dtype {dtype}"
     if device.type == "cpu":
@@ -112,10 +111,12 @@ def _probe_device(device: torch.device, dtype: torch.dtype) -> str:
     if device.type != "cuda":
         return f"the op has no {device.type} implementation"
     # Ask the op itself: select_config raises where no compiled kernel runs on the device (compute
-    # capability < 8.0, too little shared memory) or where this build of origami_nv has no CUDA kernels.
+    # capability < 8.0, too little shared memory, no TF32 kernel before sm_90) or where this build of origami_nv
+    # has no CUDA kernels.
+    math = "tfloat32" if tf32 and dtype == torch.float32 else str(dtype).replace("torch.", "")
     try:
         with torch.cuda.device(device):
-            _OPS.select_config(64, 64, 64, str(dtype).replace("torch.", ""), 1, "nn")
+            _OPS.select_config(64, 64, 64, math, 1, "nn")
     except Exception as e:  # noqa: BLE001 - the op's message is the reason
         return f"the op cannot run on {device}: " + str(e).split("\n")[0][:200]
     return ""
@@ -124,12 +125,14 @@ def _probe_device(device: torch.device, dtype: torch.dtype) -> str:
 # Called for real at trace time under torch.compile (all arguments are constants there): the device probe
 # and the cache stay out of the graph and out of the guards.
 @torch.compiler.assume_constant_result
-def _placement_reason(device: torch.device, dtype: torch.dtype, devices: frozenset) -> str:
-    """'' when the op runs `dtype` on `device` and the switch routes its type, else why not (cached)."""
-    key = (device, dtype, devices)
+def _placement_reason(device: torch.device, dtype: torch.dtype, devices: frozenset, tf32: bool) -> str:
+    """'' when the op runs `dtype` (TF32 math for float32 where `tf32`) on `device` and the switch routes its
+    type, else why not (cached)."""
+    key = (device, dtype, devices, tf32)
     reason = _placement_cache.get(key)
     if reason is None:
-        reason = f"device {device.type} not routed" if device.type not in devices else _probe_device(device, dtype)
+        reason = (f"device {device.type} not routed" if device.type not in devices
+                  else _probe_device(device, dtype, tf32))
         _placement_cache[key] = reason
     return reason
 
@@ -138,9 +141,9 @@ def _placement_reason(device: torch.device, dtype: torch.dtype, devices: frozens
 # re-traced when it changes.
 @torch.compiler.assume_constant_result
 def _tf32_allowed() -> bool:
-    """torch's float32 matmul precision allows TF32 (set_float32_matmul_precision("high"/"medium") or
-    torch.backends.cuda.matmul.allow_tf32 = True)."""
-    return bool(torch.backends.cuda.matmul.allow_tf32)
+    """torch's float32 matmul precision allows TF32 (set_float32_matmul_precision("high"/"medium"),
+    torch.backends.cuda.matmul.allow_tf32 = True or fp32_precision = "tf32"), as the op reads it."""
+    return _ops.tf32_allowed()
 
 
 # ---- the checks every routed call makes -----------------------------------------------------------------
@@ -167,11 +170,9 @@ def _operands(tensors, devices):
     for t in tensors:
         if t.dtype != dtype:
             return None, "mixed dtypes"
-    reason = _placement_reason(device, dtype, devices)
+    reason = _placement_reason(device, dtype, devices, dtype == torch.float32 and _tf32_allowed())
     if reason:
         return None, reason
-    if dtype == torch.float32 and _tf32_allowed():
-        return None, "float32 with TF32 allowed (no origami_nv TF32 kernel yet)"
     if not compiling:
         # Eager only: Dynamo cannot trace these queries (is_neg returns a bool it will not put in a graph),
         # and it handles functorch transforms itself.

@@ -169,7 +169,8 @@ class Explanation:
         c = self.config
         M, N, K = self.problem
         hv = self._hv
-        rate_key = "wgmma_flops_per_cycle" if c.family == "wgmma" else "mma_sync_flops_per_cycle"
+        rate_key = ("wgmma_tf32_flops_per_cycle" if c.family == "wgmma" and self.dtype == "tfloat32"
+                    else "wgmma_flops_per_cycle" if c.family == "wgmma" else "mma_sync_flops_per_cycle")
         L = []
         which = "estimated resources of the abstract space" if self.selection["abstract_space"] else "real resources"
         L.append(f"[Algorithm 4] Occupancy ({which}; CUDA occupancy calculator rules)")
@@ -182,7 +183,9 @@ class Explanation:
         L.append(f"  num_waves = ceil({_n(b['total_tiles'])} / ({_n(hv('n_sm'))} x {b['blocks_per_sm']})) = {b['num_waves']} waves")
         L.append("[Algorithm 3] Compute per K-iteration (throughput)")
         L.append(f"  flops = 2 x {c.block_m} x {c.block_n} x {c.block_k} = {_n(b['flops_per_k_iter'])} flop"
-                 + (" (FFMA on the CUDA cores)" if c.family == "simt" else f" ({_n(b['n_mma'])} m16n8k16-equivalent MMAs)"))
+                 + (" (FFMA on the CUDA cores)" if c.family == "simt"
+                    else f" ({_n(b['n_mma'])} m16n8k8-equivalent TF32 MMAs)" if self.dtype == "tfloat32"
+                    else f" ({_n(b['n_mma'])} m16n8k16-equivalent MMAs)"))
         if c.family == "simt":
             tm, tn = int(b["fp32_thread_tile_m"]), int(b["fp32_thread_tile_n"])
             loads = -(-tm // 4) + -(-tn // 4)

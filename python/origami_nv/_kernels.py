@@ -14,13 +14,14 @@ _DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "kernel
 
 _DTYPE_ALIASES = {"float16": "float16", "fp16": "float16", "half": "float16", "torch.float16": "float16",
                   "bfloat16": "bfloat16", "bf16": "bfloat16", "torch.bfloat16": "bfloat16",
-                  "float32": "float32", "fp32": "float32", "float": "float32", "torch.float32": "float32"}
+                  "float32": "float32", "fp32": "float32", "float": "float32", "torch.float32": "float32",
+                  "tfloat32": "tfloat32", "tf32": "tfloat32"}
 
 
 def _canonical_dtype(dtype) -> str:
     key = str(dtype).lower()
     if key not in _DTYPE_ALIASES:
-        raise ValueError(f"unsupported dtype {dtype!r}; supported: float16, bfloat16, float32")
+        raise ValueError(f"unsupported dtype {dtype!r}; supported: float16, bfloat16, float32, tfloat32")
     return _DTYPE_ALIASES[key]
 
 

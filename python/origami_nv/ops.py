@@ -165,12 +165,13 @@ def _config_fields(config):
 
 def matmul(a, b, *, bias=None, config=None):
     """a @ b (+ bias) through origami_nv's kernels, output in the input dtype: fp16/bf16 on the tensor cores
-    (fp32 accumulation, one rounding); float32 exactly in fp32 on the CUDA cores (the simt family: FFMA, no TF32).
-
-    float32 and torch's TF32 switch (torch.backends.cuda.matmul.allow_tf32 / set_float32_matmul_precision):
-    "highest" (torch's default) asks for exact fp32, which is what this op computes. Where TF32 is allowed,
-    origami_nv has no TF32 kernel yet: this function still computes exactly (more precise and slower than
-    torch's TF32 path), and the drop-in switch (origami_nv.enabled()) leaves those calls to torch.
+    (fp32 accumulation, one rounding); float32 as torch's float32 matmul precision says, read at each call as
+    cuBLAS reads it (tf32_allowed()):
+      "highest" (torch's default): exact fp32 on the CUDA cores (the simt family: FFMA);
+      "high"/"medium", torch.backends.cuda.matmul.allow_tf32 = True or fp32_precision = "tf32": TF32 tensor
+      cores (the wgmma tf32 kernels, sm_90: operands read with 10 mantissa bits, fp32 accumulation, fp32 out),
+      as cuBLAS does. Those kernels read A and B K-major (x @ w.t()); other layouts are copied first.
+    CPU tensors are computed exactly in either case (as torch's CPU matmul is).
 
     Shapes: 2-D @ 2-D; batched 3-D @ 3-D (equal batch sizes); N-D @ 2-D with the leading dims of `a`
     folded into M (nn.Linear, including ``x @ w.t()``). Row-major and column-major (transposed-view)
@@ -224,6 +225,12 @@ class programmatic_dependent_launch:
     def __exit__(self, *exc):
         load_op().set_programmatic_dependent_launch(self._previous)
         return False
+
+
+def tf32_allowed() -> bool:
+    """Whether the op runs float32 CUDA GEMMs on the TF32 tensor cores now: torch's float32 matmul precision
+    as the op itself reads it (cpp/ops/ops.cpp tf32_allowed, the rule cuBLAS follows)."""
+    return bool(load_op().tf32_allowed())
 
 
 def kernels(dtype=None, device: bool = False) -> list[dict]:

@@ -19,7 +19,7 @@ def split_k_of(cfg) -> int:
 
 
 def _elem_bytes(dtype) -> int:
-    return 4 if str(dtype or "float16").replace("torch.", "") in ("float32", "fp32") else 2
+    return 4 if str(dtype or "float16").replace("torch.", "") in ("float32", "fp32", "tfloat32", "tf32") else 2
 
 
 def _c_rows_unaligned(info: dict, cfg: dict) -> bool:

@@ -19,6 +19,7 @@ when launched back-to-back is caught as well.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import subprocess
@@ -33,7 +34,30 @@ from . import stats
 # order and split-K, and are far below what a wrong tile, a missed K remainder or a race gives (>1e-1).
 # float32: issue 15's 1e-5 vs fp64 (fp32 accumulation over K = 16384 stays near 1e-6 rms; TF32, 10 mantissa
 # bits, would be ~5e-4: a kernel that silently used TF32 fails).
-TOLERANCE = {"float16": 2e-3, "bfloat16": 1e-2, "float32": 1e-5}
+# tfloat32 (float32 tensors on the TF32 tensor cores): each operand keeps 10 mantissa bits, a relative error of
+# <= 2^-11 rounded (2^-10 truncated) per element, so the product's error is ~4e-4 rms rounded, ~8e-4 truncated;
+# 3e-3 leaves room for that and is still far below a wrong tile.
+TOLERANCE = {"float16": 2e-3, "bfloat16": 1e-2, "float32": 1e-5, "tfloat32": 3e-3}
+# The torch dtype of a harness dtype: tfloat32 is a float32 tensor computed with TF32 allowed.
+TORCH_DTYPE_NAME = {"float16": "float16", "bfloat16": "bfloat16", "float32": "float32", "tfloat32": "float32"}
+
+
+@contextlib.contextmanager
+def float32_math(dtype: str):
+    """torch's float32 matmul precision for a harness dtype, around a check or a timing: "float32" exact (TF32
+    off: cuBLAS SGEMM, origami_nv's simt kernels), "tfloat32" TF32 allowed (cuBLAS TF32, origami_nv's wgmma tf32
+    kernels; both read the switch at each call, and a captured graph keeps what the capture chose); the 16-bit
+    dtypes leave it as it is."""
+    if dtype not in ("float32", "tfloat32"):
+        yield
+        return
+    m = _torch().backends.cuda.matmul
+    prev = m.allow_tf32
+    m.allow_tf32 = dtype == "tfloat32"
+    try:
+        yield
+    finally:
+        m.allow_tf32 = prev
 
 MODES = ("rotate", "flush", "warm")
 
@@ -131,8 +155,9 @@ def checked_and_interleaved(h, ctx, fns: dict, rounds: int) -> list[dict]:
     names = list(fns)
     if len(names) != 2:
         raise ValueError("checked_and_interleaved compares exactly two functions")
+    errors = {}
     for name, fn in fns.items():
-        err = h.check(ctx, fn)
+        err = errors[name] = h.check(ctx, fn)
         if not err <= ctx.tolerance:
             raise SystemExit(f"{name} {ctx.size.key}: relative error {err:.3g} > {ctx.tolerance}")
     out = []
@@ -144,7 +169,8 @@ def checked_and_interleaved(h, ctx, fns: dict, rounds: int) -> list[dict]:
             if tm.post_rel_err is not None and not tm.post_rel_err <= ctx.tolerance:
                 raise SystemExit(f"{name} {ctx.size.key}: timed graph output wrong ({tm.post_rel_err:.3g})")
             t[name] = tm.time_s
-        out.append({"first": order[0], **{f"{n}_s": t[n] for n in names}, "ratio": t[names[0]] / t[names[1]]})
+        out.append({"first": order[0], **{f"{n}_s": t[n] for n in names}, "ratio": t[names[0]] / t[names[1]],
+                    **{f"{n}_rel_err": errors[n] for n in names}})
     return out
 
 
@@ -193,17 +219,13 @@ class CudaHarness:
                 "max_rotations": o.max_rotations, "b_layout": o.b_layout, "l2_bytes": self.l2_bytes}
 
     def cublas_fn(self):
-        """The cuBLAS baseline: torch.matmul (cuBLAS/cuBLASLt for fp16/bf16 on CUDA; for float32 exact SGEMM:
-        TF32 is switched off around the call, so the baseline computes what origami_nv's fp32 kernels do)."""
+        """The cuBLAS baseline: torch.matmul (cuBLAS/cuBLASLt). For float32 tensors check() and time() set torch's
+        precision from the size's dtype (float32_math): "float32" exact SGEMM, "tfloat32" cuBLAS's TF32 path, so
+        the baseline computes what origami_nv's kernels for that dtype do."""
         torch = _torch()
 
         def torch_matmul(a, b):
-            prev = torch.backends.cuda.matmul.allow_tf32
-            torch.backends.cuda.matmul.allow_tf32 = False
-            try:
-                return torch.matmul(a, b)
-            finally:
-                torch.backends.cuda.matmul.allow_tf32 = prev
+            return torch.matmul(a, b)
         return torch_matmul
 
     # ---- per size ----------------------------------------------------------------------
@@ -216,7 +238,7 @@ class CudaHarness:
 
     def prepare(self, size) -> Context:
         torch = _torch()
-        dt = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}[size.dtype]
+        dt = getattr(torch, TORCH_DTYPE_NAME[size.dtype])
         M, N, K = size.M, size.N, size.K
         batch = getattr(size, "batch", 1)
         lay = self.layout_of(size)
@@ -304,7 +326,8 @@ class CudaHarness:
         torch = _torch()
         a, b = ctx.sets[0]
         try:
-            out = fn(a, b)
+            with float32_math(ctx.size.dtype):
+                out = fn(a, b)
             torch.cuda.synchronize(self.device)
         except Exception as e:  # noqa: BLE001 - reported, never hidden
             if not self.healthy():
@@ -342,10 +365,11 @@ class CudaHarness:
         """Median seconds per GEMM of fn. With cutoff_s, a first sample slower than cutoff_s ends
         the measurement (Timing.cut_off)."""
         try:
-            if self.opt.mode == "flush":
-                t = self._time_flush(ctx, fn, cutoff_s)
-            else:
-                t = self._time_rotate(ctx, fn, cutoff_s)
+            with float32_math(ctx.size.dtype):
+                if self.opt.mode == "flush":
+                    t = self._time_flush(ctx, fn, cutoff_s)
+                else:
+                    t = self._time_rotate(ctx, fn, cutoff_s)
             if ctx.set_bytes * ctx.rotations > (1 << 30):
                 # The graph (and its private pool of R outputs) is gone; hand large pools back now
                 # rather than when a later allocation fails.
