@@ -124,10 +124,12 @@ def test_batched_bias_split_k_deterministic_and_short_operands():
             _check(out, a2, b2, f"tf32 {c} bias split {split}", bias=bias)
             again = origami_nv.matmul(a2, b2, bias=bias, config=_cfg(c, split_k=split))
             assert torch.equal(out, again), f"tf32 {c} split {split}: two runs differ"
-        # decode-like: an operand shorter than the tile (the launcher loads only its rows)
-        for M, N in [(1, 3 * bn + 1), (5, 24)]:
-            x, w = _operand(M, 8 * bk + 4, "r", gen=gen), _operand(8 * bk + 4, N, "c", gen=gen)
-            _check(_run(c, x, w, split_k=1 + i % 3), x, w, f"tf32 {c} {M}x{N}")
+        # decode-like: an operand shorter than the tile (the launcher loads only its rows / 32-column boxes); B
+        # K-major and N-major (staged and transposed in shared memory where the tile has that variant)
+        for M, N in [(1, 3 * bn + 1), (5, 24), (3, 40)]:
+            for lay in "cr":
+                x, w = _operand(M, 8 * bk + 4, "r", gen=gen), _operand(8 * bk + 4, N, lay, gen=gen)
+                _check(_run(c, x, w, split_k=1 + i % 3), x, w, f"tf32 {c} {M}x{N} B {lay}")
 
 
 def test_misaligned_operands_are_copied():
@@ -191,8 +193,8 @@ SANITIZER_SCRIPT = textwrap.dedent("""
             cfg = dict(block_m=c[0], block_n=c[1], block_k=c[2], stages=c[3], warps=c[4], group_size_m=2,
                        family="wgmma", split_k=1 + (i + M) % 3)
             a = torch.randn(M, K, device="cuda")
-            b = torch.randn(N, K, device="cuda").t()
-            origami_nv.matmul(a, b, config=cfg, bias=torch.randn(N, device="cuda") if i % 2 else None)
+            for b in (torch.randn(N, K, device="cuda").t(), torch.randn(K, N, device="cuda")):  # K- and N-major B
+                origami_nv.matmul(a, b, config=cfg, bias=torch.randn(N, device="cuda") if i % 2 else None)
     torch.cuda.synchronize()
     print("SANITIZER-SCRIPT-DONE")
 """)
