@@ -124,8 +124,8 @@ def test_batched_bias_split_k_deterministic_and_short_operands():
             _check(out, a2, b2, f"tf32 {c} bias split {split}", bias=bias)
             again = origami_nv.matmul(a2, b2, bias=bias, config=_cfg(c, split_k=split))
             assert torch.equal(out, again), f"tf32 {c} split {split}: two runs differ"
-        # decode-like: an operand shorter than the tile (the launcher loads only its rows / 32-column boxes); B
-        # K-major and N-major (staged and transposed in shared memory where the tile has that variant)
+        # decode-like: an operand shorter than the tile (the launcher loads only its rows); B K-major (read in place)
+        # and N-major (the op's transposing copy)
         for M, N in [(1, 3 * bn + 1), (5, 24), (3, 40)]:
             for lay in "cr":
                 x, w = _operand(M, 8 * bk + 4, "r", gen=gen), _operand(8 * bk + 4, N, lay, gen=gen)

@@ -75,9 +75,11 @@ struct TransposeParams {
   void* dst;
   long long src_ld, src_batch, dst_ld;  // elements
   long long rows, cols, batch;
-  long long tiles_r, tiles_c;
 };
 
+// Block (x, y, z) moves tile (x, y) of batch z; the grid's y and z stride over what exceeds their 65,535 limit. No
+// division per tile: with one 64-bit division per tile of a grid-stride loop (4 elements a thread) the copy of B for
+// 4096^3 fp32 ran at ~1.7 TB/s on the H200.
 template <typename T>
 __global__ void __launch_bounds__(kTransposeTile * kTransposeRowsPerPass)
     transpose_copy_kernel(const TransposeParams p) {
@@ -86,25 +88,25 @@ __global__ void __launch_bounds__(kTransposeTile * kTransposeRowsPerPass)
   const T* src = static_cast<const T*>(p.src);
   T* dst = static_cast<T*>(p.dst);
   const int tx = threadIdx.x, ty = threadIdx.y;
-  const long long per_batch = p.tiles_r * p.tiles_c, total = per_batch * p.batch;
-  for (long long t = blockIdx.x; t < total; t += gridDim.x) {
-    const long long b = t / per_batch, in = t - b * per_batch;
-    // consecutive blocks step along r, the source's contiguous dimension
-    const long long r0 = (in % p.tiles_r) * kTransposeTile, c0 = (in / p.tiles_r) * kTransposeTile;
+  const long long r0 = static_cast<long long>(blockIdx.x) * kTransposeTile;  // along the source's contiguous rows
+  for (long long b = blockIdx.z; b < p.batch; b += gridDim.z) {
     const T* s = src + b * p.src_batch;
     T* d = dst + b * p.rows * p.dst_ld;
+    for (long long c0 = static_cast<long long>(blockIdx.y) * kTransposeTile; c0 < p.cols;
+         c0 += static_cast<long long>(gridDim.y) * kTransposeTile) {
 #pragma unroll
-    for (int k = 0; k < kTransposeTile; k += kTransposeRowsPerPass) {
-      const long long c = c0 + ty + k, r = r0 + tx;
-      if (c < p.cols && r < p.rows) tile[ty + k][tx] = s[c * p.src_ld + r];
-    }
-    __syncthreads();
+      for (int k = 0; k < kTransposeTile; k += kTransposeRowsPerPass) {
+        const long long c = c0 + ty + k, r = r0 + tx;
+        if (c < p.cols && r < p.rows) tile[ty + k][tx] = s[c * p.src_ld + r];
+      }
+      __syncthreads();
 #pragma unroll
-    for (int k = 0; k < kTransposeTile; k += kTransposeRowsPerPass) {
-      const long long r = r0 + ty + k, c = c0 + tx;
-      if (r < p.rows && c < p.cols) d[r * p.dst_ld + c] = tile[tx][ty + k];
+      for (int k = 0; k < kTransposeTile; k += kTransposeRowsPerPass) {
+        const long long r = r0 + ty + k, c = c0 + tx;
+        if (r < p.rows && c < p.cols) d[r * p.dst_ld + c] = tile[tx][ty + k];
+      }
+      __syncthreads();  // the tile is rewritten by the next iteration
     }
-    __syncthreads();  // the tile is rewritten by the next iteration
   }
 }
 
@@ -112,7 +114,7 @@ __global__ void __launch_bounds__(kTransposeTile * kTransposeRowsPerPass)
 
 cudaError_t launch_transpose_copy(const void* src, std::int64_t src_ld, std::int64_t src_batch, void* dst,
                                   std::int64_t dst_ld, std::int64_t batch, std::int64_t rows, std::int64_t cols,
-                                  int elem_bytes, int sm_count, cudaStream_t stream) {
+                                  int elem_bytes, cudaStream_t stream) {
   if ((elem_bytes != 2 && elem_bytes != 4) || batch < 0 || rows < 0 || cols < 0 || dst_ld < cols ||
       reinterpret_cast<std::uintptr_t>(src) % elem_bytes != 0 ||
       reinterpret_cast<std::uintptr_t>(dst) % elem_bytes != 0)
@@ -126,15 +128,16 @@ cudaError_t launch_transpose_copy(const void* src, std::int64_t src_ld, std::int
   p.rows = rows;
   p.cols = cols;
   p.batch = batch;
-  p.tiles_r = (rows + kTransposeTile - 1) / kTransposeTile;
-  p.tiles_c = (cols + kTransposeTile - 1) / kTransposeTile;
-  const long long total = p.tiles_r * p.tiles_c * batch;
-  if (total == 0) return cudaSuccess;
-  // Grid-stride over tiles: 8 blocks of 256 threads per SM keep the memory pipes full (as the row copy).
-  const int blocks = static_cast<int>(std::min<long long>(total, 8ll * std::max(sm_count, 1)));
+  // one block per tile (every tile in flight from the start)
+  const long long tiles_r = (rows + kTransposeTile - 1) / kTransposeTile;
+  const long long tiles_c = (cols + kTransposeTile - 1) / kTransposeTile;
+  if (tiles_r == 0 || tiles_c == 0 || batch == 0) return cudaSuccess;
+  if (tiles_r > 0x7fffffffll) return cudaErrorInvalidValue;
+  const dim3 grid(static_cast<unsigned>(tiles_r), static_cast<unsigned>(std::min<long long>(tiles_c, 65535)),
+                  static_cast<unsigned>(std::min<long long>(batch, 65535)));
   const dim3 block(kTransposeTile, kTransposeRowsPerPass);
-  if (elem_bytes == 4) transpose_copy_kernel<std::uint32_t><<<blocks, block, 0, stream>>>(p);
-  else transpose_copy_kernel<std::uint16_t><<<blocks, block, 0, stream>>>(p);
+  if (elem_bytes == 4) transpose_copy_kernel<std::uint32_t><<<grid, block, 0, stream>>>(p);
+  else transpose_copy_kernel<std::uint16_t><<<grid, block, 0, stream>>>(p);
   return cudaGetLastError();
 }
 

@@ -22,6 +22,6 @@ cudaError_t launch_row_copy(const void* src, std::int64_t src_ld, std::int64_t s
 // On `stream`; no host synchronisation.
 cudaError_t launch_transpose_copy(const void* src, std::int64_t src_ld, std::int64_t src_batch, void* dst,
                                   std::int64_t dst_ld, std::int64_t batch, std::int64_t rows, std::int64_t cols,
-                                  int elem_bytes, int sm_count, cudaStream_t stream);
+                                  int elem_bytes, cudaStream_t stream);
 
 }  // namespace origami

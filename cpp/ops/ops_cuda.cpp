@@ -129,7 +129,7 @@ Operand padded_copy(const at::Tensor& t, int d_contig, int64_t align) {
                  "row copy");
     else
       check_cuda(origami::launch_transpose_copy(t.data_ptr(), t.stride(d_contig), t.stride(0), buf.data_ptr(), ld, B,
-                                                n_lead, n_contig, static_cast<int>(elem), sms, stream),
+                                                n_lead, n_contig, static_cast<int>(elem), stream),
                  "transpose copy");
   } else {
     at::Tensor view = buf.narrow(2, 0, n_contig);

@@ -88,10 +88,8 @@ TILES = [
 ]
 LAYOUTS = [(True, True), (True, False), (False, True), (False, False)]  # (A K-major, B K-major)
 # wgmma reads a TF32 operand from shared memory K-major only (no transpose bits for .tf32 in the PTX ISA): the tf32
-# kernels take A K-major, and B K-major (the nn.Linear layout x @ w.t()) or N-major (a @ b, both row-major), the
-# latter loaded in 32-column boxes into a staging area that the producer warpgroup transposes into the K-major stage
-# (gemm_wgmma.cuh kStagedB). The op copies an M-major A first.
-TF32_LAYOUTS = [(True, True), (True, False)]
+# kernels take the nn.Linear layout (x @ w.t()); the op copies an operand of another layout into it first.
+TF32_LAYOUTS = [(True, True)]
 
 
 @dataclass(frozen=True)
@@ -128,18 +126,8 @@ class Spec:
         return 64
 
     @property
-    def staged_b(self) -> bool:
-        """B N-major in memory, transposed into the K-major stage in shared memory (tf32)."""
-        return self.dtype == "tf32" and not self.b_k_major
-
-    @property
-    def barrier_bytes_per_stage(self) -> int:
-        return 8 * (3 if self.staged_b else 2)  # full, empty (and staged) mbarriers
-
-    @property
     def stage_bytes(self) -> int:
-        # A and B stages, plus the N-major staging tile of a staged B (as many bytes as B's stage)
-        return (self.block_m + self.block_n * (2 if self.staged_b else 1)) * SWIZZLE_ROW_BYTES
+        return (self.block_m + self.block_n) * SWIZZLE_ROW_BYTES
 
     @property
     def c_bytes(self) -> int:
@@ -147,12 +135,12 @@ class Spec:
 
     @property
     def stages(self) -> int:
-        free = SMEM_OPTIN_BYTES - ALIGN_SLACK_BYTES - self.c_bytes - self.barrier_bytes_per_stage * MAX_STAGES
+        free = SMEM_OPTIN_BYTES - ALIGN_SLACK_BYTES - self.c_bytes - 2 * 8 * MAX_STAGES
         return min(self.max_stages or MAX_STAGES, free // self.stage_bytes)
 
     @property
     def smem_bytes(self) -> int:
-        return ALIGN_SLACK_BYTES + self.stages * self.stage_bytes + self.c_bytes + self.barrier_bytes_per_stage * self.stages
+        return ALIGN_SLACK_BYTES + self.stages * self.stage_bytes + self.c_bytes + 2 * 8 * self.stages
 
     @property
     def threads(self) -> int:
@@ -190,9 +178,7 @@ class Spec:
             out.append("each consumer warpgroup must own whole m64 slabs")
         if self.block_n % 16 or not 16 <= self.block_n <= 256:
             out.append("wgmma N must be a multiple of 16 in [16, 256] (as generated)")
-        if self.staged_b and self.block_n % 32:
-            out.append("BLOCK_N must be a multiple of 32 with a staged B (32-column TMA boxes of fp32)")
-        if self.block_n % 64 and not self.b_k_major and not self.staged_b:
+        if self.block_n % 64 and not self.b_k_major:
             # An N-major B is loaded in 64-column TMA boxes (one 128-byte swizzle row each); a K-major B is one
             # box of BLOCK_N rows of 64 K-elements, any multiple of 8 rows (the swizzle atom).
             out.append("BLOCK_N must be a multiple of 64 with an N-major B (64-column TMA boxes)")
@@ -208,7 +194,7 @@ class Spec:
         if self.block_n % self.epi_n or (chunks % 8 and chunks not in (2, 4)):
             out.append("epilogue slice must divide BLOCK_N and be 2, 4 or a multiple of 8 chunks of 16 bytes")
         if self.dtype == "tf32" and (self.a_k_major, self.b_k_major) not in TF32_LAYOUTS:
-            out.append("wgmma takes TF32 operands K-major only (an N-major B is transposed in shared memory)")
+            out.append("wgmma takes TF32 operands K-major only")
         if self.cluster not in (1, 2) or self.block_n % (8 * self.cluster):
             out.append("clusters of 1 or 2 CTAs, each multicasting whole 8-row groups of B")
         if self.consumers not in (1, 2):

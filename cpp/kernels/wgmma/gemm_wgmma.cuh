@@ -65,17 +65,13 @@ constexpr int kSmemAlignBytes = 1024;
 
 // Shared-memory plan of one specialisation. The Python family module computes the same numbers
 // (smem_bytes in the registry); the static_asserts in the kernel keep the two honest.
-// kStagedB: B arrives N-major and the producer warpgroup transposes it into the K-major stage (TF32, which wgmma
-// reads K-major only): each stage also holds the N-major tile as TMA delivered it (kStagingBytes, BLOCK_K rows of
-// BLOCK_N), with its own mbarrier.
-template <int BM, int BN, int kStages, int kConsumers, int kEpiN, int kOutBytes = 2, bool kStagedB = false>
+template <int BM, int BN, int kStages, int kConsumers, int kEpiN, int kOutBytes = 2>
 struct Plan {
   static constexpr int kRowsPerConsumer = BM / kConsumers;
   static constexpr int kMmaM = kRowsPerConsumer / 64;        // m64 sub-tiles per consumer warpgroup
   static constexpr int kABytes = BM * kSwizzleRowBytes;      // one stage of A (BLOCK_K elements per row)
   static constexpr int kBBytes = BN * kSwizzleRowBytes;      // one stage of B
-  static constexpr int kStagingBytes = kStagedB ? BN * kSwizzleRowBytes : 0;
-  static constexpr int kStageBytes = kABytes + kBBytes + kStagingBytes;
+  static constexpr int kStageBytes = kABytes + kBBytes;
   // C staging: the tile leaves in column slices of kEpiN (BN / kEpiN passes), so the staging
   // buffer is BM x kEpiN and the ring keeps the rest of shared memory. Not padded: the 16-byte chunks are
   // XOR-swizzled (c_chunk_offset below), which keeps the fragment writes (8 rows x 4 lanes per instruction)
@@ -85,7 +81,7 @@ struct Plan {
   static constexpr int kChunkElems = 16 / kOutBytes;         // C elements per chunk
   static constexpr int kBoxCols = kSwizzleRowBytes / kOutBytes;  // columns of one TMA store box (128-byte rows)
   static constexpr int kCBytes = BM * kCRowBytes;
-  static constexpr int kBarrierBytes = (kStagedB ? 3 : 2) * kStages * 8;  // full[], empty[] (and staged[]) mbarriers
+  static constexpr int kBarrierBytes = 2 * kStages * 8;      // full[] and empty[] mbarriers
   static constexpr int kSmemBytes =
       kSmemAlignBytes /* worst-case alignment slack */ + kStages * kStageBytes + kCBytes + kBarrierBytes;
   static constexpr int kThreads = 128 * (kConsumers + 1);
@@ -309,7 +305,6 @@ struct KernelParams {
   // fewer than Plan::kStageBytes.
   int a_slabs, b_slabs;
   int stage_tx_bytes;
-  int staging_tx_bytes;     // a staged (N-major, transposed in shared memory) B: the bytes of its TMA boxes
 };
 
 // Triton's GROUP_SIZE_M raster: groups of group_size_m tile-rows, column-major inside a group,
@@ -362,9 +357,7 @@ __device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p,
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
           int kCluster = 1>
 struct Kernel {
-  // TF32 reads B K-major only: an N-major B is transposed in shared memory by the producer warpgroup.
-  static constexpr bool kStagedB = kT == ElemType::TFloat32 && !kBKMajor;
-  using P = Plan<BM, BN, kStages, kConsumers, kEpiN, kElemBytes<kT>, kStagedB>;
+  using P = Plan<BM, BN, kStages, kConsumers, kEpiN, kElemBytes<kT>>;
   static __device__ __forceinline__ void run(const CUtensorMap& tma_a, const CUtensorMap& tma_b,
                                              const CUtensorMap& tma_c, const KernelParams& p);
 };
@@ -373,11 +366,8 @@ template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, b
           int kCluster>
 __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster>::run(
     const CUtensorMap& tma_a, const CUtensorMap& tma_b, const CUtensorMap& tma_c, const KernelParams& p) {
-  static_assert(kBKMajor || kStagedB || BN % 64 == 0, "an N-major B is loaded in 64-column TMA boxes");
-  static_assert(kT != ElemType::TFloat32 || kAKMajor, "wgmma reads TF32 operands K-major only (A is not staged)");
-  static_assert(!kStagedB || (kCluster == 1 && BN % 32 == 0), "a staged B: 32-column boxes, no cluster");
-  // A staged B: warps 1..3 of the producer warpgroup transpose it; each arrives on the stage's full barrier.
-  constexpr int kTransposerWarps = kStagedB ? 3 : 0;
+  static_assert(kBKMajor || BN % 64 == 0, "an N-major B is loaded in 64-column TMA boxes");
+  static_assert(kT != ElemType::TFloat32 || (kAKMajor && kBKMajor), "wgmma reads TF32 operands K-major only");
   static_assert(kCluster == 1 || kCluster == 2, "1 or 2 CTAs per cluster");
   static_assert(BN % (8 * kCluster) == 0, "each CTA's multicast share of B is whole 8-row swizzle groups");
   constexpr int kMmaM = P::kMmaM;
@@ -393,7 +383,6 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
   const std::uint32_t bars = ring + kStages * P::kStageBytes + P::kCBytes;
   auto full_bar = [&](int s) { return bars + 8u * s; };
   auto empty_bar = [&](int s) { return bars + 8u * (kStages + s); };
-  auto staged_bar = [&](int s) { return bars + 8u * (2 * kStages + s); };  // kStagedB only
 
   // Programmatic dependent launch (pdl.hpp): this CTA's set-up below (barrier init, tensor-map prefetch)
   // overlaps the previous kernel; global memory waits for it, then the next kernel may launch.
@@ -407,8 +396,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
     }
     if (p.c_tma) asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_c) : "memory");
     for (int s = 0; s < kStages; ++s) {
-      mbar_init(full_bar(s), 1 + kTransposerWarps);  // the producer's arrive.expect_tx (+ each transposer warp)
-      if constexpr (kStagedB) mbar_init(staged_bar(s), 1);
+      mbar_init(full_bar(s), 1);                    // the producer's arrive.expect_tx
       // one arrive per consumer warp of every CTA whose smem this stage's multicast writes
       mbar_init(empty_bar(s), 4 * kConsumers * kCluster);
     }
@@ -423,8 +411,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
 
   if (warpgroup == 0) {
     // ------------------------------ producer warpgroup ------------------------------
-    // (a staged B's transposer warps hold a 4x4 block of float4s: 40 registers spill, 56 do not)
-    if constexpr (kConsumers == 2) setmaxnreg_dec<kStagedB ? 56 : 40>();
+    if constexpr (kConsumers == 2) setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
       int stage = 0;
       std::uint32_t phase = 0;
@@ -446,16 +433,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
             for (int i = 0; i < BM / 64; ++i)
               if (i < p.a_slabs) tma_load_3d(a_dst + i * 8192, &tma_a, fb, m0 + 64 * i, k0, ba);
           }
-          if constexpr (kStagedB) {
-            // N-major boxes of 32 columns x BLOCK_K rows into the staging area, on their own barrier: the transposer
-            // warps wait for it, and their arrivals complete the full barrier with A's bytes.
-            const std::uint32_t sb = staged_bar(stage);
-            mbar_arrive_expect_tx(sb, p.staging_tx_bytes);
-#pragma unroll
-            for (int i = 0; i < BN / 32; ++i)
-              if (i < p.b_slabs)
-                tma_load_3d(b_dst + P::kBBytes + i * 32 * kSwizzleRowBytes, &tma_b, sb, n0 + 32 * i, k0, bb);
-          } else if constexpr (kCluster == 1) {
+          if constexpr (kCluster == 1) {
             if constexpr (kBKMajor) {
               tma_load_3d(b_dst, &tma_b, fb, k0, n0, bb);  // box {BLOCK_K, BN}
             } else {
@@ -482,57 +460,11 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
           }
         }
       }
-    } else if (kStagedB && threadIdx.x >= 32) {
-      // ---- transposer warps (a staged B): N-major staging -> the K-major stage the consumers' descriptors read ----
-      // The staging tile is BN / 32 TMA boxes, each BLOCK_K (32) rows k of 128 bytes (32 columns n), 16-byte chunk j
-      // of row k at k * 128 + ((j ^ (k % 8)) << 4) (128-byte swizzle). The stage row n holds the 32 k of column n,
-      // chunk c (k = 4c..4c+3) at n * 128 + ((c ^ (n % 8)) << 4), as a K-major TMA box would. A thread moves 4x4
-      // blocks: 4 chunk reads (k = 4c..4c+3, chunk j), a register transpose, 4 chunk writes (n = 4j..4j+3, chunk
-      // c). Per instruction the 8 lanes of one c read one 128-byte row (and write 8 different slots): no conflicts
-      // beyond the 4 wavefronts 512 bytes take. No barrier of its own protects the staging area: it is rewritten
-      // only after the consumers released the stage, which needs this warp's arrival, made after its reads.
-      const int tw = threadIdx.x / 32 - 1, lane = threadIdx.x % 32;
-      const int j = lane & 7, c_lo = lane >> 3;
-      int stage = 0;
-      std::uint32_t phase = 0;
-      for (int unit = blockIdx.x / kCluster; unit < p.units_total; unit += gridDim.x / kCluster) {
-        const TileCoord tc = tile_coord<kCluster>(unit, p, rank);
-        for (int kb = tc.kb_begin; kb < tc.kb_end; ++kb) {
-          mbar_wait(staged_bar(stage), phase);
-          std::uint8_t* dst = smem + stage * P::kStageBytes + P::kABytes;
-          const std::uint8_t* stg = dst + P::kBBytes;
-          for (int u = tw; u < 2 * (BN / 32); u += kTransposerWarps) {  // (box, half of the k-chunks) per warp
-            const int box = u >> 1, c = c_lo + 4 * (u & 1);
-            float4 v[4];
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-              const int k = 4 * c + i;
-              v[i] = *reinterpret_cast<const float4*>(stg + box * 32 * kSwizzleRowBytes + k * kSwizzleRowBytes +
-                                                      ((j ^ (k & 7)) << 4));
-            }
-            const float4 w[4] = {make_float4(v[0].x, v[1].x, v[2].x, v[3].x), make_float4(v[0].y, v[1].y, v[2].y, v[3].y),
-                                 make_float4(v[0].z, v[1].z, v[2].z, v[3].z), make_float4(v[0].w, v[1].w, v[2].w, v[3].w)};
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-              const int n = 32 * box + 4 * j + i;
-              *reinterpret_cast<float4*>(dst + n * kSwizzleRowBytes + ((c ^ (n & 7)) << 4)) = w[i];
-            }
-          }
-          fence_proxy_async_shared();  // the generic-proxy writes, before the consumers' wgmmas read them
-          __syncwarp();
-          if (lane == 0) mbar_arrive(full_bar(stage));
-          if (++stage == kStages) {
-            stage = 0;
-            phase ^= 1;
-          }
-        }
-      }
     }
   } else {
     // ------------------------------ consumer warpgroups ------------------------------
-    // 40 + 2 x 232 = 504 registers per lane of the three warpgroups (<= 512: 65,536 / 128); 56 + 2 x 224 with a
-    // staged B.
-    if constexpr (kConsumers == 2) setmaxnreg_inc<kStagedB ? 224 : 232>();
+    // 40 + 2 x 232 = 504 registers per lane of the three warpgroups (<= 512: 65,536 / 128).
+    if constexpr (kConsumers == 2) setmaxnreg_inc<232>();
     const int cw = warpgroup - 1;
     const int t = threadIdx.x % 128;
     const int warp = t / 32, lane = t % 32;
@@ -560,7 +492,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
 #pragma unroll
         for (int kk = 0; kk < kKStepsPerBlock; ++kk) {
           std::uint64_t db;
-          if constexpr (kBKMajor || kStagedB) db = make_desc(b_base + kk * 32, 16, 1024);
+          if constexpr (kBKMajor) db = make_desc(b_base + kk * 32, 16, 1024);
           else db = make_desc(b_base + kk * 2048, 8192, 1024);
 #pragma unroll
           for (int mi = 0; mi < kMmaM; ++mi) {
@@ -568,7 +500,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
             std::uint64_t da;
             if constexpr (kAKMajor) da = make_desc(a_base + row0 * 128 + kk * 32, 16, 1024);
             else da = make_desc(a_base + (row0 / 64) * 8192 + kk * 2048, 8192, 1024);
-            Wgmma<BN, kT>::template mma<kAKMajor ? 0 : 1, kBKMajor || kStagedB ? 0 : 1>(acc[mi], da, db, (kb | kk) != 0);
+            Wgmma<BN, kT>::template mma<kAKMajor ? 0 : 1, kBKMajor ? 0 : 1>(acc[mi], da, db, (kb | kk) != 0);
           }
         }
         wgmma_commit();
@@ -823,8 +755,7 @@ using KernelFn = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMa
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
           int kCluster = 1>
 struct Launcher {
-  static constexpr bool kStagedB = Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster>::kStagedB;
-  using P = Plan<BM, BN, kStages, kConsumers, kEpiN, kElemBytes<kT>, kStagedB>;
+  using P = Plan<BM, BN, kStages, kConsumers, kEpiN, kElemBytes<kT>>;
   static constexpr int kBK = kBlockK<kT>;
   static constexpr int kEB = kElemBytes<kT>;
 
@@ -856,8 +787,7 @@ struct Launcher {
     // hold stale bytes; they only reach accumulator rows (columns) past M (N), which no store writes.
     const int a_rows = static_cast<int>(std::min<std::int64_t>(g.M, BM));
     const int b_rows = kCluster == 1 ? static_cast<int>(std::min<std::int64_t>(g.N, BN)) : BN;
-    // (a staged B: boxes of 32 columns)
-    const int a_slabs = (a_rows + 63) / 64, b_slabs = kStagedB ? (b_rows + 31) / 32 : (b_rows + 63) / 64;
+    const int a_slabs = (a_rows + 63) / 64, b_slabs = (b_rows + 63) / 64;
     CUtensorMap map_a{}, map_b{};
     bool ok = !has_k;
     if (has_k) {
@@ -865,8 +795,7 @@ struct Launcher {
                      : encode_map(&map_a, kT, g.a, g.M, g.K, a_batch, lda, g.a_stride_batch, 64, 64, true);
       ok = ok && (kBKMajor ? encode_map(&map_b, kT, g.b, g.K, g.N, b_batch, ldb, g.b_stride_batch, kBK,
                                         kCluster == 1 ? b_rows : BN / kCluster, true)
-                  : kStagedB ? encode_map(&map_b, kT, g.b, g.N, g.K, b_batch, ldb, g.b_stride_batch, 32, kBK, true)
-                             : encode_map(&map_b, kT, g.b, g.N, g.K, b_batch, ldb, g.b_stride_batch, 64, 64, true));
+                           : encode_map(&map_b, kT, g.b, g.N, g.K, b_batch, ldb, g.b_stride_batch, 64, 64, true));
     }
     if (!ok) return cudaErrorInvalidValue;
 
@@ -902,8 +831,7 @@ struct Launcher {
     p.a_slabs = kAKMajor ? BM / 64 : a_slabs;
     p.b_slabs = kBKMajor || kCluster > 1 ? BN / 64 : b_slabs;
     p.stage_tx_bytes = (kAKMajor ? a_rows * 128 : a_slabs * 8192) +
-                       (kStagedB ? 0 : kCluster > 1 ? P::kBBytes : kBKMajor ? b_rows * 128 : b_slabs * 8192);
-    p.staging_tx_bytes = kStagedB ? b_slabs * 32 * kSwizzleRowBytes : 0;
+                       (kCluster > 1 ? P::kBBytes : kBKMajor ? b_rows * 128 : b_slabs * 8192);
     p.c_vector_ok = (reinterpret_cast<std::uintptr_t>(g.c) % 16 == 0) && g.c_stride_m % P::kChunkElems == 0 &&
                     (g.batch == 1 || g.c_stride_batch % P::kChunkElems == 0);
 
