@@ -54,12 +54,6 @@ inline double real_rows_per_tile(std::int64_t extent, std::int64_t grid) {
   return double(extent) / double(std::max<std::int64_t>(grid, 1));
 }
 
-// The blocks resident on one busy SM (at least 1): the tiles in flight over the SMs they occupy. The nv terms
-// that an SM's blocks share (tensor or FFMA rate, cp.async issue, the simt copy floor) divide by it.
-inline double resident_blocks(const LatencyBreakdown& b) {
-  return std::max<double>(1.0, std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1)));
-}
-
 // Rows (or columns) of one operand that a wgmma stage loads by TMA, per tile. An extent shorter than the tile side
 // (one tile: decode, small batches) is loaded without the rows past its end: a K-major operand by a box of its own
 // rows, an MN-major one by the 64-row slabs that hold them (the wgmma launcher, cpp/kernels/wgmma/gemm_wgmma.cuh).
@@ -252,7 +246,7 @@ void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware&
   // (all blocks of the SM together) must cover the 4 sub-partitions to reach the SM's peak
   // (mma.sync issues from one warp per sub-partition; a wgmma warpgroup covers all four).
   const NvModelConstants& nv = o.nv;
-  const double resident = resident_blocks(b);
+  const double resident = b.resident_blocks;
   double coverage = 1.0;
   if (c.family != Family::Wgmma) coverage = std::min(1.0, resident * c.warps / nv.smsp_per_sm);
   const double roof = c.family == Family::Simt ? simt_roof(c, hw, nv, b) : family_flops_per_cycle(hw, nv, c.family);
@@ -352,6 +346,14 @@ void occupancy_and_waves(const Problem& p, const TileConfig& c, const ModelHardw
   b.num_waves = ceil_div(b.total_tiles, slots);
   if (b.total_tiles < slots && o.mode == ModelMode::Nv) b.occupancy_limiter = "grid";
   b.occupancy = o.mode == ModelMode::Seed ? o.seed.occupancy : double(b.blocks_per_sm);
+  b.k_tiles = ceil_div(p.K, c.block_k);
+  if (o.mode == ModelMode::Nv) {
+    b.rows_per_tile_m = real_rows_per_tile(p.M, b.grid_m);
+    b.cols_per_tile_n = real_rows_per_tile(p.N, b.grid_n);
+    // The blocks resident on one busy SM (at least 1): the tiles in flight over the SMs they occupy. The nv terms
+    // that an SM's blocks share (tensor or FFMA rate, cp.async issue, the simt copy floor) divide by it.
+    b.resident_blocks = std::max<double>(1.0, std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1)));
+  }
 }
 
 // ---- Triton raster footprint (phase 2 and the nv L2 model) --------------------------------------
@@ -428,23 +430,21 @@ void l2_hit_rate(const Problem& p, const TileConfig& c, const ModelHardware& hw,
   const std::int64_t WGM = std::max(c.group_size_m, 1);
   b.group_size_m = static_cast<int>(WGM);
   b.working_set_bytes = double(p.M + p.N) * c.block_k * bytes;
-  const double k_iters = o.mode == ModelMode::Nv && b.num_iter > 0 ? double(b.num_iter) : double(ceil_div(p.K, c.block_k));
-  const double requested_total = double(b.total_tiles) * (double(c.block_m) + c.block_n) * c.block_k * k_iters * bytes;
+  const double k_iters = o.mode == ModelMode::Nv && b.num_iter > 0 ? double(b.num_iter) : double(b.k_tiles);
   // The operands this phase reads (nv: its units' share of every batch's A and B; seed: one GEMM).
   double compulsory = (double(p.M) * p.K + double(p.K) * p.N) * bytes;
   if (o.mode == ModelMode::Nv) {
     // units x k_iters of this phase over all tiles x all of K: D / T for the whole tiles, ~(T - D) / T for
     // the split tail (its S slices cover K once).
-    const double all = double(b.grid_m * b.grid_n) * std::max<std::int64_t>(p.batch, 1) * double(ceil_div(p.K, c.block_k));
+    const double all = double(b.grid_m * b.grid_n) * std::max<std::int64_t>(p.batch, 1) * double(b.k_tiles);
     compulsory *= std::max<std::int64_t>(p.batch, 1) * std::min(1.0, double(b.total_tiles) * k_iters / all);
   }
-  b.l2_global_reuse_rate = std::max(0.0, 1.0 - compulsory / requested_total);
 
   if (o.mode == ModelMode::Nv) {
     // Global reuse over the real rows/columns of each tile (see below): with M << BLOCK_M the
     // padded rows are neither requested nor fetched.
     const double real_requested_total = double(b.total_tiles) *
-        (real_rows_per_tile(p.M, b.grid_m) + real_rows_per_tile(p.N, b.grid_n)) * c.block_k * k_iters * bytes;
+        (b.rows_per_tile_m + b.cols_per_tile_n) * c.block_k * k_iters * bytes;
     b.l2_global_reuse_rate = std::max(0.0, 1.0 - compulsory / real_requested_total);
     // The tiles in flight at once follow the kernel's Triton raster: count the unique A rows and
     // B columns they touch; every other byte they load is an L2 hit. Units of different batches, or of
@@ -462,7 +462,7 @@ void l2_hit_rate(const Problem& p, const TileConfig& c, const ModelHardware& hw,
     b.l2_tile_n = f.unique_n;
     // Rows/columns past the matrix edge are not fetched (TMA out-of-bounds fill, cp.async zero
     // fill): count the real rows per tile (M / grid_m <= BLOCK_M), which matters when M << BLOCK_M.
-    const double rows_a = real_rows_per_tile(p.M, b.grid_m), cols_b = real_rows_per_tile(p.N, b.grid_n);
+    const double rows_a = b.rows_per_tile_m, cols_b = b.cols_per_tile_n;
     const double unique = (double(f.unique_m) * rows_a + double(f.unique_n) * cols_b) * c.block_k * bytes;
     const double requested = double(b.concurrent_tiles) * (rows_a + cols_b) * c.block_k * bytes;
     b.l2_local_hit_rate = std::max(0.0, 1.0 - unique / requested);
@@ -472,6 +472,9 @@ void l2_hit_rate(const Problem& p, const TileConfig& c, const ModelHardware& hw,
     return;
   }
 
+  // Seed: global reuse over whole tiles.
+  const double requested_total = double(b.total_tiles) * (double(c.block_m) + c.block_n) * c.block_k * k_iters * bytes;
+  b.l2_global_reuse_rate = std::max(0.0, 1.0 - compulsory / requested_total);
   // Seed (Tensile order: the super-group spans WGM tile-columns), or Triton rows (flag 7).
   std::int64_t tile_m, tile_n;
   if (!o.source.l2_supergroup_triton_rows) {
@@ -533,9 +536,9 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
     // sectors (the L2/DRAM access granularity on sm_80+).
     const double row = ceil_to(c.block_k * bytes, 32.0);
     // Bytes moved: only the rows inside the matrix (see l2_hit_rate).
-    b.load_a_bytes = real_rows_per_tile(p.M, b.grid_m) * row;
-    b.load_b_bytes = real_rows_per_tile(p.N, b.grid_n) * row;
-    b.per_sm_load_bytes = (b.load_a_bytes + b.load_b_bytes) * std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1));
+    b.load_a_bytes = b.rows_per_tile_m * row;
+    b.load_b_bytes = b.cols_per_tile_n * row;
+    b.per_sm_load_bytes = (b.load_a_bytes + b.load_b_bytes) * b.resident_blocks;  // (concurrent tiles >= 1)
     b.total_load_bytes = (b.load_a_bytes + b.load_b_bytes) * double(b.concurrent_tiles);
   } else {
     if (o.source.round_contiguous_dim_128b) {
@@ -598,7 +601,7 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
     // SM, load slower per warp).
     double issuing_warps = std::max(c.warps, 1);
     if (o.nv.mma_sync_load_issue_warps_per_sm > 0) {
-      const double resident = resident_blocks(b);
+      const double resident = b.resident_blocks;
       issuing_warps = std::min(issuing_warps * resident, o.nv.mma_sync_load_issue_warps_per_sm) / resident;
     }
     b.load_issue_cycles = issued_bytes / (issuing_warps * o.nv.mma_sync_warp_load_bytes_per_cycle);
@@ -636,7 +639,7 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
     const double elems_per_copy_b = p.b_k_contiguous ? 1.0 : 16.0 / bytes;
     b.simt_copy_instructions = std::ceil(double(c.block_m) * c.block_k / (32.0 * elems_per_copy_a)) +
                                std::ceil(double(c.block_n) * c.block_k / (32.0 * elems_per_copy_b));
-    const double resident = resident_blocks(b);
+    const double resident = b.resident_blocks;
     b.simt_copy_cycles = resident * b.simt_copy_instructions * o.nv.simt_copy_cycles_per_warp_instruction;
     if (b.simt_copy_cycles > b.memory_cycles) {
       b.memory_cycles = b.simt_copy_cycles;
@@ -649,7 +652,7 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   const double loaded_rows = tma_loaded_rows(p.M, b.grid_m, c.block_m, p.a_k_contiguous) +
                              tma_loaded_rows(p.N, b.grid_n, c.block_n, p.b_k_contiguous);
   if (o.nv.wgmma_tma_oob_fill_bytes_per_cycle > 0) {
-    const double oob_rows = loaded_rows - real_rows_per_tile(p.M, b.grid_m) - real_rows_per_tile(p.N, b.grid_n);
+    const double oob_rows = loaded_rows - b.rows_per_tile_m - b.cols_per_tile_n;
     b.tma_oob_fill_cycles = oob_rows * c.block_k * bytes / o.nv.wgmma_tma_oob_fill_bytes_per_cycle;
     b.memory_cycles += b.tma_oob_fill_cycles;
   }
@@ -668,11 +671,11 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
 
 // ---- work utilisation (seed 3.5) ---------------------------------------------------------------
 void work_utilization(const Problem& p, const TileConfig& c, LatencyBreakdown& b) {
-  // grid_m / grid_n: ceil_div(M, BLOCK_M) / ceil_div(N, BLOCK_N), set by occupancy_and_waves (one division each
-  // per prediction, not two: a cold selection predicts ~140 launches).
+  // grid_m / grid_n / k_tiles: ceil_div(M, BLOCK_M) / ceil_div(N, BLOCK_N) / ceil_div(K, BLOCK_K), set by
+  // occupancy_and_waves (one division each per prediction: a cold selection predicts ~80-170 launches).
   const double launched_m = double(b.grid_m) * c.block_m;
   const double launched_n = double(b.grid_n) * c.block_n;
-  const double launched_k = double(ceil_div(p.K, c.block_k)) * c.block_k;
+  const double launched_k = double(b.k_tiles) * c.block_k;
   b.utilization = (double(p.M) * p.N * p.K) / (launched_m * launched_n * launched_k);
   b.penalty = 1.0 / b.utilization;
 }
@@ -681,7 +684,7 @@ void work_utilization(const Problem& p, const TileConfig& c, LatencyBreakdown& b
 void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                   LatencyBreakdown& b) {
   const double bytes = dtype_bytes(p.dtype);
-  const std::int64_t k_iters = ceil_div(p.K, c.block_k);
+  const std::int64_t k_iters = b.k_tiles;
   b.arithmetic_intensity = 2.0 * c.block_m * c.block_n / ((double(c.block_m) + c.block_n) * bytes);
 
   if (o.mode == ModelMode::Seed) {
@@ -725,14 +728,14 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
   b.loop_overhead_cycles = per_iter_overhead * double(unit_k_iters);
   b.epilogue_bw = hw.dram_perf_ratio * dram_bw_fraction(hw, o, b.active_sms);
   const double out_bytes = b.output_elem_bytes > 0 ? b.output_elem_bytes : bytes;
-  b.output_bytes = double(b.concurrent_tiles) * real_rows_per_tile(p.M, b.grid_m) * real_rows_per_tile(p.N, b.grid_n) * out_bytes;
+  b.output_bytes = double(b.concurrent_tiles) * b.rows_per_tile_m * b.cols_per_tile_n * out_bytes;
   b.epilogue_write_cycles = b.output_bytes / b.epilogue_bw;
   b.epilogue_cycles = b.epilogue_write_cycles + nv.epilogue_latency_factor * hw.hbm_latency_penalty;
   if (b.epilogue_bias) {
     // Fused bias: the epilogue loads its tile's bias columns after the main loop (both families: gemm_mma_sync.cuh,
     // gemm_wgmma.cuh), a load every tile of a column shares (an L2 hit after the first), whose round trip the stores
     // wait for: one L2 latency plus the bytes at the L2 rate of the active SMs.
-    b.bias_bytes = double(b.concurrent_tiles) * real_rows_per_tile(p.N, b.grid_n) * bytes;
+    b.bias_bytes = double(b.concurrent_tiles) * b.cols_per_tile_n * bytes;
     b.bias_cycles = hw.l2_latency_cycles + b.bias_bytes / (hw.l2_perf_ratio * std::max(b.l2_bw_fraction, 1e-9));
     b.epilogue_cycles += b.bias_cycles;
   }
@@ -857,8 +860,7 @@ void split_terms(const Problem& p, const TileConfig& c, const ModelHardware& hw,
   b.tail_cycles = tail.tile_cycles * double(tail.num_waves);
   // The reduction: every split tile's S partials read, C written once, at the L2 rate when the partials
   // are still there (written just before) else at DRAM's; plus its fixed cost (NvModelConstants).
-  const double elems = double(sp.tail_tiles) * real_rows_per_tile(p.M, ceil_div(p.M, c.block_m)) *
-                       real_rows_per_tile(p.N, ceil_div(p.N, c.block_n));
+  const double elems = double(sp.tail_tiles) * tail.rows_per_tile_m * tail.cols_per_tile_n;
   const double partial_bytes = elems * 4.0 * sp.slices;
   b.reduction_bytes = partial_bytes + elems * bytes;
   const bool l2_resident = partial_bytes <= hw.l2_bytes;
@@ -876,7 +878,7 @@ void split_terms(const Problem& p, const TileConfig& c, const ModelHardware& hw,
   if (p.bias) {
     // The reduction adds the bias after the slices (cpp/kernels/split_k.cu): its columns read once per pass,
     // one more dependent L2 round trip.
-    const double bias_bytes = double(sp.tail_tiles) * real_rows_per_tile(p.N, ceil_div(p.N, c.block_n)) * bytes;
+    const double bias_bytes = double(sp.tail_tiles) * tail.cols_per_tile_n * bytes;
     b.reduction_bytes += bias_bytes;
     b.reduction_latency_cycles += passes * hw.l2_latency_cycles;
   }

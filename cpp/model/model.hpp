@@ -425,6 +425,12 @@ struct LatencyBreakdown {
   const char* occupancy_limiter = "";  // nv: "registers", "shared memory", "threads", "blocks", "grid"
   std::int64_t concurrent_tiles = 0;   // tiles in flight at once: min(tiles, active_sms*blocks_per_sm)
   std::int64_t num_waves = 0;
+  // Shares of the grid that the later algorithms read, computed once per phase here rather than in each of them
+  // (a cold selection predicts ~80-170 launches; the repeated divisions were a visible part of it):
+  std::int64_t k_tiles = 0;            // ceil(K / BLOCK_K): the K-iterations of the whole K
+  double rows_per_tile_m = 0;          // nv: real rows of A per tile, M / grid_m (<= BLOCK_M)
+  double cols_per_tile_n = 0;          // nv: real columns of B per tile, N / grid_n (<= BLOCK_N)
+  double resident_blocks = 0;          // nv: tiles in flight on one busy SM, ceil(concurrent_tiles / active_sms) >= 1
   // [Alg 5] L2 hit rate
   int group_size_m = 0;                // WGM / GROUP_SIZE_M used by the model
   std::int64_t l2_tile_m = 0, l2_tile_n = 0;  // super-group shape (tiles)
