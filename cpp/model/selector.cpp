@@ -158,7 +158,9 @@ struct Scratch {
   std::vector<LatencyBreakdown> breakdowns;
   std::vector<RankKey> keys;
 };
-Scratch& scratch() {
+// Not inlined: GCC then takes the thread-local's address once per call instead of calling __tls_get_addr at every
+// use of the buffers inside the candidate loop (~1 % of a cold selection, perf 2026-11-26).
+[[gnu::noinline]] Scratch& scratch() {
   thread_local Scratch s;
   return s;
 }
@@ -424,13 +426,15 @@ const Selection& Selector::select(const Problem& p) const {
   sel->excluded = &excluded(p.dtype);  // the selector's own list (no copy per selection)
   sel->phase1_group_size_m = impl_->phase1_g;
   sel->abstract_space = abstract_space();
-  const Ranked best = sel->ranking.front();
+  const Ranked& best = sel->ranking.front();  // (no copy: the resize below only ever shrinks the ranking)
   sel->breakdown = best.breakdown;
 
   // Phase 2: GROUP_SIZE_M minimising the L2 footprint of the tiles in flight at once.
   const ModelOptions& o = impl_->options;
   const std::int64_t grid_m = best.breakdown.grid_m, grid_n = best.breakdown.grid_n;
-  int best_g = space_group_size_m().front();
+  static const std::vector<int> group_sizes = space_group_size_m();  // (a copy per call otherwise)
+  sel->group_size_m_costs.reserve(group_sizes.size() + 1);
+  int best_g = group_sizes.front();
   if (o.source.phase2_all_waves && (grid_m == 1 || grid_n == 1)) {
     best_g = 1;  // source shortcut: a grid dimension of 1 makes every GROUP_SIZE_M equivalent
     sel->group_size_m_costs.push_back({1, group_size_m_cost(p, best.config, best.breakdown.concurrent_tiles, 1, o)});
@@ -447,7 +451,7 @@ const Selection& Selector::select(const Problem& p) const {
       best_cost = group_size_m_cost(p, best.config, best.breakdown.concurrent_tiles, best_g, o);
       sel->group_size_m_costs.push_back({best_g, best_cost});
     }
-    for (int g : space_group_size_m()) {
+    for (int g : group_sizes) {
       if (o.mode == ModelMode::Nv && g == impl_->phase1_g) continue;
       const double cost = group_size_m_cost(p, best.config, best.breakdown.concurrent_tiles, g, o);
       sel->group_size_m_costs.push_back({g, cost});
@@ -462,10 +466,12 @@ const Selection& Selector::select(const Problem& p) const {
   if (o.cached_ranking_size > 0 && sel->ranking.size() > static_cast<size_t>(o.cached_ranking_size))
     sel->ranking.resize(static_cast<size_t>(o.cached_ranking_size));
   const PerDtype& pd = impl_->per_dtype[static_cast<int>(p.dtype)];
-  const KernelResources* kr = nullptr;
+  const Candidate* kernel = nullptr;  // the pick's kernel: its first candidate with resources
   for (const Candidate& c : pd.candidates)
-    if (c.config.same_kernel(best.config) && c.resources) { kr = &*c.resources; break; }
-  sel->final_breakdown = predict(p, sel->config, impl_->mhw, o, kr);
+    if (c.config.same_kernel(best.config) && c.resources) { kernel = &c; break; }
+  // Into the Selection's own breakdown (no temporary), with the occupancy computed at construction (the same bits
+  // as recomputing it).
+  predict_candidate(p, sel->config, kernel, impl_->mhw, o, sel->final_breakdown);
 
   std::unique_lock<std::shared_mutex> lock(impl_->mu);
   auto [it, inserted] = impl_->cache.emplace(key, std::move(sel));
