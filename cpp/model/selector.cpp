@@ -20,8 +20,8 @@ namespace {
 struct Candidate {
   TileConfig config;
   std::optional<KernelResources> resources;  // real (compiled) or estimated (abstract nv space)
-  BlocksPerSm occupancy;                     // blocks_per_sm(*resources, hw), once per kernel (Selector())
-  const BlocksPerSm* occupancy_ptr() const { return resources ? &occupancy : nullptr; }
+  // kernel_terms(config, dtype, hw, options, resources): once per kernel (Selector()), not per prediction.
+  KernelTerms terms;
 };
 
 struct PerDtype {
@@ -141,7 +141,7 @@ struct Scored {
 void predict_candidate(const Problem& p, const TileConfig& c, const Candidate* cand, const ModelHardware& mhw,
                        const ModelOptions& o, LatencyBreakdown& b) {
   const bool res = cand != nullptr && cand->resources;
-  predict_into(p, c, mhw, o, res ? &*cand->resources : nullptr, res ? cand->occupancy_ptr() : nullptr, b);
+  predict_into(p, c, mhw, o, res ? &*cand->resources : nullptr, cand != nullptr ? &cand->terms : nullptr, b);
 }
 
 struct SplitBound { double cycles; std::size_t index; };
@@ -286,7 +286,7 @@ Selector::Selector(HardwareParams hw, std::vector<KernelResources> kernels, Mode
     else if (kernels.empty()) pd = abstract_nv_space(dt, impl_->mhw, options);
     else pd = kernel_space(dt, impl_->mhw, kernels, options);
     for (Candidate& cand : pd.candidates)
-      if (cand.resources) cand.occupancy = blocks_per_sm(*cand.resources, impl_->mhw);
+      cand.terms = kernel_terms(cand.config, dt, impl_->mhw, options, cand.resources ? &*cand.resources : nullptr);
   }
 }
 
@@ -469,8 +469,8 @@ const Selection& Selector::select(const Problem& p) const {
   const Candidate* kernel = nullptr;  // the pick's kernel: its first candidate with resources
   for (const Candidate& c : pd.candidates)
     if (c.config.same_kernel(best.config) && c.resources) { kernel = &c; break; }
-  // Into the Selection's own breakdown (no temporary), with the occupancy computed at construction (the same bits
-  // as recomputing it).
+  // Into the Selection's own breakdown (no temporary), with the kernel's terms computed at construction (the same
+  // bits as computing them here).
   predict_candidate(p, sel->config, kernel, impl_->mhw, o, sel->final_breakdown);
 
   std::unique_lock<std::shared_mutex> lock(impl_->mu);
