@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <stdexcept>
 #include <tuple>
+#include <unordered_map>
 
 namespace origami {
 
@@ -36,6 +36,20 @@ CacheKey cache_key(const Problem& p) {
                    (p.bias ? 16 : 0);
   return CacheKey{p.M, p.N, p.K, static_cast<int>(p.dtype), p.batch, bits};
 }
+// A hashed cache: one hash and a compare or two per lookup, where an ordered map walks ~12 levels of tuple
+// compares at a few thousand entries (a cold selection looks up twice: find, then insert).
+struct CacheKeyHash {
+  std::size_t operator()(const CacheKey& k) const {
+    std::uint64_t h = 0;
+    auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x9E3779B97F4A7C15ull; h ^= h >> 29; };
+    mix(std::uint64_t(std::get<0>(k)));
+    mix(std::uint64_t(std::get<1>(k)));
+    mix(std::uint64_t(std::get<2>(k)));
+    mix(std::uint64_t(std::get<4>(k)));
+    mix(std::uint64_t(std::get<3>(k)) << 8 | std::uint64_t(std::get<5>(k)));
+    return static_cast<std::size_t>(h);
+  }
+};
 
 // Seed's shared-memory filter: one stage, (BM*BK + BK*BN) * bytes <= smem per block.
 PerDtype seed_space(DType dt, const ModelHardware& hw, const ModelOptions& o) {
@@ -266,7 +280,7 @@ struct Selector::Impl {
   PerDtype per_dtype[3];  // by DType
   int phase1_g = 1;
   mutable std::shared_mutex mu;
-  mutable std::map<CacheKey, std::unique_ptr<Selection>> cache;
+  mutable std::unordered_map<CacheKey, std::unique_ptr<Selection>, CacheKeyHash> cache;
 };
 
 Selector::Selector(HardwareParams hw, std::vector<KernelResources> kernels, ModelOptions options)
