@@ -610,8 +610,8 @@ LatencyBreakdown predict(const Problem& p, const TileConfig& c, const ModelHardw
 // no copies).
 void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                   const KernelResources* kr, LatencyBreakdown& b);
-// ...with the kernel's terms already known: kernel_terms(c, p.dtype, hw, o, kr) (nullptr, or terms for another
-// dtype or computed without resources where kr is given or the reverse: computed here).
+// ...with the kernel's terms already known: kernel_terms(c, p.dtype, hw, o, kr), the same arguments. Computed here
+// when `known` is nullptr, is for another dtype, or has an occupancy where kr is nullptr (or none where it is not).
 void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                   const KernelResources* kr, const KernelTerms* known, LatencyBreakdown& b);
 
