@@ -55,12 +55,6 @@ inline double real_rows_per_tile(std::int64_t extent, std::int64_t grid) {
   return double(extent) / double(std::max<std::int64_t>(grid, 1));
 }
 
-// The blocks resident on one busy SM (at least 1): the tiles in flight over the SMs they occupy. The nv terms
-// that an SM's blocks share (tensor or FFMA rate, cp.async issue, the simt copy floor) divide by it.
-inline double resident_blocks(const LatencyBreakdown& b) {
-  return std::max<double>(1.0, std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1)));
-}
-
 // Rows (or columns) of one operand that a wgmma stage loads by TMA, per tile. An extent shorter than the tile side
 // (one tile: decode, small batches) is loaded without the rows past its end: a K-major operand by a box of its own
 // rows, an MN-major one by the 64-row slabs that hold them (the wgmma launcher, cpp/kernels/wgmma/gemm_wgmma.cuh).
@@ -110,14 +104,14 @@ void simt_thread_tile(const TileConfig& c, double& tm, double& tn) {
 // NvModelConstants::simt_k_step_extra_issue): f_fp32 = TM*TN / (TM*TN + loads + extra). theta = 1 here: edge tiles compute their whole tile on
 // zero-filled operands (the launched work), so the lanes are all busy; the useful fraction is the work
 // utilisation (fp32_lane_fraction, printed by explain).
-double simt_roof(const TileConfig& c, const ModelHardware& hw, const NvModelConstants& nv, LatencyBreakdown& b) {
-  simt_thread_tile(c, b.fp32_thread_tile_m, b.fp32_thread_tile_n);
-  const double ffma = b.fp32_thread_tile_m * b.fp32_thread_tile_n;
-  const double loads = std::ceil(b.fp32_thread_tile_m / 4.0) + std::ceil(b.fp32_thread_tile_n / 4.0);
-  b.fp32_issue_share = ffma / (ffma + loads + nv.simt_k_step_extra_issue);
-  b.fp32_fma_fraction = 1.0;
-  b.fp32_sm_flops_per_cycle = hw.fp32_flops_per_cycle * b.fp32_issue_share;
-  return b.fp32_sm_flops_per_cycle;
+// (m_FMA = 1: LatencyBreakdown::fp32_fma_fraction, set by compute_latency.)
+double simt_roof(const TileConfig& c, const ModelHardware& hw, const NvModelConstants& nv, KernelTerms& k) {
+  simt_thread_tile(c, k.fp32_thread_tile_m, k.fp32_thread_tile_n);
+  const double ffma = k.fp32_thread_tile_m * k.fp32_thread_tile_n;
+  const double loads = std::ceil(k.fp32_thread_tile_m / 4.0) + std::ceil(k.fp32_thread_tile_n / 4.0);
+  k.fp32_issue_share = ffma / (ffma + loads + nv.simt_k_step_extra_issue);
+  k.fp32_sm_flops_per_cycle = hw.fp32_flops_per_cycle * k.fp32_issue_share;
+  return k.fp32_sm_flops_per_cycle;
 }
 
 }  // namespace
@@ -237,14 +231,64 @@ std::string kernel_exclusion_reason(const KernelResources& kr, const ModelHardwa
   return "";
 }
 
+// ---- the kernel's own terms (model.hpp: KernelTerms) ---------------------------------------------
+KernelTerms kernel_terms(const TileConfig& c, DType dtype, const ModelHardware& hw, const ModelOptions& o,
+                         const KernelResources* kr) {
+  KernelTerms k;
+  k.dtype = dtype;
+  if (kr != nullptr) {
+    k.has_occupancy = true;
+    k.occupancy = blocks_per_sm(*kr, hw);
+  }
+  const double bytes = dtype_bytes(dtype);
+  // [Alg 3] MMA instructions and flops of one K-iteration of the tile; a TF32 atom covers half the K of a 16-bit one
+  // (the same 32 bytes: m16n8k8, m64nNk8).
+  const int mma_k = static_cast<int>(hw.mma_k) / (dtype == DType::TFloat32 ? 2 : 1);
+  k.n_mma = double(ceil_div(c.block_m, static_cast<int>(hw.mma_m))) * double(ceil_div(c.block_n, static_cast<int>(hw.mma_n))) *
+            double(ceil_div(c.block_k, mma_k));
+  k.flops_per_k_iter = 2.0 * c.block_m * c.block_n * c.block_k;
+  // [Alg 8] the tie-break key: flops per byte loaded.
+  k.arithmetic_intensity = 2.0 * c.block_m * c.block_n / ((double(c.block_m) + c.block_n) * bytes);
+  if (o.mode == ModelMode::Seed) return k;
+
+  const NvModelConstants& nv = o.nv;
+  k.roof = c.family == Family::Simt ? simt_roof(c, hw, nv, k) : family_flops_per_cycle(hw, nv, c.family, dtype);
+  // mma.sync: the shared-memory bytes of one K-iteration, every warp's fragments (ldmatrix) and the stage cp.async
+  // wrote (NvModelConstants::mma_sync_smem_efficiency; compute_latency times them).
+  if (c.family == Family::MmaSync && nv.mma_sync_smem_efficiency > 0 && hw.smem_bytes_per_cycle > 0) {
+    const auto [wm, wn] = mma_sync_warp_layout(c.block_m, c.block_n, c.warps);
+    if (wm > 0) {
+      k.warps_m = wm;
+      k.warps_n = wn;
+      const double fragments = (double(wn) * c.block_m + double(wm) * c.block_n) * c.block_k * bytes;
+      const double stage = (double(c.block_m) + c.block_n) * c.block_k * bytes;
+      k.smem_bytes = fragments + stage;
+    }
+  }
+  // [Alg 7] Each row of a K-contiguous operand tile is BLOCK_K * bytes long and is fetched in 32-byte sectors (the
+  // L2/DRAM access granularity on sm_80+).
+  k.row_bytes = ceil_to(c.block_k * bytes, 32.0);
+  // GEMM operand traffic reaches more of the L2 than the per-thread-load figure, by family
+  // (NvModelConstants::wgmma_l2_bandwidth_factor, simt_l2_bandwidth_factor, mma_sync_l2_bandwidth_factor).
+  k.l2_feed_factor = c.family == Family::Wgmma ? nv.wgmma_l2_bandwidth_factor
+                     : c.family == Family::Simt ? nv.simt_l2_bandwidth_factor
+                                                : nv.mma_sync_l2_bandwidth_factor;
+  // mma.sync: past a small per-warp batch, the cp.async of one stage issue at a throttled rate per warp
+  // (NvModelConstants::mma_sync_warp_copy_queue_bytes): a floor on the K-iteration, whatever the stages.
+  if (c.family != Family::Wgmma && nv.mma_sync_warp_copy_throttled_bytes_per_cycle > 0) {
+    const double per_warp_bytes = (double(c.block_m) + c.block_n) * c.block_k * bytes / std::max(c.warps, 1);
+    k.copy_throttle_cycles = std::max(0.0, per_warp_bytes - nv.mma_sync_warp_copy_queue_bytes) /
+                             nv.mma_sync_warp_copy_throttled_bytes_per_cycle;
+  }
+  return k;
+}
+
 // ---- [Algorithm 3] compute latency per K-iteration ----------------------------------------------
 void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
-                     LatencyBreakdown& b) {
-  // MMA atoms per k-iteration; a TF32 atom covers half the K of a 16-bit one (the same 32 bytes: m16n8k8, m64nNk8).
-  const int mma_k = static_cast<int>(hw.mma_k) / (p.dtype == DType::TFloat32 ? 2 : 1);
-  b.n_mma = double(ceil_div(c.block_m, static_cast<int>(hw.mma_m))) * double(ceil_div(c.block_n, static_cast<int>(hw.mma_n))) *
-            double(ceil_div(c.block_k, mma_k));
-  b.flops_per_k_iter = 2.0 * c.block_m * c.block_n * c.block_k;
+                     const KernelTerms& k, LatencyBreakdown& b) {
+  (void)p;
+  b.n_mma = k.n_mma;
+  b.flops_per_k_iter = k.flops_per_k_iter;
   if (o.mode == ModelMode::Seed) {
     const double lat = hw.mma_latency, tc = hw.tensor_cores_per_sm;
     b.mma_issue_cycles = o.source.integer_mma_latency ? std::floor(lat / tc) : lat / tc;
@@ -255,32 +299,32 @@ void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware&
   // (all blocks of the SM together) must cover the 4 sub-partitions to reach the SM's peak
   // (mma.sync issues from one warp per sub-partition; a wgmma warpgroup covers all four).
   const NvModelConstants& nv = o.nv;
-  const double resident = resident_blocks(b);
+  const double resident = b.resident_blocks;
   double coverage = 1.0;
   if (c.family != Family::Wgmma) coverage = std::min(1.0, resident * c.warps / nv.smsp_per_sm);
-  const double roof =
-      c.family == Family::Simt ? simt_roof(c, hw, nv, b) : family_flops_per_cycle(hw, nv, c.family, p.dtype);
-  const double sm_rate = roof * coverage;
+  if (c.family == Family::Simt) {
+    b.fp32_thread_tile_m = k.fp32_thread_tile_m;
+    b.fp32_thread_tile_n = k.fp32_thread_tile_n;
+    b.fp32_issue_share = k.fp32_issue_share;
+    b.fp32_fma_fraction = 1.0;
+    b.fp32_sm_flops_per_cycle = k.fp32_sm_flops_per_cycle;
+  }
+  const double sm_rate = k.roof * coverage;
   b.tensor_flops_per_cycle = sm_rate / resident;
   b.compute_cycles = b.flops_per_k_iter * resident / sm_rate;  // = flops / tensor_flops_per_cycle, one division
   b.mma_issue_cycles = b.compute_cycles / b.n_mma;
   b.compute_limiter = c.family == Family::Simt ? "FFMA issue" : "tensor issue";
   // mma.sync: the fragments of every warp come through the SM's shared memory (NvModelConstants::
-  // mma_sync_smem_efficiency), shared by the resident blocks.
-  if (c.family == Family::MmaSync && nv.mma_sync_smem_efficiency > 0 && hw.smem_bytes_per_cycle > 0) {
-    const auto [wm, wn] = mma_sync_warp_layout(c.block_m, c.block_n, c.warps);
-    if (wm > 0) {
-      b.warps_m = wm;
-      b.warps_n = wn;
-      const double bytes = dtype_bytes(p.dtype);
-      const double fragments = (double(wn) * c.block_m + double(wm) * c.block_n) * c.block_k * bytes;
-      const double stage = (double(c.block_m) + c.block_n) * c.block_k * bytes;
-      b.smem_bytes = fragments + stage;
-      b.smem_cycles = resident * b.smem_bytes / (hw.smem_bytes_per_cycle * nv.mma_sync_smem_efficiency);
-      if (b.smem_cycles > b.compute_cycles) {
-        b.compute_cycles = b.smem_cycles;
-        b.compute_limiter = "shared memory";
-      }
+  // mma_sync_smem_efficiency), shared by the resident blocks. kernel_terms gives a warp layout only where the term
+  // applies (mma.sync, its efficiency and the SM's rate known).
+  if (k.warps_m > 0) {
+    b.warps_m = k.warps_m;
+    b.warps_n = k.warps_n;
+    b.smem_bytes = k.smem_bytes;
+    b.smem_cycles = resident * b.smem_bytes / (hw.smem_bytes_per_cycle * nv.mma_sync_smem_efficiency);
+    if (b.smem_cycles > b.compute_cycles) {
+      b.compute_cycles = b.smem_cycles;
+      b.compute_limiter = "shared memory";
     }
   }
 }
@@ -356,6 +400,14 @@ void occupancy_and_waves(const Problem& p, const TileConfig& c, const ModelHardw
   b.num_waves = ceil_div(b.total_tiles, slots);
   if (b.total_tiles < slots && o.mode == ModelMode::Nv) b.occupancy_limiter = "grid";
   b.occupancy = o.mode == ModelMode::Seed ? o.seed.occupancy : double(b.blocks_per_sm);
+  b.k_tiles = ceil_div(p.K, c.block_k);
+  if (o.mode == ModelMode::Nv) {
+    b.rows_per_tile_m = real_rows_per_tile(p.M, b.grid_m);
+    b.cols_per_tile_n = real_rows_per_tile(p.N, b.grid_n);
+    // The blocks resident on one busy SM (at least 1): the tiles in flight over the SMs they occupy. The nv terms
+    // that an SM's blocks share (tensor or FFMA rate, cp.async issue, the simt copy floor) divide by it.
+    b.resident_blocks = std::max<double>(1.0, std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1)));
+  }
 }
 
 // ---- Triton raster footprint (phase 2 and the nv L2 model) --------------------------------------
@@ -432,23 +484,21 @@ void l2_hit_rate(const Problem& p, const TileConfig& c, const ModelHardware& hw,
   const std::int64_t WGM = std::max(c.group_size_m, 1);
   b.group_size_m = static_cast<int>(WGM);
   b.working_set_bytes = double(p.M + p.N) * c.block_k * bytes;
-  const double k_iters = o.mode == ModelMode::Nv && b.num_iter > 0 ? double(b.num_iter) : double(ceil_div(p.K, c.block_k));
-  const double requested_total = double(b.total_tiles) * (double(c.block_m) + c.block_n) * c.block_k * k_iters * bytes;
+  const double k_iters = o.mode == ModelMode::Nv && b.num_iter > 0 ? double(b.num_iter) : double(b.k_tiles);
   // The operands this phase reads (nv: its units' share of every batch's A and B; seed: one GEMM).
   double compulsory = (double(p.M) * p.K + double(p.K) * p.N) * bytes;
   if (o.mode == ModelMode::Nv) {
     // units x k_iters of this phase over all tiles x all of K: D / T for the whole tiles, ~(T - D) / T for
     // the split tail (its S slices cover K once).
-    const double all = double(b.grid_m * b.grid_n) * std::max<std::int64_t>(p.batch, 1) * double(ceil_div(p.K, c.block_k));
+    const double all = double(b.grid_m * b.grid_n) * std::max<std::int64_t>(p.batch, 1) * double(b.k_tiles);
     compulsory *= std::max<std::int64_t>(p.batch, 1) * std::min(1.0, double(b.total_tiles) * k_iters / all);
   }
-  b.l2_global_reuse_rate = std::max(0.0, 1.0 - compulsory / requested_total);
 
   if (o.mode == ModelMode::Nv) {
     // Global reuse over the real rows/columns of each tile (see below): with M << BLOCK_M the
     // padded rows are neither requested nor fetched.
     const double real_requested_total = double(b.total_tiles) *
-        (real_rows_per_tile(p.M, b.grid_m) + real_rows_per_tile(p.N, b.grid_n)) * c.block_k * k_iters * bytes;
+        (b.rows_per_tile_m + b.cols_per_tile_n) * c.block_k * k_iters * bytes;
     b.l2_global_reuse_rate = std::max(0.0, 1.0 - compulsory / real_requested_total);
     // The tiles in flight at once follow the kernel's Triton raster: count the unique A rows and
     // B columns they touch; every other byte they load is an L2 hit. Units of different batches, or of
@@ -466,7 +516,7 @@ void l2_hit_rate(const Problem& p, const TileConfig& c, const ModelHardware& hw,
     b.l2_tile_n = f.unique_n;
     // Rows/columns past the matrix edge are not fetched (TMA out-of-bounds fill, cp.async zero
     // fill): count the real rows per tile (M / grid_m <= BLOCK_M), which matters when M << BLOCK_M.
-    const double rows_a = real_rows_per_tile(p.M, b.grid_m), cols_b = real_rows_per_tile(p.N, b.grid_n);
+    const double rows_a = b.rows_per_tile_m, cols_b = b.cols_per_tile_n;
     const double unique = (double(f.unique_m) * rows_a + double(f.unique_n) * cols_b) * c.block_k * bytes;
     const double requested = double(b.concurrent_tiles) * (rows_a + cols_b) * c.block_k * bytes;
     b.l2_local_hit_rate = std::max(0.0, 1.0 - unique / requested);
@@ -476,6 +526,9 @@ void l2_hit_rate(const Problem& p, const TileConfig& c, const ModelHardware& hw,
     return;
   }
 
+  // Seed: global reuse over whole tiles.
+  const double requested_total = double(b.total_tiles) * (double(c.block_m) + c.block_n) * c.block_k * k_iters * bytes;
+  b.l2_global_reuse_rate = std::max(0.0, 1.0 - compulsory / requested_total);
   // Seed (Tensile order: the super-group spans WGM tile-columns), or Triton rows (flag 7).
   std::int64_t tile_m, tile_n;
   if (!o.source.l2_supergroup_triton_rows) {
@@ -527,19 +580,18 @@ void l2_hit_rate(const Problem& p, const TileConfig& c, const ModelHardware& hw,
 
 // ---- [Algorithm 7] memory latency per K-iteration ----------------------------------------------
 void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
-                    LatencyBreakdown& b) {
+                    const KernelTerms& k, LatencyBreakdown& b) {
   const double bytes = dtype_bytes(p.dtype);
   const double n_sm = hw.n_sm;
   const double line = o.seed.cache_line_bytes;
 
   if (o.mode == ModelMode::Nv) {
-    // Each row of a K-contiguous operand tile is BLOCK_K * bytes long and is fetched in 32-byte
-    // sectors (the L2/DRAM access granularity on sm_80+).
-    const double row = ceil_to(c.block_k * bytes, 32.0);
-    // Bytes moved: only the rows inside the matrix (see l2_hit_rate).
-    b.load_a_bytes = real_rows_per_tile(p.M, b.grid_m) * row;
-    b.load_b_bytes = real_rows_per_tile(p.N, b.grid_n) * row;
-    b.per_sm_load_bytes = (b.load_a_bytes + b.load_b_bytes) * std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1));
+    // Rows of BLOCK_K * bytes in 32-byte sectors (kernel_terms). Bytes moved: only the rows inside the matrix (see
+    // l2_hit_rate).
+    const double row = k.row_bytes;
+    b.load_a_bytes = b.rows_per_tile_m * row;
+    b.load_b_bytes = b.cols_per_tile_n * row;
+    b.per_sm_load_bytes = (b.load_a_bytes + b.load_b_bytes) * b.resident_blocks;  // (concurrent tiles >= 1)
     b.total_load_bytes = (b.load_a_bytes + b.load_b_bytes) * double(b.concurrent_tiles);
   } else {
     if (o.source.round_contiguous_dim_128b) {
@@ -558,13 +610,9 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
 
   // L2 path: every byte.
   b.l2_bw_fraction = b.active_sms / n_sm;
-  // nv: GEMM operand traffic reaches more of the L2 than the per-thread-load figure, by family
-  // (NvModelConstants::wgmma_l2_bandwidth_factor, simt_l2_bandwidth_factor, mma_sync_l2_bandwidth_factor).
-  b.l2_feed_factor = 1.0;
-  if (o.mode == ModelMode::Nv)
-    b.l2_feed_factor = c.family == Family::Wgmma ? o.nv.wgmma_l2_bandwidth_factor
-                       : c.family == Family::Simt ? o.nv.simt_l2_bandwidth_factor
-                                                  : o.nv.mma_sync_l2_bandwidth_factor;
+  // nv: GEMM operand traffic reaches more of the L2 than the per-thread-load figure, by family (kernel_terms; 1 in
+  // seed mode).
+  b.l2_feed_factor = k.l2_feed_factor;
   b.limited_l2_bw = hw.l2_perf_ratio * b.l2_feed_factor * b.l2_bw_fraction;
   b.l2_cycles = b.total_load_bytes / b.limited_l2_bw;
 
@@ -602,18 +650,13 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
     // SM, load slower per warp).
     double issuing_warps = std::max(c.warps, 1);
     if (o.nv.mma_sync_load_issue_warps_per_sm > 0) {
-      const double resident = resident_blocks(b);
+      const double resident = b.resident_blocks;
       issuing_warps = std::min(issuing_warps * resident, o.nv.mma_sync_load_issue_warps_per_sm) / resident;
     }
     b.load_issue_cycles = issued_bytes / (issuing_warps * o.nv.mma_sync_warp_load_bytes_per_cycle);
   }
-  // mma.sync: past a small per-warp batch, the cp.async of one stage issue at a throttled rate per warp
-  // (NvModelConstants::mma_sync_warp_copy_queue_bytes): a floor on the K-iteration, whatever the stages.
-  if (c.family != Family::Wgmma && o.nv.mma_sync_warp_copy_throttled_bytes_per_cycle > 0) {
-    const double per_warp_bytes = (double(c.block_m) + c.block_n) * c.block_k * bytes / std::max(c.warps, 1);
-    b.copy_throttle_cycles = std::max(0.0, per_warp_bytes - o.nv.mma_sync_warp_copy_queue_bytes) /
-                             o.nv.mma_sync_warp_copy_throttled_bytes_per_cycle;
-  }
+  // mma.sync: the per-warp cp.async issue floor (kernel_terms).
+  b.copy_throttle_cycles = k.copy_throttle_cycles;
   // A stage's loads are issued and then travel one memory latency; they have stages-1 iterations
   // to land (Little's law on the pipeline): (issue + latency) / (stages - 1) per iteration. With
   // few stages and big tiles issued by few warps this, not bandwidth, sets the pace (H200: the
@@ -640,7 +683,7 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
     const double elems_per_copy_b = p.b_k_contiguous ? 1.0 : 16.0 / bytes;
     b.simt_copy_instructions = std::ceil(double(c.block_m) * c.block_k / (32.0 * elems_per_copy_a)) +
                                std::ceil(double(c.block_n) * c.block_k / (32.0 * elems_per_copy_b));
-    const double resident = resident_blocks(b);
+    const double resident = b.resident_blocks;
     b.simt_copy_cycles = resident * b.simt_copy_instructions * o.nv.simt_copy_cycles_per_warp_instruction;
     if (b.simt_copy_cycles > b.memory_cycles) {
       b.memory_cycles = b.simt_copy_cycles;
@@ -653,7 +696,7 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   const double loaded_rows = tma_loaded_rows(p.M, b.grid_m, c.block_m, p.a_k_contiguous) +
                              tma_loaded_rows(p.N, b.grid_n, c.block_n, p.b_k_contiguous);
   if (o.nv.wgmma_tma_oob_fill_bytes_per_cycle > 0) {
-    const double oob_rows = loaded_rows - real_rows_per_tile(p.M, b.grid_m) - real_rows_per_tile(p.N, b.grid_n);
+    const double oob_rows = loaded_rows - b.rows_per_tile_m - b.cols_per_tile_n;
     b.tma_oob_fill_cycles = oob_rows * c.block_k * bytes / o.nv.wgmma_tma_oob_fill_bytes_per_cycle;
     b.memory_cycles += b.tma_oob_fill_cycles;
   }
@@ -672,21 +715,21 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
 
 // ---- work utilisation (seed 3.5) ---------------------------------------------------------------
 void work_utilization(const Problem& p, const TileConfig& c, LatencyBreakdown& b) {
-  // grid_m / grid_n: ceil_div(M, BLOCK_M) / ceil_div(N, BLOCK_N), set by occupancy_and_waves (one division each
-  // per prediction, not two: a cold selection predicts ~140 launches).
+  // grid_m / grid_n / k_tiles: ceil_div(M, BLOCK_M) / ceil_div(N, BLOCK_N) / ceil_div(K, BLOCK_K), set by
+  // occupancy_and_waves (one division each per prediction: a cold selection predicts ~80-170 launches).
   const double launched_m = double(b.grid_m) * c.block_m;
   const double launched_n = double(b.grid_n) * c.block_n;
-  const double launched_k = double(ceil_div(p.K, c.block_k)) * c.block_k;
+  const double launched_k = double(b.k_tiles) * c.block_k;
   b.utilization = (double(p.M) * p.N * p.K) / (launched_m * launched_n * launched_k);
   b.penalty = 1.0 / b.utilization;
 }
 
 // ---- [Algorithm 8] tile latency ----------------------------------------------------------------
 void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
-                  LatencyBreakdown& b) {
+                  const KernelTerms& k, LatencyBreakdown& b) {
   const double bytes = dtype_bytes(p.dtype);
-  const std::int64_t k_iters = ceil_div(p.K, c.block_k);
-  b.arithmetic_intensity = 2.0 * c.block_m * c.block_n / ((double(c.block_m) + c.block_n) * bytes);
+  const std::int64_t k_iters = b.k_tiles;
+  b.arithmetic_intensity = k.arithmetic_intensity;
 
   if (o.mode == ModelMode::Seed) {
     const SeedConstants& s = o.seed;
@@ -729,14 +772,14 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
   b.loop_overhead_cycles = per_iter_overhead * double(unit_k_iters);
   b.epilogue_bw = hw.dram_perf_ratio * dram_bw_fraction(hw, o, b.active_sms);
   const double out_bytes = b.output_elem_bytes > 0 ? b.output_elem_bytes : bytes;
-  b.output_bytes = double(b.concurrent_tiles) * real_rows_per_tile(p.M, b.grid_m) * real_rows_per_tile(p.N, b.grid_n) * out_bytes;
+  b.output_bytes = double(b.concurrent_tiles) * b.rows_per_tile_m * b.cols_per_tile_n * out_bytes;
   b.epilogue_write_cycles = b.output_bytes / b.epilogue_bw;
   b.epilogue_cycles = b.epilogue_write_cycles + nv.epilogue_latency_factor * hw.hbm_latency_penalty;
   if (b.epilogue_bias) {
     // Fused bias: the epilogue loads its tile's bias columns after the main loop (both families: gemm_mma_sync.cuh,
     // gemm_wgmma.cuh), a load every tile of a column shares (an L2 hit after the first), whose round trip the stores
     // wait for: one L2 latency plus the bytes at the L2 rate of the active SMs.
-    b.bias_bytes = double(b.concurrent_tiles) * real_rows_per_tile(p.N, b.grid_n) * bytes;
+    b.bias_bytes = double(b.concurrent_tiles) * b.cols_per_tile_n * bytes;
     b.bias_cycles = hw.l2_latency_cycles + b.bias_bytes / (hw.l2_perf_ratio * std::max(b.l2_bw_fraction, 1e-9));
     b.epilogue_cycles += b.bias_cycles;
   }
@@ -789,8 +832,9 @@ namespace {
 // Algorithms 3-9 for one phase of a launch. nv: `units` work units of `k_iters` K-iterations (0, 0: every
 // tile, all of K), the L2 reuse period and the bytes per output element.
 void predict_phase(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
-                   const KernelResources* kr, const BlocksPerSm* bps, std::int64_t units, std::int64_t k_iters,
-                   std::int64_t reuse_units, double out_elem_bytes, bool epilogue_bias, LatencyBreakdown& b) {
+                   const KernelResources* kr, const KernelTerms& k, const BlocksPerSm* bps, std::int64_t units,
+                   std::int64_t k_iters, std::int64_t reuse_units, double out_elem_bytes, bool epilogue_bias,
+                   LatencyBreakdown& b) {
   b.mode = o.mode;
   b.epilogue_bias = epilogue_bias;
   if (bps != nullptr) {
@@ -802,12 +846,12 @@ void predict_phase(const Problem& p, const TileConfig& c, const ModelHardware& h
   b.l2_reuse_units = reuse_units;
   b.output_elem_bytes = out_elem_bytes;
   occupancy_and_waves(p, c, hw, o, kr, b);  // nv compute needs the blocks sharing an SM
-  compute_latency(p, c, hw, o, b);
+  compute_latency(p, c, hw, o, k, b);
   l2_hit_rate(p, c, hw, o, b);
-  memory_latency(p, c, hw, o, b);
+  memory_latency(p, c, hw, o, k, b);
   work_utilization(p, c, b);
   if (c.family == Family::Simt) b.fp32_lane_fraction = b.utilization;
-  tile_latency(p, c, hw, o, b);
+  tile_latency(p, c, hw, o, k, b);
   total_latency(b);
 }
 
@@ -861,8 +905,7 @@ void split_terms(const Problem& p, const TileConfig& c, const ModelHardware& hw,
   b.tail_cycles = tail.tile_cycles * double(tail.num_waves);
   // The reduction: every split tile's S partials read, C written once, at the L2 rate when the partials
   // are still there (written just before) else at DRAM's; plus its fixed cost (NvModelConstants).
-  const double elems = double(sp.tail_tiles) * real_rows_per_tile(p.M, ceil_div(p.M, c.block_m)) *
-                       real_rows_per_tile(p.N, ceil_div(p.N, c.block_n));
+  const double elems = double(sp.tail_tiles) * tail.rows_per_tile_m * tail.cols_per_tile_n;
   const double partial_bytes = elems * 4.0 * sp.slices;
   b.reduction_bytes = partial_bytes + elems * bytes;
   const bool l2_resident = partial_bytes <= hw.l2_bytes;
@@ -880,7 +923,7 @@ void split_terms(const Problem& p, const TileConfig& c, const ModelHardware& hw,
   if (p.bias) {
     // The reduction adds the bias after the slices (cpp/kernels/split_k.cu): its columns read once per pass,
     // one more dependent L2 round trip.
-    const double bias_bytes = double(sp.tail_tiles) * real_rows_per_tile(p.N, ceil_div(p.N, c.block_n)) * bytes;
+    const double bias_bytes = double(sp.tail_tiles) * tail.cols_per_tile_n * bytes;
     b.reduction_bytes += bias_bytes;
     b.reduction_latency_cycles += passes * hw.l2_latency_cycles;
   }
@@ -905,29 +948,26 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
 }
 
 void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
-                  const KernelResources* kr, const BlocksPerSm* occupancy, LatencyBreakdown& b) {
+                  const KernelResources* kr, const KernelTerms* known, LatencyBreakdown& b) {
+  if (known == nullptr || known->dtype != p.dtype || known->has_occupancy != (kr != nullptr)) {
+    const KernelTerms computed = kernel_terms(c, p.dtype, hw, o, kr);
+    predict_into(p, c, hw, o, kr, &computed, b);
+    return;
+  }
+  const KernelTerms& k = *known;
   if (o.mode == ModelMode::Seed) {
-    predict_phase(p, c, hw, o, kr, nullptr, 0, 0, 0, 0.0, false, b);
+    predict_phase(p, c, hw, o, kr, k, nullptr, 0, 0, 0, 0.0, false, b);
     return;
   }
 
   const std::int64_t batch = std::max<std::int64_t>(p.batch, 1);
   const std::int64_t tiles_per_batch = ceil_div(p.M, c.block_m) * ceil_div(p.N, c.block_n);
-  BlocksPerSm bps_value;
-  const BlocksPerSm* bps = nullptr;
-  if (kr != nullptr) {
-    if (occupancy != nullptr) {
-      bps = occupancy;
-    } else {
-      bps_value = blocks_per_sm(*kr, hw);
-      bps = &bps_value;
-    }
-  }
+  const BlocksPerSm* bps = k.has_occupancy ? &k.occupancy : nullptr;  // (given with kr)
   const std::int64_t slots = resident_slots(c, hw, bps);
   const SplitPlan sp = make_split_plan(p.M, p.N, p.K, batch, c.block_m, c.block_n, c.block_k, c.split_k, slots);
   const double bytes = dtype_bytes(p.dtype);
   if (sp.dp_tiles > 0)
-    predict_phase(p, c, hw, o, kr, bps, sp.dp_tiles, ceil_div(p.K, c.block_k), tiles_per_batch, bytes, p.bias, b);
+    predict_phase(p, c, hw, o, kr, k, bps, sp.dp_tiles, ceil_div(p.K, c.block_k), tiles_per_batch, bytes, p.bias, b);
   if (sp.slices > 1) {
     // The split tail: S slices of each of its tiles, slice-major; units of one slice read one K range. With whole
     // tiles too, the tail is a phase of its own (a breakdown built only here: an unsplit launch, most of a
@@ -936,12 +976,12 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
     // tile's rows, an L2 hit rate of 1 and a DRAM time of 0; reports/nvidia-h100/batched.md).
     const std::int64_t tail_reuse_units = std::min(sp.tail_tiles, tiles_per_batch);
     if (sp.dp_tiles == 0) {
-      predict_phase(p, c, hw, o, kr, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, tail_reuse_units, 4.0,
+      predict_phase(p, c, hw, o, kr, k, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, tail_reuse_units, 4.0,
                     false, b);
       split_terms(p, c, hw, o, sp, bytes, b, b);
     } else {
       LatencyBreakdown tail;
-      predict_phase(p, c, hw, o, kr, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, tail_reuse_units, 4.0,
+      predict_phase(p, c, hw, o, kr, k, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, tail_reuse_units, 4.0,
                     false, tail);
       split_terms(p, c, hw, o, sp, bytes, tail, b);
     }

@@ -425,6 +425,12 @@ struct LatencyBreakdown {
   const char* occupancy_limiter = "";  // nv: "registers", "shared memory", "threads", "blocks", "grid"
   std::int64_t concurrent_tiles = 0;   // tiles in flight at once: min(tiles, active_sms*blocks_per_sm)
   std::int64_t num_waves = 0;
+  // Shares of the grid that the later algorithms read, computed once per phase here rather than in each of them
+  // (a cold selection predicts ~80-170 launches; the repeated divisions were a visible part of it):
+  std::int64_t k_tiles = 0;            // ceil(K / BLOCK_K): the K-iterations of the whole K
+  double rows_per_tile_m = 0;          // nv: real rows of A per tile, M / grid_m (<= BLOCK_M)
+  double cols_per_tile_n = 0;          // nv: real columns of B per tile, N / grid_n (<= BLOCK_N)
+  double resident_blocks = 0;          // nv: tiles in flight on one busy SM, ceil(concurrent_tiles / active_sms) >= 1
   // [Alg 5] L2 hit rate
   int group_size_m = 0;                // WGM / GROUP_SIZE_M used by the model
   std::int64_t l2_tile_m = 0, l2_tile_n = 0;  // super-group shape (tiles)
@@ -543,19 +549,56 @@ struct ModelHardware {
 // (warp_layout), which generates the kernels; tests/test_model_nv_feed.py checks the two agree on every tile.
 std::pair<int, int> mma_sync_warp_layout(int block_m, int block_n, int warps);
 
+// ---- Occupancy (CUDA occupancy calculator rules) ------------------------------------------------
+struct BlocksPerSm {
+  int by_registers = 0, by_shared_memory = 0, by_threads = 0, by_block_limit = 0;
+  int blocks = 0;             // min of the four
+  const char* limiter = "";  // which one is the minimum
+  int registers_per_block = 0;     // allocated (granularity applied)
+  int shared_memory_per_block = 0; // allocated (granularity + reserve applied)
+};
+BlocksPerSm blocks_per_sm(const KernelResources& kr, const ModelHardware& hw);
+
+// ---- The kernel's own terms ----------------------------------------------------------------------
+// What the model derives from the kernel alone: its tile, warps, stages, family and resources, for one dtype, on
+// one GPU, with one set of options; nothing of the problem or of the launch parameters (group_size_m, split_k).
+// predict_into computes them for the launch it predicts unless it is given them; the selector, which predicts every
+// kernel for every shape, computes them once per kernel and passes them in (the same function of the same inputs:
+// the same bits). The fields of the same names in LatencyBreakdown say what each is.
+struct KernelTerms {
+  DType dtype = DType::Float16;  // the dtype they are for
+  bool has_occupancy = false;    // resources were given: occupancy = blocks_per_sm(*kr, hw)
+  BlocksPerSm occupancy;
+  // [Alg 3]
+  double n_mma = 0, flops_per_k_iter = 0;
+  double roof = 0;               // nv: the SM's flop per cycle for the family before warp coverage (simt: seed 002's roof)
+  double fp32_thread_tile_m = 0, fp32_thread_tile_n = 0, fp32_issue_share = 0, fp32_sm_flops_per_cycle = 0;  // nv simt
+  int warps_m = 0, warps_n = 0;  // nv mma.sync, with the shared-memory term on: the warp layout (0: none)...
+  double smem_bytes = 0;         // ...and the shared-memory bytes per block per K-iteration
+  // [Alg 7]
+  double row_bytes = 0;          // nv: one K-contiguous tile row, BLOCK_K x bytes in whole 32-byte sectors
+  double l2_feed_factor = 1;
+  double copy_throttle_cycles = 0;
+  // [Alg 8]
+  double arithmetic_intensity = 0;
+};
+// `kr`: the kernel's real (or estimated) resources, nullptr without (seed mode / no resources).
+KernelTerms kernel_terms(const TileConfig& c, DType dtype, const ModelHardware& hw, const ModelOptions& o,
+                         const KernelResources* kr);
+
 // ---- Algorithms as named functions (each fills its part of `b`) --------------------------------
-// `kr` is the kernel's real resources (nv mode) or nullptr (seed mode / abstract space).
+// `kr` is the kernel's real resources (nv mode) or nullptr (seed mode / abstract space); `k` its kernel_terms.
 void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw,
-                     const ModelOptions& o, LatencyBreakdown& b);                      // Alg 3
+                     const ModelOptions& o, const KernelTerms& k, LatencyBreakdown& b);  // Alg 3
 void occupancy_and_waves(const Problem& p, const TileConfig& c, const ModelHardware& hw,
                          const ModelOptions& o, const KernelResources* kr, LatencyBreakdown& b);  // Alg 4
 void l2_hit_rate(const Problem& p, const TileConfig& c, const ModelHardware& hw,
                  const ModelOptions& o, LatencyBreakdown& b);                          // Alg 5
 void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw,
-                    const ModelOptions& o, LatencyBreakdown& b);                       // Alg 7
+                    const ModelOptions& o, const KernelTerms& k, LatencyBreakdown& b);  // Alg 7
 void work_utilization(const Problem& p, const TileConfig& c, LatencyBreakdown& b);     // 3.5
 void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw,
-                  const ModelOptions& o, LatencyBreakdown& b);                         // Alg 8
+                  const ModelOptions& o, const KernelTerms& k, LatencyBreakdown& b);  // Alg 8
 void total_latency(LatencyBreakdown& b);                                               // Alg 9
 
 // All of the above in order. c.group_size_m is the WGM the L2 model uses. nv mode: the launch schedule of
@@ -568,25 +611,14 @@ LatencyBreakdown predict(const Problem& p, const TileConfig& c, const ModelHardw
 // no copies).
 void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                   const KernelResources* kr, LatencyBreakdown& b);
-struct BlocksPerSm;
-// ...with the kernel's occupancy on this GPU already known (blocks_per_sm(*kr, hw), which depends on neither
-// the problem nor the config's launch parameters: the selector computes it once per kernel).
+// ...with the kernel's terms already known: kernel_terms(c, p.dtype, hw, o, kr), the same arguments. Computed here
+// when `known` is nullptr, is for another dtype, or has an occupancy where kr is nullptr (or none where it is not).
 void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
-                  const KernelResources* kr, const BlocksPerSm* occupancy, LatencyBreakdown& b);
+                  const KernelResources* kr, const KernelTerms* known, LatencyBreakdown& b);
 
 // The resident CTA slots of a kernel (n_sm x blocks per SM; the wgmma family is persistent, one CTA per SM),
 // as the split-K schedule counts them. nullptr resources: one per SM.
 std::int64_t resident_slots(const TileConfig& c, const ModelHardware& hw, const KernelResources* kr);
-
-// ---- Occupancy (CUDA occupancy calculator rules) ------------------------------------------------
-struct BlocksPerSm {
-  int by_registers = 0, by_shared_memory = 0, by_threads = 0, by_block_limit = 0;
-  int blocks = 0;             // min of the four
-  const char* limiter = "";  // which one is the minimum
-  int registers_per_block = 0;     // allocated (granularity applied)
-  int shared_memory_per_block = 0; // allocated (granularity + reserve applied)
-};
-BlocksPerSm blocks_per_sm(const KernelResources& kr, const ModelHardware& hw);
 
 // Why a kernel cannot be chosen (register spill, cannot keep one block resident, smem too big);
 // empty string = admissible.

@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <stdexcept>
 #include <tuple>
+#include <unordered_map>
 
 namespace origami {
 
@@ -20,8 +20,8 @@ namespace {
 struct Candidate {
   TileConfig config;
   std::optional<KernelResources> resources;  // real (compiled) or estimated (abstract nv space)
-  BlocksPerSm occupancy;                     // blocks_per_sm(*resources, hw), once per kernel (Selector())
-  const BlocksPerSm* occupancy_ptr() const { return resources ? &occupancy : nullptr; }
+  // kernel_terms(config, dtype, hw, options, resources): once per kernel (Selector()), not per prediction.
+  KernelTerms terms;
 };
 
 struct PerDtype {
@@ -36,6 +36,20 @@ CacheKey cache_key(const Problem& p) {
                    (p.bias ? 16 : 0);
   return CacheKey{p.M, p.N, p.K, static_cast<int>(p.dtype), p.batch, bits};
 }
+// A hashed cache: one hash and a compare or two per lookup, where an ordered map walks ~12 levels of tuple
+// compares at a few thousand entries (a cold selection looks up twice: find, then insert).
+struct CacheKeyHash {
+  std::size_t operator()(const CacheKey& k) const {
+    std::uint64_t h = 0;
+    auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x9E3779B97F4A7C15ull; h ^= h >> 29; };
+    mix(std::uint64_t(std::get<0>(k)));
+    mix(std::uint64_t(std::get<1>(k)));
+    mix(std::uint64_t(std::get<2>(k)));
+    mix(std::uint64_t(std::get<4>(k)));
+    mix(std::uint64_t(std::get<3>(k)) << 8 | std::uint64_t(std::get<5>(k)));
+    return static_cast<std::size_t>(h);
+  }
+};
 
 // Seed's shared-memory filter: one stage, (BM*BK + BK*BN) * bytes <= smem per block.
 PerDtype seed_space(DType dt, const ModelHardware& hw, const ModelOptions& o) {
@@ -147,7 +161,7 @@ struct Scored {
 void predict_candidate(const Problem& p, const TileConfig& c, const Candidate* cand, const ModelHardware& mhw,
                        const ModelOptions& o, LatencyBreakdown& b) {
   const bool res = cand != nullptr && cand->resources;
-  predict_into(p, c, mhw, o, res ? &*cand->resources : nullptr, res ? cand->occupancy_ptr() : nullptr, b);
+  predict_into(p, c, mhw, o, res ? &*cand->resources : nullptr, cand != nullptr ? &cand->terms : nullptr, b);
 }
 
 struct SplitBound { double cycles; std::size_t index; };
@@ -164,7 +178,9 @@ struct Scratch {
   std::vector<LatencyBreakdown> breakdowns;
   std::vector<RankKey> keys;
 };
-Scratch& scratch() {
+// Not inlined: GCC then takes the thread-local's address once per call instead of calling __tls_get_addr at every
+// use of the buffers inside the candidate loop (~1 % of a cold selection, perf 2026-11-26).
+[[gnu::noinline]] Scratch& scratch() {
   thread_local Scratch s;
   return s;
 }
@@ -270,7 +286,7 @@ struct Selector::Impl {
   PerDtype per_dtype[kDTypeCount];  // by DType
   int phase1_g = 1;
   mutable std::shared_mutex mu;
-  mutable std::map<CacheKey, std::unique_ptr<Selection>> cache;
+  mutable std::unordered_map<CacheKey, std::unique_ptr<Selection>, CacheKeyHash> cache;
 };
 
 Selector::Selector(HardwareParams hw, std::vector<KernelResources> kernels, ModelOptions options)
@@ -290,7 +306,7 @@ Selector::Selector(HardwareParams hw, std::vector<KernelResources> kernels, Mode
     else if (kernels.empty()) pd = abstract_nv_space(dt, impl_->mhw, options);
     else pd = kernel_space(dt, impl_->mhw, kernels, options);
     for (Candidate& cand : pd.candidates)
-      if (cand.resources) cand.occupancy = blocks_per_sm(*cand.resources, impl_->mhw);
+      cand.terms = kernel_terms(cand.config, dt, impl_->mhw, options, cand.resources ? &*cand.resources : nullptr);
   }
 }
 
@@ -433,13 +449,15 @@ const Selection& Selector::select(const Problem& p) const {
   sel->excluded = &excluded(p.dtype);  // the selector's own list (no copy per selection)
   sel->phase1_group_size_m = impl_->phase1_g;
   sel->abstract_space = abstract_space();
-  const Ranked best = sel->ranking.front();
+  const Ranked& best = sel->ranking.front();  // (no copy: the resize below only ever shrinks the ranking)
   sel->breakdown = best.breakdown;
 
   // Phase 2: GROUP_SIZE_M minimising the L2 footprint of the tiles in flight at once.
   const ModelOptions& o = impl_->options;
   const std::int64_t grid_m = best.breakdown.grid_m, grid_n = best.breakdown.grid_n;
-  int best_g = space_group_size_m().front();
+  static const std::vector<int> group_sizes = space_group_size_m();  // (a copy per call otherwise)
+  sel->group_size_m_costs.reserve(group_sizes.size() + 1);
+  int best_g = group_sizes.front();
   if (o.source.phase2_all_waves && (grid_m == 1 || grid_n == 1)) {
     best_g = 1;  // source shortcut: a grid dimension of 1 makes every GROUP_SIZE_M equivalent
     sel->group_size_m_costs.push_back({1, group_size_m_cost(p, best.config, best.breakdown.concurrent_tiles, 1, o)});
@@ -456,7 +474,7 @@ const Selection& Selector::select(const Problem& p) const {
       best_cost = group_size_m_cost(p, best.config, best.breakdown.concurrent_tiles, best_g, o);
       sel->group_size_m_costs.push_back({best_g, best_cost});
     }
-    for (int g : space_group_size_m()) {
+    for (int g : group_sizes) {
       if (o.mode == ModelMode::Nv && g == impl_->phase1_g) continue;
       const double cost = group_size_m_cost(p, best.config, best.breakdown.concurrent_tiles, g, o);
       sel->group_size_m_costs.push_back({g, cost});
@@ -471,10 +489,12 @@ const Selection& Selector::select(const Problem& p) const {
   if (o.cached_ranking_size > 0 && sel->ranking.size() > static_cast<size_t>(o.cached_ranking_size))
     sel->ranking.resize(static_cast<size_t>(o.cached_ranking_size));
   const PerDtype& pd = impl_->per_dtype[static_cast<int>(p.dtype)];
-  const KernelResources* kr = nullptr;
+  const Candidate* kernel = nullptr;  // the pick's kernel: its first candidate with resources
   for (const Candidate& c : pd.candidates)
-    if (c.config.same_kernel(best.config) && c.resources) { kr = &*c.resources; break; }
-  sel->final_breakdown = predict(p, sel->config, impl_->mhw, o, kr);
+    if (c.config.same_kernel(best.config) && c.resources) { kernel = &c; break; }
+  // Into the Selection's own breakdown (no temporary), with the kernel's terms computed at construction (the same
+  // bits as computing them here).
+  predict_candidate(p, sel->config, kernel, impl_->mhw, o, sel->final_breakdown);
 
   std::unique_lock<std::shared_mutex> lock(impl_->mu);
   auto [it, inserted] = impl_->cache.emplace(key, std::move(sel));

@@ -54,6 +54,14 @@ _lock = threading.Lock()
 _environ = os.environ
 
 
+# The pick cache's key holds ORIGAMI_NV_HW_PARAMS: _env_get(_env_override_key). os.environ.get of an unset variable
+# raises and catches a KeyError inside (~0.5 us, most of a cached select()); CPython's os.environ keeps its values in
+# a dict keyed by the encoded names, read directly where it has one (~0.05 us; the value encoded, None when unset).
+_env_get, _env_override_key = _environ.get, _ENV_OVERRIDE
+if isinstance(getattr(_environ, "_data", None), dict) and hasattr(_environ, "encodekey"):
+    _env_get, _env_override_key = _environ._data.get, _environ.encodekey(_ENV_OVERRIDE)  # type: ignore[attr-defined]
+
+
 @dataclass
 class _SelectorEntry:
     selector: Any                 # _core.Selector
@@ -297,7 +305,7 @@ def select(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = 
         The chosen :class:`Config`, with its phase-2 GROUP_SIZE_M. Cached per
         (M, N, K, dtype, gpu, mode, ORIGAMI_NV_HW_PARAMS).
     """
-    key = (M, N, K, dtype, gpu, mode, _environ.get(_ENV_OVERRIDE), batch, layout, a_aligned, b_aligned, bias)
+    key = (M, N, K, dtype, gpu, mode, _env_get(_env_override_key), batch, layout, a_aligned, b_aligned, bias)
     try:
         hit = _picks.get(key)
     except TypeError:  # an unhashable argument: the checks below say what is wrong with it
