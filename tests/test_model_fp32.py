@@ -222,3 +222,42 @@ def test_simt_split_slices_cost_the_simt_constant(hw):
     b2 = _core.predict(1, 4096, 8192, "float32", cfg, hw, o, kr)
     assert b2["split_launch_cycles"] - b["split_launch_cycles"] == pytest.approx(1000.0 * slices)
     assert b2["total_cycles"] > b["total_cycles"]
+
+
+# ---- tfloat32: float32 storage on the TF32 tensor cores (the wgmma tf32 kernels) ----------------------------------
+def _tf32(bm, bn, stages=4, consumers=2, regs=168):
+    warps = 4 * (consumers + 1)
+    cfg = _core.TileConfig(bm, bn, 32, group_size_m=1, stages=stages, warps=warps, family="wgmma")
+    kr = _core.KernelResources(cfg, dtype="tfloat32", threads=32 * warps, registers_per_thread=regs,
+                               smem_bytes=stages * (bm + bn) * 128 + 32768, arch="sm_90a", source="test")
+    return cfg, kr
+
+
+def test_tf32_rate_is_half_the_16_bit_wgmma_rate_and_atoms_are_k8(hw):
+    # No table row measures it yet: the rate follows the resolved 16-bit wgmma rate (k8 vs k16 per instruction).
+    assert hw.get("wgmma_tf32_flops_per_cycle") == pytest.approx(0.5 * hw.get("wgmma_flops_per_cycle"))
+    assert hw.tier("wgmma_tf32_flops_per_cycle") == "default"
+    cfg, kr = _tf32(128, 256)
+    o = _core.ModelOptions("nv")
+    tf = _core.predict(4096, 4096, 4096, "tfloat32", cfg, hw, o, kr)
+    cfg16 = _core.TileConfig(128, 256, 64, group_size_m=1, stages=4, warps=12, family="wgmma")
+    kr16 = _core.KernelResources(cfg16, dtype="float16", threads=384, registers_per_thread=168,
+                                 smem_bytes=4 * 384 * 128 + 32768, arch="sm_90a", source="test")
+    h = _core.predict(4096, 4096, 4096, "float16", cfg16, hw, o, kr16)
+    # the same 128-byte stage row: half the K per k-iteration at half the rate, the same compute time per iteration
+    assert tf["flops_per_k_iter"] == pytest.approx(0.5 * h["flops_per_k_iter"])
+    assert tf["compute_cycles"] == pytest.approx(h["compute_cycles"])
+    assert tf["n_mma"] == pytest.approx(h["n_mma"])  # k8 atoms over BLOCK_K 32 = k16 atoms over 64
+
+
+def test_tf32_select_explain_and_cli():
+    c = origami_nv.select(4096, 4096, 4096, dtype="tfloat32")
+    assert c.family == "wgmma" and c.block_k == 32  # the abstract space: wgmma, one 128-byte row of fp32 per stage
+    assert origami_nv.select(4096, 4096, 4096, dtype="tf32") == c
+    text = str(origami_nv.explain(4096, 4096, 4096, dtype="tfloat32"))
+    assert "wgmma_tf32_flops_per_cycle" in text and "m16n8k8-equivalent TF32 MMAs" in text
+    with pytest.raises(ValueError, match="tfloat32"):
+        origami_nv.select(64, 64, 64, dtype="tfloat32", mode="seed")
+    out = subprocess.run([sys.executable, "-m", "origami_nv", "explain", "1024", "1024", "1024", "--dtype", "tfloat32"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "tfloat32" in out and "wgmma" in out
