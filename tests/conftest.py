@@ -20,6 +20,25 @@ def kernel_family(name: str):
         sys.path.pop(0)
 
 
+def fp32_operand(rows, cols, layout, batch=None, gen=None):
+    """A (batch,) rows x cols fp32 CUDA operand (randn), row-major ('r') or a transposed view of column-major storage
+    ('c'). GPU tests of the fp32 families (test_simt_gpu, test_tf32_gpu)."""
+    import torch
+    shape = (rows, cols) if layout == "r" else (cols, rows)
+    if batch is not None:
+        shape = (batch,) + shape
+    t = torch.randn(shape, device="cuda", dtype=torch.float32, generator=gen)
+    return t if layout == "r" else t.transpose(-1, -2)
+
+
+def poison_fp32(numel):
+    """Hand the caching allocator a NaN-filled fp32 block of `numel` first: the op's output reuses it, so an element
+    the kernel fails to write shows up as NaN."""
+    import torch
+    t = torch.full((numel,), float("nan"), dtype=torch.float32, device="cuda")
+    del t
+
+
 def run_memcheck(script_text: str, tmp_path, done_marker: str) -> None:
     """Run a Python script under compute-sanitizer memcheck (GPU tests): it must reach `done_marker` (printed
     at its end) with zero errors. Skips when compute-sanitizer is not on PATH."""

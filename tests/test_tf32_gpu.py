@@ -13,7 +13,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 import origami_nv  # noqa: E402
-from conftest import run_memcheck  # noqa: E402
+from conftest import fp32_operand as _operand, poison_fp32 as _poison, run_memcheck  # noqa: E402
 from origami_nv import _kernels  # noqa: E402
 
 pytestmark = pytest.mark.gpu
@@ -50,20 +50,6 @@ def tf32_on():
 def _cfg(c, **extra):
     return dict(block_m=c[0], block_n=c[1], block_k=c[2], stages=c[3], warps=c[4], group_size_m=3, family="wgmma",
                 **extra)
-
-
-def _operand(rows, cols, layout, batch=None, gen=None):
-    """A (batch,) rows x cols fp32 operand, row-major ('r') or a transposed view of column-major storage ('c')."""
-    shape = (rows, cols) if layout == "r" else (cols, rows)
-    if batch is not None:
-        shape = (batch,) + shape
-    t = torch.randn(shape, device="cuda", dtype=torch.float32, generator=gen)
-    return t if layout == "r" else t.transpose(-1, -2)
-
-
-def _poison(numel):
-    t = torch.full((numel,), float("nan"), dtype=torch.float32, device="cuda")
-    del t
 
 
 def _rel_err(out, a, b, bias=None):
