@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -34,13 +35,6 @@ using origami::DType;
 using origami::Family;
 using origami::KernelEntry;
 using origami::TileConfig;
-
-// The math the op runs for a tensor dtype: float32 becomes TFloat32 (wgmma tf32 kernels) where torch allows TF32.
-DType to_dtype(at::ScalarType t) {
-  if (t == at::kHalf) return DType::Float16;
-  if (t == at::kBFloat16) return DType::BFloat16;
-  return tf32_allowed() ? DType::TFloat32 : DType::Float32;
-}
 
 int64_t round_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
@@ -66,6 +60,29 @@ int smem_optin_bytes(int dev) {
   int v = 0;
   check_cuda(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "cudaDeviceGetAttribute");
   return v;
+}
+
+// Does some TF32 kernel run on `dev`? (the wgmma tf32 kernels: sm_90 only). Asked once per device.
+bool tf32_kernels_on(int dev) {
+  static std::atomic<signed char> known[64];  // 0 unknown, 1 yes, -1 no
+  std::atomic<signed char>& k = known[dev & 63];
+  signed char v = k.load(std::memory_order_relaxed);
+  if (v == 0) {
+    const int cc = device_cc(dev), optin = smem_optin_bytes(dev);
+    v = -1;
+    for (const KernelEntry& e : origami::compiled_kernels())
+      if (e.dtype == DType::TFloat32 && runs_on(e, cc, optin)) v = 1;
+    k.store(v, std::memory_order_relaxed);
+  }
+  return v > 0;
+}
+
+// The math the op runs for a tensor dtype on `dev`: float32 becomes TFloat32 (the wgmma tf32 kernels) where torch
+// allows TF32 and the device has them; elsewhere (before sm_90) exact fp32 on the CUDA cores, which TF32 permits.
+DType to_dtype(at::ScalarType t, int dev) {
+  if (t == at::kHalf) return DType::Float16;
+  if (t == at::kBFloat16) return DType::BFloat16;
+  return tf32_allowed() && tf32_kernels_on(dev) ? DType::TFloat32 : DType::Float32;
 }
 
 // ---- operands --------------------------------------------------------------------------------------
@@ -464,7 +481,7 @@ at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor*
   const at::Tensor b3 = b_as_3d(b, s);
   PlanKey key;
   key.dev = a.get_device();
-  key.dtype = static_cast<int>(to_dtype(a.scalar_type()));
+  key.dtype = static_cast<int>(to_dtype(a.scalar_type(), key.dev));
   key.batch = s.batch; key.M = s.M; key.N = s.N; key.K = s.K;
   for (int i = 0; i < 3; ++i) {
     key.a_strides[i] = a3.stride(i);
