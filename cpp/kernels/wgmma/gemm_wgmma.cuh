@@ -7,10 +7,10 @@
 //
 // One specialisation = (BLOCK_M, BLOCK_N, stages, consumer warpgroups, epilogue slice width,
 // element type, A layout, B layout[, cluster]); BLOCK_K is one 128-byte swizzle row: 64 elements of a 16-bit
-// type, 32 of fp32 (TF32 math: the tensor cores read the fp32 bits in shared memory as TF32; wgmma takes a TF32
-// operand K-major only, so both operands are K-major there). kCluster = 2 (two CTAs multicasting a shared B tile) is implemented and verified correct;
-// it matches the 1-CTA kernel at the power limit and is a few % slower in short runs (NOTES.md, v3, v5),
-// so the generated list uses kCluster = 1. The generator
+// type, 32 of fp32 (TF32 math: TMA rounds each fp32 operand to TF32 on its way to shared memory, encode_map; wgmma
+// takes a TF32 operand K-major only, so both operands are K-major there). kCluster = 2 (two CTAs multicasting a
+// shared B tile) is implemented and verified correct; it matches the 1-CTA kernel at the power limit and is a few
+// % slower in short runs (NOTES.md, v3, v5), so the generated list uses kCluster = 1. The generator
 // (cpp/kernels/families/wgmma.py) instantiates each in its own translation unit and chooses
 // the stage count; this header only checks that the choice fits.
 //
