@@ -137,17 +137,18 @@ Operand padded_copy(const at::Tensor& t, int d_contig, int64_t align) {
   const bool rows_contiguous = t.stride(d_contig) == 1 || n_contig == 1;
   const bool transposed = !rows_contiguous && t.stride(d_lead) == 1;
   if (t.is_cuda() && (elem == 2 || elem == 4) && (rows_contiguous || transposed)) {
-    int sms = 0;
-    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, t.get_device()), "cudaDeviceGetAttribute");
     const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(t.get_device()).stream();
-    if (rows_contiguous)
+    if (rows_contiguous) {
+      int sms = 0;  // the row copy's grid-stride loop sizes its grid by the SMs; the transpose does not
+      check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, t.get_device()), "cudaDeviceGetAttribute");
       check_cuda(origami::launch_row_copy(t.data_ptr(), t.stride(d_lead), t.stride(0), buf.data_ptr(), ld, B, n_lead,
                                           n_contig, static_cast<int>(elem), sms, stream),
                  "row copy");
-    else
+    } else {
       check_cuda(origami::launch_transpose_copy(t.data_ptr(), t.stride(d_contig), t.stride(0), buf.data_ptr(), ld, B,
                                                 n_lead, n_contig, static_cast<int>(elem), stream),
                  "transpose copy");
+    }
   } else {
     at::Tensor view = buf.narrow(2, 0, n_contig);
     view.copy_(d_contig == 2 ? t : t.transpose(1, 2));
@@ -404,9 +405,9 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
   // The variant that reads both operands in place; else the one whose copies cost least (e.g. A and B both
   // column-major: the M-contiguous-A x K-contiguous-B mma_sync variant is not compiled, so the smaller of
   // the two operands is copied to the layout of a compiled variant). A copy that keeps the operand's
-  // contiguous dimension streams rows; one that transposes it is a strided gather and counts
-  // origami::kTransposingCopyFactor times its elements (cpp/model/types.hpp has the measurement; the model charges
-  // the same: operand_copies in cpp/model/model.cpp).
+  // contiguous dimension streams rows; one that transposes it counts origami::kTransposingCopyFactor times its
+  // elements (cpp/model/types.hpp has the measurement, taken on the strided gather the tiled transpose replaced;
+  // not re-measured for it; the model charges the same: operand_copies in cpp/model/model.cpp).
   auto copy_cost = [](const at::Tensor& t, bool is_a, bool want_k_contig) -> int64_t {
     const int d_contig = want_k_contig ? (is_a ? 2 : 1) : (is_a ? 1 : 2);
     const bool keeps = t.stride(d_contig) == 1 || t.size(d_contig) == 1;
