@@ -39,16 +39,17 @@ def poison_fp32(numel):
     del t
 
 
-def run_memcheck(script_text: str, tmp_path, done_marker: str) -> None:
+def run_memcheck(script_text: str, tmp_path, done_marker: str, env: dict | None = None) -> None:
     """Run a Python script under compute-sanitizer memcheck (GPU tests): it must reach `done_marker` (printed
-    at its end) with zero errors. Skips when compute-sanitizer is not on PATH."""
+    at its end) with zero errors. Skips when compute-sanitizer is not on PATH. `env`: variables added to the
+    script's environment."""
     exe = shutil.which("compute-sanitizer")
     if exe is None:
         pytest.skip("compute-sanitizer is not on PATH")
     script = tmp_path / "memcheck_script.py"
     script.write_text(script_text)
     proc = subprocess.run([exe, "--tool", "memcheck", "--error-exitcode", "9", sys.executable, str(script)],
-                          capture_output=True, text=True, timeout=600, env=dict(os.environ))
+                          capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})})
     out = proc.stdout + proc.stderr
     assert done_marker in out, out[-3000:]
     assert proc.returncode == 0 and "ERROR SUMMARY: 0 errors" in out, out[-3000:]

@@ -1,6 +1,7 @@
 """The problem the kernel runs, in the model (cpp/model): batch, operand layout and alignment, and split-K
 (make_split_plan: whole waves unsplit, the last partial wave split; the reduction; the selector's split
 candidates), through the bindings and the Python API. CPU only."""
+import json
 import pickle
 
 import pytest
@@ -45,17 +46,17 @@ def test_effective_split_never_leaves_an_empty_slice():
 
 def test_split_plan_splits_only_the_last_partial_wave():
     # 3072^3 with 128x256 tiles: 24 x 12 = 288 tiles on 132 slots: 264 whole, 24 split 4 ways.
-    sp = _core.split_plan(3072, 3072, 3072, 1, 128, 256, 64, 4, 132)
+    sp = _core.split_plan(3072, 3072, 3072, 1, 128, 256, 64, 4, 132, "mma_sync")
     assert (sp["tiles"], sp["dp_tiles"], sp["tail_tiles"], sp["slices"]) == (288, 264, 24, 4)
     assert sp["units"] == 264 + 24 * 4 and sp["workspace_elems"] == 4 * 24 * 128 * 256
     # fewer tiles than slots: classic split-K, every tile split
-    sp = _core.split_plan(1, 4096, 4096, 1, 64, 256, 64, 4, 132)
+    sp = _core.split_plan(1, 4096, 4096, 1, 64, 256, 64, 4, 132, "mma_sync")
     assert (sp["dp_tiles"], sp["tail_tiles"], sp["units"]) == (0, 16, 64)
     # whole waves: nothing to split, no workspace
-    sp = _core.split_plan(128 * 132, 256, 4096, 1, 128, 256, 64, 4, 132)
+    sp = _core.split_plan(128 * 132, 256, 4096, 1, 128, 256, 64, 4, 132, "mma_sync")
     assert (sp["slices"], sp["tail_tiles"], sp["workspace_elems"]) == (1, 0, 0)
     # batches count as tiles of one launch
-    sp = _core.split_plan(64, 64, 8192, 7, 64, 64, 64, 3, 132)
+    sp = _core.split_plan(64, 64, 8192, 7, 64, 64, 64, 3, 132, "mma_sync")
     assert (sp["tiles"], sp["dp_tiles"], sp["tail_tiles"], sp["slices"]) == (7, 0, 7, 3)
 
 
@@ -331,3 +332,43 @@ def test_no_launch_is_predicted_faster_than_dram_or_the_tensor_cores(hw):
                 b = _core.predict(m, n, k, "float16", cfg.replace(split_k=split), hw, o, kr, batch=batch)
                 floor = max(batch * (m * k + k * n) * 2 / dram, 2.0 * batch * m * n * k / peak)
                 assert b["total_cycles"] >= 0.9 * floor, (m, n, k, batch, cfg, split, b["total_cycles"], floor)
+
+
+# ---- the split-K reduction in a thread-block cluster (make_split_plan: SplitPlan::cluster) --------------------------
+H100_CLUSTERS = [66, 39, 30, 22, 17, 15, 15]  # cudaOccupancyMaxActiveClusters, 2..8 CTAs (H100 and H200 alike)
+
+
+def test_cluster_plan_only_for_one_wave_of_clusters():
+    # 1x2048x8192, 64x128 tiles: 16 tiles, every tile split. S = 4: 16 clusters of 4 fit the 30 resident -> cluster,
+    # no workspace; S = 8: 16 clusters of 8 do not fit the 15 -> the reduction kernel and its workspace.
+    sp = _core.split_plan(1, 2048, 8192, 1, 64, 128, 64, 4, 132, "wgmma", H100_CLUSTERS)
+    assert sp["cluster"] and sp["workspace_elems"] == 0 and sp["units"] == 64
+    sp = _core.split_plan(1, 2048, 8192, 1, 64, 128, 64, 8, 132, "wgmma", H100_CLUSTERS)
+    assert not sp["cluster"] and sp["workspace_elems"] == 8 * 16 * 64 * 128
+    # more than 8 slices: never in a cluster (the portable cluster size)
+    assert not _core.split_plan(1, 1024, 65536, 1, 64, 128, 64, 16, 132, "wgmma", [999] * 7)["cluster"]
+    # a split tail after whole tiles: never (the whole tiles are not clusters)
+    sp = _core.split_plan(3072, 3072, 3072, 1, 128, 256, 64, 4, 132, "wgmma", H100_CLUSTERS)
+    assert sp["dp_tiles"] == 264 and not sp["cluster"]
+    # the other families, or no capacity given: the reduction kernel
+    assert not _core.split_plan(1, 2048, 8192, 1, 64, 128, 64, 4, 132, "mma_sync", H100_CLUSTERS)["cluster"]
+    assert not _core.split_plan(1, 2048, 8192, 1, 64, 128, 64, 4, 132, "wgmma")["cluster"]
+
+
+def test_model_prices_the_cluster_form_only_with_a_capacity_row(tmp_path):
+    # The table rows carry no resident_clusters_S (the form is opt-in in the op): the reduction kernel is priced.
+    cfg, kr = _kernel(64, 128, 64, 8, 8, "wgmma", threads=256)
+    o = _core.ModelOptions("nv")
+    plain = _core.resolve_hardware(None, H100, "")
+    b0 = _core.predict(1, 2048, 8192, "float16", cfg.replace(split_k=4), plain, o, kr)
+    assert not b0["split_cluster"]
+    over = tmp_path / "hw.json"
+    over.write_text(json.dumps({f"resident_clusters_{s}": n for s, n in zip(range(2, 9), H100_CLUSTERS)}))
+    hw_c = _core.resolve_hardware(None, H100, str(over))
+    b1 = _core.predict(1, 2048, 8192, "float16", cfg.replace(split_k=4), hw_c, o, kr)
+    assert b1["split_cluster"]
+    assert b1["reduction_cycles"] == pytest.approx(max(0.0, b0["reduction_cycles"] - o.nv.cluster_split_saving_cycles))
+    assert b1["total_cycles"] - b1["reduction_cycles"] == pytest.approx(b0["total_cycles"] - b0["reduction_cycles"])
+    # 8 slices do not fit as one wave of clusters: priced as the reduction kernel even with the row
+    b8 = _core.predict(1, 2048, 8192, "float16", cfg.replace(split_k=8), hw_c, o, kr)
+    assert not b8["split_cluster"]

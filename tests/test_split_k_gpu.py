@@ -4,8 +4,13 @@ A split config runs S = effective_split_k(K, block_k, split_k) K-slices per outp
 and sums them in slice order in a second kernel (cpp/kernels/split_k.cu). Checked here: every compiled tile of
 both families with a split at ragged sizes against an fp32 reference (output poisoned with NaN first), every
 operand layout incl. the copied one and batched GEMMs, bit-identical results run to run (eager and CUDA graph,
-programmatic dependent launch on and off), a workspace allocated inside graph capture, and memcheck.
+programmatic dependent launch on and off), a workspace allocated inside graph capture, and memcheck. The opt-in
+reduction in a thread-block cluster (ORIGAMI_NV_CLUSTER_SPLIT=1, make_split_plan): the same bits as the reduction
+kernel on every wgmma tile, bias, batched, odd N and TF32, under memcheck too.
 """
+import os
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -231,3 +236,76 @@ SANITIZER_SCRIPT = textwrap.dedent("""
 
 def test_split_compute_sanitizer_memcheck(tmp_path):
     run_memcheck(SANITIZER_SCRIPT, tmp_path, "SANITIZER-SCRIPT-DONE")
+
+
+# Runs the same split launches in a fresh process (ORIGAMI_NV_CLUSTER_SPLIT is read once per process) and saves the
+# outputs, and how many of them the plan reduces in a cluster with this device's cluster capacity.
+CLUSTER_SCRIPT = textwrap.dedent("""
+    import json, sys, torch, origami_nv
+    from origami_nv import _core, _kernels
+    from origami_nv.ops import load_op
+    slots = [r["cluster_slots"] for r in json.loads(load_op().device_kernel_resources())["kernels"]
+             if r["family"] == "wgmma" and not r["error"]][0]
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    gen = torch.Generator(device="cuda").manual_seed(21)
+    recs = [r for r in _kernels.kernel_records() if r["family"] == "wgmma"]
+    outs, clustered = [], 0
+    torch.backends.cuda.matmul.allow_tf32 = True
+    for i, r in enumerate(recs):
+        c = dict(r["config"], group_size_m=2)
+        dt = {"float16": torch.float16, "bfloat16": torch.bfloat16, "tfloat32": torch.float32}[r["dtype"]]
+        bm, bn, bk = c["block_m"], c["block_n"], c["block_k"]
+        # (M, N, K, batch, bias, split): decode, ragged and odd N (element-wise stores), batched, 2..8 slices
+        for M, N, K, batch, bias, split in ((1, 2 * bn + 8, 9 * bk + 5, None, i % 2 == 0, 2 + i % 7),
+                                            (bm + 7, bn + 3, 5 * bk, None, True, 3),
+                                            (33, bn - 8, 8 * bk + 1, 3, False, 8)):
+            if r["dtype"] == "tfloat32" and N % 4:
+                N += 4 - N % 4   # tf32 kernels read B K-major: keep its rows aligned so no copy changes the launch
+            shape_a = (batch, M, K) if batch else (M, K)
+            a = torch.randn(shape_a, device="cuda", generator=gen).to(dt)
+            w = torch.randn((batch, N, K) if batch else (N, K), device="cuda", generator=gen).to(dt)
+            b = w.transpose(-1, -2) if r["b_k_contiguous"] else w.transpose(-1, -2).contiguous()
+            if not r["a_k_contiguous"]:
+                a = a.transpose(-1, -2).contiguous().transpose(-1, -2)
+            cfg = dict(c, split_k=split)
+            bv = torch.randn(N, device="cuda", generator=gen).to(dt) if bias and not batch else None
+            outs.append(origami_nv.matmul(a, b, bias=bv, config=cfg).cpu())
+            sp = _core.split_plan(M, N, K, batch or 1, bm, bn, bk, split, sms, "wgmma", slots)
+            clustered += int(sp["cluster"])
+    torch.cuda.synchronize()
+    torch.save({"outs": outs, "clustered": clustered}, sys.argv[1])
+    print("CLUSTER-SCRIPT-DONE")
+""")
+
+
+def _cluster_run(tmp_path, on: bool):
+    script = tmp_path / "cluster_script.py"
+    script.write_text(CLUSTER_SCRIPT)
+    out = tmp_path / f"cluster_{int(on)}.pt"
+    proc = subprocess.run([sys.executable, str(script), str(out)], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "ORIGAMI_NV_CLUSTER_SPLIT": "1" if on else "0"})
+    assert "CLUSTER-SCRIPT-DONE" in proc.stdout, (proc.stdout + proc.stderr)[-3000:]
+    return torch.load(out)
+
+
+def test_cluster_reduction_same_bits_as_the_reduction_kernel(tmp_path):
+    """Every wgmma specialisation (fp16, bf16, tf32; every layout it compiles), split 2..8 at decode, ragged, odd-N
+    and batched sizes, with and without bias: the slices summed in a cluster from shared memory give exactly the bits
+    of the reduction kernel (slice order 0..S-1, then the bias, one rounding)."""
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("the in-cluster reduction is the wgmma family's (sm_90)")
+    on, off = _cluster_run(tmp_path, True), _cluster_run(tmp_path, False)
+    assert on["clustered"] >= len(on["outs"]) // 2, f"only {on['clustered']} of {len(on['outs'])} launches clustered"
+    assert len(on["outs"]) == len(off["outs"])
+    for i, (x, y) in enumerate(zip(on["outs"], off["outs"])):
+        assert not torch.isnan(x).any(), f"launch {i}: NaN (an element the cluster reduction did not write)"
+        assert torch.equal(x, y), f"launch {i}: cluster and reduction-kernel results differ"
+
+
+def test_cluster_reduction_compute_sanitizer_memcheck(tmp_path):
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("the in-cluster reduction is the wgmma family's (sm_90)")
+    script = CLUSTER_SCRIPT.replace("for i, r in enumerate(recs):", "for i, r in enumerate(recs[::9]):")
+    script = script.replace("torch.save(", "(lambda *a: None)(")
+    run_memcheck(script.replace("sys.argv[1]", "None"), tmp_path, "CLUSTER-SCRIPT-DONE",
+                 env={"ORIGAMI_NV_CLUSTER_SPLIT": "1"})

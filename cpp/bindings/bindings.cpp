@@ -151,6 +151,7 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["reduction_latency_cycles"] = b.reduction_latency_cycles;
   d["reduction_cycles"] = b.reduction_cycles;
   d["split_launch_cycles"] = b.split_launch_cycles;
+  d["split_cluster"] = b.split_cluster;
   d["operand_copy_bytes"] = b.operand_copy_bytes;
   d["operand_copy_cycles"] = b.operand_copy_cycles;
   d["operand_copy_reason"] = b.operand_copy_reason;
@@ -382,7 +383,8 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, simt_k_iter_overhead_cycles) RW(NvModelConstants, simt_k_step_extra_issue)
       RW(NvModelConstants, simt_l2_bandwidth_factor) RW(NvModelConstants, simt_copy_cycles_per_warp_instruction)
       RW(NvModelConstants, simt_split_k_slice_cycles)
-      RW(NvModelConstants, split_k_reduce_fixed_cycles) RW(NvModelConstants, split_k_slice_cycles) RW(NvModelConstants, operand_copy_fixed_cycles)
+      RW(NvModelConstants, split_k_reduce_fixed_cycles) RW(NvModelConstants, split_k_slice_cycles)
+      RW(NvModelConstants, cluster_split_saving_cycles) RW(NvModelConstants, operand_copy_fixed_cycles)
       RW(NvModelConstants, split_k_min_k_tiles_per_slice) RW(NvModelConstants, split_k_candidate_kernels);
   py::class_<ModelOptions>(m, "ModelOptions", "Model mode, source flags and constants.")
       .def(py::init([](const std::string& mode) { ModelOptions o; o.mode = to_mode(mode); return o; }),
@@ -475,17 +477,26 @@ PYBIND11_MODULE(_core, m) {
         "The K slices a launch of split_k really uses (cpp/model/types.hpp).");
   m.def("split_plan",
         [](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t batch, int block_m, int block_n, int block_k,
-           int split_k, std::int64_t slots) {
-          const SplitPlan sp = make_split_plan(M, N, K, batch, block_m, block_n, block_k, split_k, slots);
+           int split_k, std::int64_t slots, const std::string& family,
+           const std::vector<std::int64_t>& resident_clusters) {
+          ClusterSlots cs;
+          if (to_family(family) == Family::Wgmma)
+            for (std::size_t i = 0; i < resident_clusters.size() && i + 2 <= std::size_t(kMaxClusterSlices); ++i)
+              cs.clusters[i + 2] = resident_clusters[i];
+          const SplitPlan sp = make_split_plan(M, N, K, batch, block_m, block_n, block_k, split_k, slots, cs);
           py::dict d;
           d["slices"] = sp.slices; d["k_tiles_per_slice"] = sp.k_tiles_per_slice; d["tiles"] = sp.tiles;
           d["dp_tiles"] = sp.dp_tiles; d["tail_tiles"] = sp.tail_tiles; d["units"] = sp.units();
+          d["cluster"] = sp.cluster;
           d["workspace_elems"] = sp.workspace_elems(block_m, block_n);
           return d;
         },
         py::arg("M"), py::arg("N"), py::arg("K"), py::arg("batch"), py::arg("block_m"), py::arg("block_n"),
-        py::arg("block_k"), py::arg("split_k"), py::arg("slots"),
-        "The split-K schedule of a launch (make_split_plan, cpp/model/types.hpp).");
+        py::arg("block_k"), py::arg("split_k"), py::arg("slots"), py::arg("family"),
+        py::arg("resident_clusters") = std::vector<std::int64_t>{},
+        "The split-K schedule of a launch of a `family` kernel (make_split_plan, cpp/model/types.hpp);"
+        " resident_clusters: clusters of 2, 3, ... CTAs resident at once (the wgmma family; empty: none). cluster ="
+        " the slices reduce in a thread-block cluster (no workspace).");
   m.def("parse_dtype", [](const std::string& s) { return std::string(dtype_name(to_dtype(s))); });
   m.def("supported_dtypes", &supported_dtypes);
 

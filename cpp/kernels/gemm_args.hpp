@@ -32,8 +32,12 @@ struct GemmArgs {
   // block_m * block_n); a second kernel (launch_split_k_reduce) sums them into C. split_slots: the CTAs
   // resident at once (the op computes it once per plan with resident_slots(), registry.hpp, and passes it so
   // that the workspace it allocates and the launch agree).
+  // cluster_slots: the clusters of each size resident at once for this kernel (make_split_plan; the op fills it with
+  // cluster_slots(e), launch_gemm clears it for a family without the in-cluster reduction; all zero = always the
+  // second kernel): a split launch whose tiles fit as one wave of clusters needs no workspace.
   int split_k = 1;
   std::int64_t split_slots = 0;
+  ClusterSlots cluster_slots;
   float* workspace = nullptr;
   // Fused bias (nullptr: none): N elements of the input dtype, bias[n] added to every row of C in fp32
   // before the one rounding to the output dtype (nn.Linear / addmm with a 1-D bias). With split-K the
@@ -48,7 +52,8 @@ struct GemmArgs {
 
 // The split-K schedule of a launch of a (block_m, block_n, block_k) kernel, and its workspace (0: no split).
 inline SplitPlan split_plan(const GemmArgs& g, int block_m, int block_n, int block_k) {
-  return make_split_plan(g.M, g.N, g.K, g.batch, block_m, block_n, block_k, g.split_k, g.split_slots);
+  return make_split_plan(g.M, g.N, g.K, g.batch, block_m, block_n, block_k, g.split_k, g.split_slots,
+                         g.cluster_slots);
 }
 inline std::int64_t split_k_workspace_elems(const GemmArgs& g, int block_m, int block_n, int block_k) {
   return split_plan(g, block_m, block_n, block_k).workspace_elems(block_m, block_n);

@@ -28,6 +28,33 @@ int resident_slots(const KernelEntry& e) {
   return r.error == cudaSuccess ? sms * r.max_active_blocks_per_sm : 0;
 }
 
+ClusterSlots cluster_slots(const KernelEntry& e) {
+  ClusterSlots cs;
+  int dev = 0;
+  if (e.config.family != Family::Wgmma || cudaGetDevice(&dev) != cudaSuccess) return cs;
+  if (query_device_resources(e).error != cudaSuccess) return cs;  // also raises the kernel's smem limit
+  for (int size = 2; size <= kMaxClusterSlices; ++size) {
+    cudaLaunchConfig_t cfg{};
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = static_cast<unsigned>(size);
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.gridDim = dim3(static_cast<unsigned>(size));
+    cfg.blockDim = dim3(static_cast<unsigned>(e.threads));
+    cfg.dynamicSmemBytes = static_cast<size_t>(e.smem_bytes);
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, e.kernel, &cfg) != cudaSuccess) {
+      cudaGetLastError();
+      return ClusterSlots{};
+    }
+    cs.clusters[size] = clusters;
+  }
+  return cs;
+}
+
 cudaError_t launch_gemm(const KernelEntry& e, const GemmArgs& g) {
   GemmArgs args = g;
   if (args.split_k > 1 && args.split_slots <= 0) {
@@ -35,10 +62,11 @@ cudaError_t launch_gemm(const KernelEntry& e, const GemmArgs& g) {
     if (args.split_slots <= 0) return cudaErrorInvalidValue;
   }
   const TileConfig& c = e.config;
+  if (c.family != Family::Wgmma) args.cluster_slots = ClusterSlots{};  // no in-cluster reduction in this family
   const SplitPlan sp = split_plan(args, c.block_m, c.block_n, c.block_k);
-  if (sp.slices > 1 && args.workspace == nullptr) return cudaErrorInvalidValue;
+  if (sp.workspace_elems(c.block_m, c.block_n) > 0 && args.workspace == nullptr) return cudaErrorInvalidValue;
   const cudaError_t err = e.launch(args);
-  if (err != cudaSuccess || sp.slices <= 1) return err;
+  if (err != cudaSuccess || sp.slices <= 1 || sp.cluster) return err;
   return launch_split_k_reduce(args, e.dtype, c.block_m, c.block_n, c.block_k);
 }
 

@@ -9,13 +9,19 @@
 namespace origami {
 
 // Launches a compiled kernel for g: the GEMM, and with split-K (split_plan(g, ...).slices > 1) the
-// reduction of its partials into C; g.workspace must hold split_k_workspace_elems(g, block_m, block_n,
-// block_k) floats for the same g.split_slots (0: resident_slots(e) is used).
+// reduction of its partials into C (in the GEMM's clusters, or a second kernel: make_split_plan);
+// g.cluster_slots is cleared for a family without the in-cluster reduction; g.workspace must hold
+// split_k_workspace_elems(g, block_m, block_n, block_k) floats for the same g.split_slots (0: resident_slots(e) is
+// used) and the same cluster_slots.
 cudaError_t launch_gemm(const KernelEntry& e, const GemmArgs& g);
 
 // CTAs of `e` resident at once on the current device (the split-K schedule's wave): SMs for the
 // persistent wgmma family, SMs x the occupancy for mma_sync. 0 when the device cannot be queried.
 int resident_slots(const KernelEntry& e);
+
+// The clusters of 2..kMaxClusterSlices CTAs of `e` resident at once on the current device
+// (cudaOccupancyMaxActiveClusters; the wgmma family only, all zero otherwise or when the device cannot say).
+ClusterSlots cluster_slots(const KernelEntry& e);
 
 // Every compiled kernel, in generation order. Built once, thread-safe.
 const std::vector<KernelEntry>& compiled_kernels();

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "types.hpp"  // kMaxClusterSlices
 #include "gpu_table_embedded.hpp"  // generated from python/origami_nv/data/gpus.json at build time
 #include "json.hpp"
 #include "text.hpp"
@@ -55,6 +56,16 @@ const std::vector<HardwareKeyInfo>& hardware_key_info() {
       {"wgmma_tf32_flops_per_cycle", "flop/SM-cycle", "dense tf32 wgmma throughput per SM (fp32 storage)", false, false},
       {"fp32_flops_per_cycle", "flop/SM-cycle", "FP32 FMA throughput per SM (2 flops per FMA)", false, false},
       {"smem_bytes_per_cycle", "bytes/SM-cycle", "shared-memory bandwidth per SM, conflict-free accesses", false, false},
+      // Thread-block clusters of S CTAs resident at once at one CTA per SM (cudaOccupancyMaxActiveClusters on a
+      // wgmma kernel: a cluster needs S free SMs of one GPC). Optional: absent, the model never prices the split-K
+      // reduction in a cluster (make_split_plan, cpp/model/types.hpp).
+      {"resident_clusters_2", "clusters", "clusters of 2 CTAs resident at once (one CTA per SM)", true, false},
+      {"resident_clusters_3", "clusters", "clusters of 3 CTAs resident at once (one CTA per SM)", true, false},
+      {"resident_clusters_4", "clusters", "clusters of 4 CTAs resident at once (one CTA per SM)", true, false},
+      {"resident_clusters_5", "clusters", "clusters of 5 CTAs resident at once (one CTA per SM)", true, false},
+      {"resident_clusters_6", "clusters", "clusters of 6 CTAs resident at once (one CTA per SM)", true, false},
+      {"resident_clusters_7", "clusters", "clusters of 7 CTAs resident at once (one CTA per SM)", true, false},
+      {"resident_clusters_8", "clusters", "clusters of 8 CTAs resident at once (one CTA per SM)", true, false},
       {"sustained_clock_mhz", "MHz", "SM clock under a sustained GEMM load (cycles -> seconds)", false, false},
       {"dram_bytes_in_flight_per_sm", "bytes", "DRAM bytes one SM can keep in flight", false, false},
       {"l2_bytes_in_flight_per_sm", "bytes", "L2 bytes one SM can keep in flight", false, false},
@@ -292,6 +303,11 @@ void fill_little_law(HardwareParams& hw) {
   if (!have("wgmma_tf32_flops_per_cycle") && have("wgmma_flops_per_cycle"))
     set(hw, "wgmma_tf32_flops_per_cycle", 0.5 * hw.get("wgmma_flops_per_cycle"), Tier::Default,
         "half of wgmma_flops_per_cycle (k8 tf32 vs k16 16-bit per instruction: H100 datasheet 495 vs 989 TFLOP/s)");
+  // A row without the cluster capacity: none (the model then prices every split with the reduction kernel).
+  for (int size = 2; size <= kMaxClusterSlices; ++size) {
+    const std::string key = "resident_clusters_" + std::to_string(size);
+    if (!have(key.c_str())) set(hw, key.c_str(), 0.0, Tier::Default, "not measured: no split-K reduction in a cluster priced");
+  }
   if (!have("sustained_clock_mhz") && have("sm_clock_mhz"))
     set(hw, "sustained_clock_mhz", hw.get("sm_clock_mhz"), Tier::Default, "sm_clock_mhz (not measured)");
 }

@@ -41,7 +41,12 @@ ModelHardware::ModelHardware(const HardwareParams& hw)
       wgmma_flops_per_cycle(hw.get("wgmma_flops_per_cycle")),
       wgmma_tf32_flops_per_cycle(hw.get("wgmma_tf32_flops_per_cycle")),
       fp32_flops_per_cycle(hw.get("fp32_flops_per_cycle")),
-      smem_bytes_per_cycle(hw.get("smem_bytes_per_cycle")) {}
+      smem_bytes_per_cycle(hw.get("smem_bytes_per_cycle")) {
+  for (int size = 2; size <= kMaxClusterSlices; ++size) {
+    const std::string key = "resident_clusters_" + std::to_string(size);
+    if (hw.values.count(key)) cluster_slots.clusters[size] = static_cast<std::int64_t>(hw.get(key));
+  }
+}
 
 const char* mode_name(ModelMode m) { return m == ModelMode::Seed ? "seed" : "nv"; }
 
@@ -813,6 +818,11 @@ void total_latency(LatencyBreakdown& b) {
   b.total_cycles = b.tile_cycles * double(b.num_waves) - b.epilogue_hidden_cycles;  // hidden: nv wgmma only
 }
 
+ClusterSlots cluster_slots_of(const TileConfig& c, const ModelHardware& hw) {
+  // The in-cluster reduction is the wgmma family's (sm_90a); the other families also run on sm_80.
+  return c.family == Family::Wgmma && hw.compute_capability >= 90 ? hw.cluster_slots : ClusterSlots{};
+}
+
 std::int64_t resident_slots(const TileConfig& c, const ModelHardware& hw, const KernelResources* kr) {
   const std::int64_t n_sm = static_cast<std::int64_t>(hw.n_sm);
   if (c.family == Family::Wgmma || kr == nullptr) return n_sm;  // persistent: one CTA per SM
@@ -931,6 +941,10 @@ void split_terms(const Problem& p, const TileConfig& c, const ModelHardware& hw,
   const double per_slice = c.family == Family::Simt ? o.nv.simt_split_k_slice_cycles : o.nv.split_k_slice_cycles;
   b.split_launch_cycles = o.nv.split_k_reduce_fixed_cycles + per_slice * double(sp.slices);
   b.reduction_cycles = std::max(b.reduction_bytes / rate, b.reduction_latency_cycles) + b.split_launch_cycles;
+  // In a cluster (SplitPlan::cluster) the same partials meet in shared memory instead: the reduction kernel's terms
+  // less what the measurements say the cluster form saves (NvModelConstants::cluster_split_saving_cycles).
+  b.split_cluster = sp.cluster;
+  if (sp.cluster) b.reduction_cycles = std::max(0.0, b.reduction_cycles - o.nv.cluster_split_saving_cycles);
 }
 
 }  // namespace
@@ -964,7 +978,8 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
   const std::int64_t tiles_per_batch = ceil_div(p.M, c.block_m) * ceil_div(p.N, c.block_n);
   const BlocksPerSm* bps = k.has_occupancy ? &k.occupancy : nullptr;  // (given with kr)
   const std::int64_t slots = resident_slots(c, hw, bps);
-  const SplitPlan sp = make_split_plan(p.M, p.N, p.K, batch, c.block_m, c.block_n, c.block_k, c.split_k, slots);
+  const SplitPlan sp = make_split_plan(p.M, p.N, p.K, batch, c.block_m, c.block_n, c.block_k, c.split_k, slots,
+                                       cluster_slots_of(c, hw));
   const double bytes = dtype_bytes(p.dtype);
   if (sp.dp_tiles > 0)
     predict_phase(p, c, hw, o, kr, k, bps, sp.dp_tiles, ceil_div(p.K, c.block_k), tiles_per_batch, bytes, p.bias, b);

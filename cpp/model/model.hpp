@@ -308,6 +308,14 @@ struct NvModelConstants {
   // timed through the op where the run did): H100 95.5% -> 95.3%, H200 93.0% -> 95.0% (reports/<gpu>/gen-valid.md).
   double split_k_reduce_fixed_cycles = 8600.0;
   double split_k_slice_cycles = 720.0;
+  // What a split launch whose slices reduce in a thread-block cluster (SplitPlan::cluster: one wave of clusters, no
+  // reduction kernel) saves against the reduction kernel's form priced above. Fitted on one set: the median of
+  // (reduction-kernel form - cluster form) over the one-wave launches of the H200 probe (16 shapes x splits 2-8,
+  // fp16 nt, CUDA graphs, cold inputs, both forms alternated twice in one session; benchmarks/results/
+  // cluster_split.md): 0.97 us = 1750 cycles at the H200 row's 1800 MHz. On the H100 (the other GPU, never read by
+  // the fit) the same median is 0.0 us: so the form is opt-in and no hardware row carries resident_clusters_S (the
+  // model prices it only where a row or an override file does).
+  double cluster_split_saving_cycles = 1750.0;
   // An operand the kernel cannot read in place (misaligned, or a layout the kernel family does not compile)
   // is first copied by the op with torch's copy kernel: a launch without PDL plus the copy. Estimate: ~2 us.
   double operand_copy_fixed_cycles = 4000.0;
@@ -496,6 +504,7 @@ struct LatencyBreakdown {
   double reduction_bytes = 0;          // partials read + C written by the reduction kernel
   double reduction_latency_cycles = 0; // its threads' chains of memory round trips (slice batches x passes)
   double split_launch_cycles = 0;      // what a split launch costs beyond its terms: fixed + per slice (measured)
+  bool split_cluster = false;          // the slices reduce in a thread-block cluster (make_split_plan)
   double reduction_cycles = 0;         // max(bytes at the L2 or DRAM rate, the round trips) + split_launch_cycles
   // operand copies the op makes before the kernel (misaligned operand, layout not compiled for the family)
   double operand_copy_bytes = 0;
@@ -540,6 +549,7 @@ struct ModelHardware {
   double wgmma_tf32_flops_per_cycle = 0;
   double fp32_flops_per_cycle = 0;
   double smem_bytes_per_cycle = 0;
+  ClusterSlots cluster_slots;  // resident_clusters_S (0 where the row has none: no cluster reduction priced)
   ModelHardware() = default;
   ModelHardware(const HardwareParams& hw);  // NOLINT(google-explicit-constructor): by design
 };
@@ -619,6 +629,9 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
 // The resident CTA slots of a kernel (n_sm x blocks per SM; the wgmma family is persistent, one CTA per SM),
 // as the split-K schedule counts them. nullptr resources: one per SM.
 std::int64_t resident_slots(const TileConfig& c, const ModelHardware& hw, const KernelResources* kr);
+// The clusters a split launch of this config may reduce in (make_split_plan): the hardware row's for the wgmma
+// family on sm_90, none for the others.
+ClusterSlots cluster_slots_of(const TileConfig& c, const ModelHardware& hw);
 
 // Why a kernel cannot be chosen (register spill, cannot keep one block resident, smem too big);
 // empty string = admissible.

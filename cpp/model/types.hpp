@@ -78,18 +78,31 @@ constexpr std::int64_t k_tiles_per_split(std::int64_t K, int block_k, int split_
 // stream-K, with a deterministic reduction). Of the T output tiles (all batches, in launch order), the
 // first D = floor(T / slots) * slots -- whole waves of the `slots` CTAs resident at once -- run unsplit and
 // write C; only the T - D tiles of the last, partial wave are cut into S K-slices, S * (T - D) work units
-// that fill that wave, whose fp32 partials a second kernel sums in slice order. T <= slots gives D = 0
-// (classic split-K); T a multiple of slots leaves no tail and no split. Why not split every tile: the
-// split only pays where SMs would idle (decode-sized grids, the last wave of a large one), and every
-// split tile costs an fp32 partial write and a read in the reduction. Measured on the H100: 3072^3 fp16,
-// 288 tiles of 128x256 = 2.2 waves of 132 (benchmarks/results/split_k_probes_h100.md). One definition for the model, the op (workspace
-// size) and both families' launchers.
+// that fill that wave. T <= slots gives D = 0 (classic split-K); T a multiple of slots leaves no tail and no
+// split. Why not split every tile: the split only pays where SMs would idle (decode-sized grids, the last wave
+// of a large one), and every split tile costs its partials' traffic and their sum. Measured on the H100: 3072^3
+// fp16, 288 tiles of 128x256 = 2.2 waves of 132 (benchmarks/results/split_k_probes_h100.md). One definition for
+// the model, the op (workspace size) and every family's launcher.
+//
+// The slices are summed in slice order 0..S-1 (then the bias), one fixed order: the same bits every run, and the
+// same bits whichever of the two reductions runs:
+//  - in a cluster (`cluster` true): where every tile is split (D = 0), S <= kMaxClusterSlices and all T clusters of
+//    S CTAs are resident at once (ClusterSlots: one wave). The wgmma family on sm_90 launches the S slices of a tile
+//    as one thread-block cluster, which the hardware co-schedules in one GPC; each CTA leaves its fp32 partial tile
+//    in its own shared memory and, after a cluster barrier, sums 1/S of the tile's elements from the S CTAs' shared
+//    memory (DSMEM) and stores them to C. No workspace, no second kernel. Why only one wave: the clusters are not
+//    persistent (one unit per CTA), so a second wave pays every CTA's start and pipeline fill again, and a cluster
+//    needs S free SMs of one GPC: on the H200, 44 clusters of 3 (132 CTAs) took two waves and ran 1.6x the reduction
+//    kernel's time, 32 clusters of 4 1.2x (benchmarks/results/cluster_split.md). Opt-in in the op
+//    (ORIGAMI_NV_CLUSTER_SPLIT=1, cpp/ops/ops_cuda.cpp says why);
+//  - otherwise in a second kernel (cpp/kernels/split_k.cu) over fp32 partial tiles in a global workspace.
 struct SplitPlan {
   int slices = 1;                    // S: effective K slices of a tail tile (1: no split at all)
   std::int64_t k_tiles_per_slice = 0;
   std::int64_t tiles = 0;            // T
   std::int64_t dp_tiles = 0;         // D (= T without a split)
   std::int64_t tail_tiles = 0;       // T - D
+  bool cluster = false;              // the slices of a tile reduce in a cluster (no workspace, no second kernel)
   std::int64_t units() const { return dp_tiles + tail_tiles * slices; }
   // The reduction kernel (cpp/kernels/split_k.cu): one thread per 4 outputs of a split tile, at most
   // kReduceBlocksPerSm blocks of kReduceThreads per SM (grid-stride beyond), each thread issuing the loads of
@@ -98,13 +111,25 @@ struct SplitPlan {
   static constexpr int kReduceThreads = 256;
   static constexpr int kReduceBlocksPerSm = 8;
   static constexpr int kReduceSliceBatch = 4;
-  // fp32 partial tiles, tile-local (block_m x block_n each): slice s of tail tile j at (s * tail + j).
+  // fp32 partial tiles, tile-local (block_m x block_n each): slice s of tail tile j at (s * tail + j); none when
+  // the slices reduce in a cluster.
   std::int64_t workspace_elems(int block_m, int block_n) const {
-    return slices > 1 ? std::int64_t(slices) * tail_tiles * block_m * block_n : 0;
+    return slices > 1 && !cluster ? std::int64_t(slices) * tail_tiles * block_m * block_n : 0;
   }
 };
+// The largest cluster the in-cluster reduction uses: 8, CUDA's portable cluster size (16 needs the non-portable
+// opt-in, and fewer such clusters fit the GPCs at one CTA per SM).
+constexpr int kMaxClusterSlices = 8;
+// clusters[S]: thread-block clusters of S CTAs resident at once, at one CTA per SM (the wgmma kernels' occupancy),
+// for S = 2..kMaxClusterSlices; 0 = no cluster reduction (a family without it: mma_sync and simt also run on sm_80,
+// which has no clusters; a GPU whose capacity is not known). The op asks the driver (cudaOccupancyMaxActiveClusters,
+// registry.cu); the model reads the hardware table's measured row (HardwareParams::cluster_slots).
+struct ClusterSlots {
+  std::int64_t clusters[kMaxClusterSlices + 1] = {};
+};
 constexpr SplitPlan make_split_plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t batch, int block_m,
-                                    int block_n, int block_k, int split_k, std::int64_t slots) {
+                                    int block_n, int block_k, int split_k, std::int64_t slots,
+                                    const ClusterSlots& cluster_slots) {
   SplitPlan s;
   s.tiles = ceil_div_i64(M, block_m) * ceil_div_i64(N, block_n) * (batch < 1 ? 1 : batch);
   s.slices = effective_split_k(K, block_k, split_k);
@@ -116,6 +141,8 @@ constexpr SplitPlan make_split_plan(std::int64_t M, std::int64_t N, std::int64_t
     s.k_tiles_per_slice = ceil_div_i64(K < 1 ? 1 : K, block_k < 1 ? 1 : block_k);
     s.dp_tiles = s.tiles;
   }
+  s.cluster = s.slices > 1 && s.dp_tiles == 0 && s.slices <= kMaxClusterSlices &&
+              s.tiles <= cluster_slots.clusters[s.slices];
   return s;
 }
 

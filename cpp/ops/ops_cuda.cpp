@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -322,12 +323,27 @@ struct PlanKeyHash {
   }
 };
 
+// The clusters of a kernel resident at once (make_split_plan: where a split launch's tiles fit them as one wave, the
+// slices reduce in the cluster), or none: the in-cluster reduction is opt-in, ORIGAMI_NV_CLUSTER_SPLIT=1 in the
+// environment (read once). Why not the default: measured against the reduction kernel (benchmarks/results/
+// cluster_split.md, same bits either way) it saved ~1 us per one-wave split launch on the H200 but nothing on the
+// H100 (median over 26 launches 0.0 us), where launches of few CTAs streaming long K ran 3-8 % slower (a cluster
+// puts its CTAs in one GPC). The model prices it only with a hardware row's resident_clusters_S.
+origami::ClusterSlots cluster_slots_of(const KernelEntry& e) {
+  static const bool allowed = [] {
+    const char* v = std::getenv("ORIGAMI_NV_CLUSTER_SPLIT");
+    return v != nullptr && v[0] == '1';
+  }();
+  return allowed ? origami::cluster_slots(e) : origami::ClusterSlots{};
+}
+
 struct Plan {
   const KernelEntry* entry = nullptr;
   TileConfig config;          // what runs (group_size_m and split_k included)
   bool copy_a = false, copy_b = false;
   int64_t workspace_elems = 0;  // split-K fp32 workspace (0: none)
   int64_t split_slots = 0;      // the split-K schedule's wave (resident_slots of the kernel)
+  origami::ClusterSlots cluster_slots;  // cluster_slots_of the kernel (split launches only)
   bool pdl_capable = false;   // compute capability >= 9.0
 };
 
@@ -434,6 +450,8 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
                 " for its split-K schedule");
     origami::GemmArgs g;
     g.M = s.M; g.N = s.N; g.K = s.K; g.batch = s.batch; g.split_k = cfg.split_k; g.split_slots = plan.split_slots;
+    plan.cluster_slots = cluster_slots_of(*plan.entry);
+    g.cluster_slots = plan.cluster_slots;
     const TileConfig& k = plan.entry->config;
     plan.workspace_elems = origami::split_k_workspace_elems(g, k.block_m, k.block_n, k.block_k);
   }
@@ -518,6 +536,7 @@ at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor*
   g.group_size_m = plan.config.group_size_m;
   g.split_k = plan.config.split_k;
   g.split_slots = plan.split_slots;
+  g.cluster_slots = plan.cluster_slots;
   g.workspace = plan.workspace_elems > 0 ? workspace.data_ptr<float>() : nullptr;
   at::Tensor bias_c;
   if (bias) {
@@ -569,6 +588,14 @@ std::vector<int64_t> select_config_cuda(int64_t M, int64_t N, int64_t K, const s
           c.split_k};
 }
 
+// [clusters of 2, 3, ..., kMaxClusterSlices CTAs resident at once] (all 0 for families without clusters).
+static std::string cluster_slots_json(const origami::ClusterSlots& cs) {
+  std::string j = "[";
+  for (int size = 2; size <= origami::kMaxClusterSlices; ++size)
+    j += (size > 2 ? ", " : "") + num(cs.clusters[size]);
+  return j + "]";
+}
+
 std::string device_kernel_resources_cuda() {
   int dev = 0;
   check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
@@ -594,7 +621,9 @@ std::string device_kernel_resources_cuda() {
          ", \"smem_bytes\": " + num(e.smem_bytes) + ", \"num_regs\": " + num(d.num_regs) +
          ", \"local_size_bytes\": " + num(d.local_size_bytes) + ", \"max_threads_per_block\": " +
          num(d.max_threads_per_block) + ", \"max_dynamic_smem_bytes\": " + num(d.max_dynamic_smem_bytes) +
-         ", \"max_active_blocks_per_sm\": " + num(d.max_active_blocks_per_sm) + ", \"error\": " +
+         ", \"max_active_blocks_per_sm\": " + num(d.max_active_blocks_per_sm) + ", \"cluster_slots\": " +
+         cluster_slots_json(d.error == cudaSuccess ? origami::cluster_slots(e) : origami::ClusterSlots{}) +
+         ", \"error\": " +
          (d.error == cudaSuccess ? std::string("null") : "\"" + std::string(cudaGetErrorString(d.error)) + "\"") +
          ", \"source\": \"cudaFuncGetAttributes\"}";
   }

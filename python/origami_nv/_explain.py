@@ -309,7 +309,10 @@ class Explanation:
             L.append(f"  reduction (second kernel, slice order) = max({_n(b['reduction_bytes'])} bytes at the L2/DRAM rate,"
                      f" {_n(b['reduction_latency_cycles'])} cycles of round trips) + split launch cost"
                      f" {_n(b['split_launch_cycles'])} (fixed + per slice, measured: split_k_reduce_fixed_cycles,"
-                     f" split_k_slice_cycles) = {_n(b['reduction_cycles'])} cycles")
+                     f" split_k_slice_cycles)"
+                     + (" - the cluster form's saving (cluster_split_saving_cycles: the slices reduce in a thread-block"
+                        " cluster, one wave of clusters)" if b.get("split_cluster") else "")
+                     + f" = {_n(b['reduction_cycles'])} cycles")
         if b["operand_copy_cycles"]:
             L.append(f"[Operand copies] {b['operand_copy_reason']}: {_n(b['operand_copy_bytes'])} bytes read and"
                      f" written = {_n(b['operand_copy_cycles'])} cycles")

@@ -212,6 +212,19 @@ __device__ __forceinline__ void mbar_arrive_peer(std::uint32_t bar, std::uint32_
       : "memory");
 }
 
+// 16 bytes of CTA `peer`'s shared memory at the offset `addr` has in this CTA's (distributed shared memory).
+__device__ __forceinline__ float4 ld_dsmem_f4(std::uint32_t addr, std::uint32_t peer) {
+  float4 v;
+  asm volatile(
+      "{\n.reg .b32 ra;\n"
+      "mapa.shared::cluster.u32 ra, %4, %5;\n"
+      "ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [ra];\n}"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "r"(addr), "r"(peer)
+      : "memory");
+  return v;
+}
+
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 template <int kPending>
@@ -291,6 +304,10 @@ struct KernelParams {
   int k_blocks_per_split;
   float* ws;
   int dp_tiles, tail_tiles;
+  // > 1 (SplitPlan::cluster): the split_k slices of a tile are the CTAs of one cluster (slice = cluster rank, unit
+  // tile * split_k + slice, one unit per CTA); their partials meet in shared memory (Kernel::run: cluster reduction),
+  // nothing goes to ws.
+  int cluster_slices;
   const void* bias;         // GemmArgs::bias (nullptr: none; with split-K the reduction adds it)
   int group_size_m;         // in units (cluster rows of tiles)
   int a_batch_step;         // 1, or 0 when A is broadcast over the batch (stride 0)
@@ -326,7 +343,12 @@ __device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p,
   t.kb_end = p.k_blocks;
   t.ws_tile = -1;
   int tile = unit;
-  if (p.split_k > 1 && unit >= p.dp_tiles) {
+  if (p.cluster_slices > 1) {
+    const int slice = unit % p.cluster_slices;
+    tile = unit / p.cluster_slices;
+    t.kb_begin = slice * p.k_blocks_per_split;
+    t.kb_end = min(p.k_blocks, t.kb_begin + p.k_blocks_per_split);
+  } else if (p.split_k > 1 && unit >= p.dp_tiles) {
     const int v = unit - p.dp_tiles;
     const int slice = v / p.tail_tiles;
     const int j = v - slice * p.tail_tiles;
@@ -360,6 +382,8 @@ struct Kernel {
   using P = Plan<BM, BN, kStages, kConsumers, kEpiN, kElemBytes<kT>>;
   static __device__ __forceinline__ void run(const CUtensorMap& tma_a, const CUtensorMap& tma_b,
                                              const CUtensorMap& tma_c, const KernelParams& p);
+  // Called by the consumer threads only (the producer warpgroup arrives on the same two barriers in run()).
+  static __device__ __forceinline__ void cluster_reduce(const KernelParams& p, std::uint32_t partials);
 };
 
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
@@ -372,6 +396,11 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
   static_assert(BN % (8 * kCluster) == 0, "each CTA's multicast share of B is whole 8-row swizzle groups");
   constexpr int kMmaM = P::kMmaM;
   constexpr int kAcc = BN / 2;  // accumulators per m64 slab per thread
+  // The cluster reduction's fp32 partial tile, rows of BN + 8 floats (the pad puts rows r and r + 4 of a fragment
+  // write 32 bytes apart in the banks: two wavefronts per warp instruction, the minimum for 256 bytes), in the stage
+  // ring, idle by then (one unit per CTA: every stage it loaded has been consumed).
+  constexpr int kPartialLd = BN + 8;
+  static_assert(BM * kPartialLd * 4 <= kStages * P::kStageBytes, "the partial tile must fit the stage ring");
 
   extern __shared__ std::uint8_t smem_raw[];
   // Align the stage ring to 1024 B (the dynamic-smem base is only guaranteed 16 B).
@@ -461,6 +490,15 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         }
       }
     }
+    // The cluster reduction's two barriers count every thread of the cluster (the consumers' are in
+    // cluster_reduce). Code after setmaxnreg.dec runs within the producer's 40 registers: the reduction itself
+    // stays in the consumer branch (reached from here, ptxas spilled it in the 168-register kernels).
+    if constexpr (kCluster == 1) {
+      if (p.cluster_slices > 1) {
+        cluster_sync();
+        cluster_sync();
+      }
+    }
   } else {
     // ------------------------------ consumer warpgroups ------------------------------
     // 40 + 2 x 232 = 504 registers per lane of the three warpgroups (<= 512: 65,536 / 128).
@@ -527,6 +565,26 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       }
 
       const int m_base = tc.tile_m * BM + cw * P::kRowsPerConsumer;
+      if (p.cluster_slices > 1) {
+        // ---- cluster split-K: this slice's fp32 partial tile into the (now idle) stage ring ----
+        // Every consumer warpgroup has finished its wgmmas (they read the ring) before any thread overwrites it.
+        if constexpr (kCluster == 1) {
+          named_barrier_sync(1 + kConsumers, 128 * kConsumers);
+          float* part = reinterpret_cast<float*>(smem);
+#pragma unroll
+          for (int mi = 0; mi < kMmaM; ++mi)
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+              for (int h = 0; h < 2; ++h) {
+                const int row = cw * P::kRowsPerConsumer + mi * 64 + warp * 16 + lane / 4 + 8 * h;
+                const int col = 8 * j + 2 * (lane % 4);
+                *reinterpret_cast<float2*>(part + row * kPartialLd + col) =
+                    make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
+              }
+        }
+        continue;  // the reduction follows the cluster barrier, after the loop (one unit per CTA)
+      }
       if (tc.ws_tile >= 0) {
         // ---- split-K epilogue: the fp32 partial tile straight from the accumulators ----
         // acc[mi][4j + 2h + e] is row mi*64 + warp*16 + lane/4 + 8h, column 8j + 2*(lane%4) + e (the wgmma
@@ -676,10 +734,81 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
     if constexpr (P::kTmaStore) {
       if (p.c_tma && t == 0) bulk_wait_read_all();
     }
+    if constexpr (kCluster == 1) {
+      if (p.cluster_slices > 1) cluster_reduce(p, smem_addr(smem));
+    }
   }
   // No CTA leaves while its peer may still multicast into its shared memory or arrive on its
   // barriers (every thread reaches this point: the idle producer lanes fall through).
   if constexpr (kCluster > 1) cluster_sync();
+}
+
+// The cluster split-K reduction (SplitPlan::cluster): every thread of the S CTAs of a cluster (the S K-slices of one
+// tile) arrives (the producer warpgroup's in run()); then the consumer threads of rank r sum the r-th of S contiguous shares of the tile's elements
+// inside C from the S partial tiles in slice order 0..S-1, add the bias, round once and store; a second barrier
+// keeps each CTA's shared memory alive until its peers have read it. The additions are those of the reduction
+// kernel (cpp/kernels/split_k.cu), in the same order: the same bits.
+template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
+          int kCluster>
+__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster>::
+    cluster_reduce(const KernelParams& p, std::uint32_t partials) {
+  constexpr int kPartialLd = BN + 8;  // as in run()
+  cluster_sync();  // every slice's partial tile is in its CTA's shared memory
+  {
+    const int slices = p.cluster_slices;
+    const int rank = static_cast<int>(cluster_ctarank());
+    const TileCoord tc = tile_coord<1>(static_cast<int>(blockIdx.x), p, 0);
+    const int m0 = tc.tile_m * BM, n0 = tc.tile_n * BN;
+    const int rows = min(BM, p.M - m0), cols = min(BN, p.N - n0);
+    const int groups_per_row = (cols + 3) / 4;  // 4 consecutive outputs per item: one 16-byte load per slice
+    const int items = rows * groups_per_row;
+    const int share = (items + slices - 1) / slices;
+    const int first = rank * share, last = min(items, first + share);
+    using CWord = Word<kT>;
+    CWord* cg = static_cast<CWord*>(p.c) + tc.batch * p.c_stride_batch;
+    const CWord* bias = static_cast<const CWord*>(p.bias);
+#pragma unroll 1  // one item (its S loads in flight) per pass
+    for (int i = first + static_cast<int>(threadIdx.x) - 128; i < last; i += 128 * kConsumers) {
+      const int r = i / groups_per_row, c = (i - r * groups_per_row) * 4;
+      const std::uint32_t at = partials + static_cast<std::uint32_t>((r * kPartialLd + c) * 4);
+      float4 v[kMaxClusterSlices];
+#pragma unroll
+      for (int s = 0; s < kMaxClusterSlices; ++s)
+        if (s < slices) v[s] = ld_dsmem_f4(at, static_cast<std::uint32_t>(s));
+      float out[4] = {v[0].x, v[0].y, v[0].z, v[0].w};
+#pragma unroll
+      for (int s = 1; s < kMaxClusterSlices; ++s)
+        if (s < slices) {
+          out[0] += v[s].x;
+          out[1] += v[s].y;
+          out[2] += v[s].z;
+          out[3] += v[s].w;
+        }
+      const int gm = m0 + r, gn = n0 + c;
+      const int valid = min(4, p.N - gn);
+      if (bias != nullptr) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          if (e < valid) out[e] += elem_to_float<kT>(bias[gn + e]);
+      }
+      CWord* dst = cg + gm * p.c_stride_m + gn;
+      if (valid == 4 && p.c_vector_ok) {
+        if constexpr (kT == ElemType::TFloat32) {
+          *reinterpret_cast<float4*>(dst) = make_float4(out[0], out[1], out[2], out[3]);
+        } else {
+          *reinterpret_cast<uint2*>(dst) = make_uint2(pack2<kT>(out[0], out[1]), pack2<kT>(out[2], out[3]));
+        }
+      } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {  // unrolled: out[] stays in registers
+          if (e >= valid) break;
+          if constexpr (kT == ElemType::TFloat32) dst[e] = __float_as_uint(out[e]);
+          else dst[e] = static_cast<CWord>(pack2<kT>(out[e], 0.f) & 0xFFFFu);
+        }
+      }
+    }
+  }
+  cluster_sync();  // the peers have read this CTA's partial tile
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -817,8 +946,10 @@ struct Launcher {
     p.ws = g.workspace;
     p.dp_tiles = static_cast<int>(sp.dp_tiles);
     p.tail_tiles = static_cast<int>(sp.tail_tiles);
+    p.cluster_slices = sp.cluster ? sp.slices : 0;
     p.bias = g.bias;  // added in the epilogue of whole tiles; for split tiles the reduction adds it
-    if (p.split_k > 1 && p.ws == nullptr) return cudaErrorInvalidValue;  // the op allocates it (gemm_args.hpp)
+    if (sp.cluster && (kCluster > 1 || sp.slices > kMaxClusterSlices)) return cudaErrorInvalidValue;
+    if (p.split_k > 1 && !sp.cluster && p.ws == nullptr) return cudaErrorInvalidValue;  // the op allocates it
     const std::int64_t units = p.split_k > 1 ? sp.units() : static_cast<std::int64_t>(p.units_m) * p.tiles_n * g.batch;
     if (units * kCluster > INT32_MAX) return cudaErrorInvalidValue;
     p.units_total = static_cast<int>(units);
@@ -858,14 +989,14 @@ struct Launcher {
     // rules of the 16-byte stores (the operands' tma_compatible rules, which imply c_vector_ok); a map that cannot be
     // encoded (the driver's stride limits) leaves the threads' own stores.
     CUtensorMap map_c{};
-    p.c_tma = P::kTmaStore && kCluster == 1 && units > sms &&
+    p.c_tma = P::kTmaStore && kCluster == 1 && !sp.cluster && units > sms &&
                       tma_compatible(g.c, g.c_stride_m, g.batch, g.c_stride_batch, kEB) &&
                       encode_map(&map_c, kT, g.c, g.N, g.M, g.batch, g.c_stride_m, g.c_stride_batch, P::kBoxCols,
                                  P::kRowsPerConsumer, false)
                   ? 1
                   : 0;
     cudaLaunchConfig_t cfg{};
-    cudaLaunchAttribute attr[2];
+    cudaLaunchAttribute attr[3];
     cfg.blockDim = dim3(P::kThreads);
     cfg.dynamicSmemBytes = P::kSmemBytes;
     cfg.stream = g.stream;
@@ -874,6 +1005,17 @@ struct Launcher {
     cfg.numAttrs = add_pdl_attribute(g.programmatic_dependent_launch, reinterpret_cast<const void*>(kernel), dev,
                                      waits, attr, 0);
     if constexpr (kCluster == 1) {
+      if (sp.cluster) {
+        // Cluster split-K: one CTA per (tile, slice), clusters of the S slices of a tile, as many waves as it
+        // takes (the hardware places each cluster in one GPC when S SMs there are free).
+        attr[cfg.numAttrs].id = cudaLaunchAttributeClusterDimension;
+        attr[cfg.numAttrs].val.clusterDim.x = static_cast<unsigned>(sp.slices);
+        attr[cfg.numAttrs].val.clusterDim.y = 1;
+        attr[cfg.numAttrs].val.clusterDim.z = 1;
+        ++cfg.numAttrs;
+        cfg.gridDim = dim3(static_cast<unsigned>(units));
+        return cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p);
+      }
       const int grid = static_cast<int>(units < sms ? units : sms);  // persistent: one CTA per SM
       cfg.gridDim = dim3(grid);
       return cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p);

@@ -354,7 +354,7 @@ class OrigamiSystem:
                 if s < 2 or s > k_tiles // 2:
                     continue
                 sp = _core.split_plan(size.M, size.N, size.K, pb["batch"], cfg["block_m"], cfg["block_n"],
-                                      cfg["block_k"], s, slots)
+                                      cfg["block_k"], s, slots, cfg["family"])
                 if sp["slices"] < 2 or (sp["slices"], sp["dp_tiles"]) in seen:
                     continue
                 seen.add((sp["slices"], sp["dp_tiles"]))
