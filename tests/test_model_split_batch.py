@@ -338,37 +338,40 @@ def test_no_launch_is_predicted_faster_than_dram_or_the_tensor_cores(hw):
 H100_CLUSTERS = [66, 39, 30, 22, 17, 15, 15]  # cudaOccupancyMaxActiveClusters, 2..8 CTAs (H100 and H200 alike)
 
 
-def test_cluster_plan_only_for_one_wave_of_clusters():
-    # 1x2048x8192, 64x128 tiles: 16 tiles, every tile split. S = 4: 16 clusters of 4 fit the 30 resident -> cluster,
-    # no workspace; S = 8: 16 clusters of 8 do not fit the 15 -> the reduction kernel and its workspace.
-    sp = _core.split_plan(1, 2048, 8192, 1, 64, 128, 64, 4, 132, "wgmma", H100_CLUSTERS)
+def test_cluster_plan_only_for_one_wave_of_clusters_with_short_slices():
+    # 1x2048x2048, 64x128 tiles: 16 tiles of 32 k-tiles, every tile split. S = 4: 16 clusters of 4 fit the 30
+    # resident, slices of 8 k-tiles -> in the cluster, no workspace; S = 8: 16 clusters of 8 do not fit the 15.
+    sp = _core.split_plan(1, 2048, 2048, 1, 64, 128, 64, 4, 132, "wgmma", H100_CLUSTERS)
     assert sp["cluster"] and sp["workspace_elems"] == 0 and sp["units"] == 64
-    sp = _core.split_plan(1, 2048, 8192, 1, 64, 128, 64, 8, 132, "wgmma", H100_CLUSTERS)
+    sp = _core.split_plan(1, 2048, 2048, 1, 64, 128, 64, 8, 132, "wgmma", H100_CLUSTERS)
     assert not sp["cluster"] and sp["workspace_elems"] == 8 * 16 * 64 * 128
+    # slices longer than kClusterMaxKTilesPerSlice (24): the reduction kernel (1x2048x8192 split 4: 32 k-tiles)
+    assert not _core.split_plan(1, 2048, 8192, 1, 64, 128, 64, 4, 132, "wgmma", H100_CLUSTERS)["cluster"]
+    assert _core.split_plan(1, 2048, 8192, 1, 64, 128, 64, 6, 132, "wgmma", H100_CLUSTERS)["cluster"]  # 22
     # more than 8 slices: never in a cluster (the portable cluster size)
-    assert not _core.split_plan(1, 1024, 65536, 1, 64, 128, 64, 16, 132, "wgmma", [999] * 7)["cluster"]
+    assert not _core.split_plan(1, 1024, 4096, 1, 64, 128, 64, 16, 132, "wgmma", [999] * 7)["cluster"]
     # a split tail after whole tiles: never (the whole tiles are not clusters)
-    sp = _core.split_plan(3072, 3072, 3072, 1, 128, 256, 64, 4, 132, "wgmma", H100_CLUSTERS)
+    sp = _core.split_plan(3072, 3072, 1024, 1, 128, 256, 64, 4, 132, "wgmma", H100_CLUSTERS)
     assert sp["dp_tiles"] == 264 and not sp["cluster"]
     # the other families, or no capacity given: the reduction kernel
-    assert not _core.split_plan(1, 2048, 8192, 1, 64, 128, 64, 4, 132, "mma_sync", H100_CLUSTERS)["cluster"]
-    assert not _core.split_plan(1, 2048, 8192, 1, 64, 128, 64, 4, 132, "wgmma")["cluster"]
+    assert not _core.split_plan(1, 2048, 2048, 1, 64, 128, 64, 4, 132, "mma_sync", H100_CLUSTERS)["cluster"]
+    assert not _core.split_plan(1, 2048, 2048, 1, 64, 128, 64, 4, 132, "wgmma")["cluster"]
 
 
-def test_model_prices_the_cluster_form_only_with_a_capacity_row(tmp_path):
-    # The table rows carry no resident_clusters_S (the form is opt-in in the op): the reduction kernel is priced.
+def test_model_prices_the_cluster_form_where_the_plan_takes_it(tmp_path):
+    # The H100 row carries the measured cluster capacity; with room for one cluster the 16 tiles price the
+    # reduction kernel.
     cfg, kr = _kernel(64, 128, 64, 8, 8, "wgmma", threads=256)
     o = _core.ModelOptions("nv")
-    plain = _core.resolve_hardware(None, H100, "")
-    b0 = _core.predict(1, 2048, 8192, "float16", cfg.replace(split_k=4), plain, o, kr)
-    assert not b0["split_cluster"]
+    hw_c = _core.resolve_hardware(None, H100, "")
+    assert [hw_c.get(f"resident_clusters_{s}") for s in range(2, 9)] == H100_CLUSTERS
     over = tmp_path / "hw.json"
-    over.write_text(json.dumps({f"resident_clusters_{s}": n for s, n in zip(range(2, 9), H100_CLUSTERS)}))
-    hw_c = _core.resolve_hardware(None, H100, str(over))
-    b1 = _core.predict(1, 2048, 8192, "float16", cfg.replace(split_k=4), hw_c, o, kr)
-    assert b1["split_cluster"]
+    over.write_text(json.dumps({f"resident_clusters_{s}": 1 for s in range(2, 9)}))  # 16 tiles never fit
+    plain = _core.resolve_hardware(None, H100, str(over))
+    b0 = _core.predict(1, 2048, 2048, "float16", cfg.replace(split_k=4), plain, o, kr)
+    b1 = _core.predict(1, 2048, 2048, "float16", cfg.replace(split_k=4), hw_c, o, kr)
+    assert not b0["split_cluster"] and b1["split_cluster"]
     assert b1["reduction_cycles"] == pytest.approx(max(0.0, b0["reduction_cycles"] - o.nv.cluster_split_saving_cycles))
     assert b1["total_cycles"] - b1["reduction_cycles"] == pytest.approx(b0["total_cycles"] - b0["reduction_cycles"])
-    # 8 slices do not fit as one wave of clusters: priced as the reduction kernel even with the row
-    b8 = _core.predict(1, 2048, 8192, "float16", cfg.replace(split_k=8), hw_c, o, kr)
-    assert not b8["split_cluster"]
+    # 8 slices do not fit as one wave of clusters: priced as the reduction kernel on the H100 row too
+    assert not _core.predict(1, 2048, 2048, "float16", cfg.replace(split_k=8), hw_c, o, kr)["split_cluster"]

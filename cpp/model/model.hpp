@@ -308,14 +308,13 @@ struct NvModelConstants {
   // timed through the op where the run did): H100 95.5% -> 95.3%, H200 93.0% -> 95.0% (reports/<gpu>/gen-valid.md).
   double split_k_reduce_fixed_cycles = 8600.0;
   double split_k_slice_cycles = 720.0;
-  // What a split launch whose slices reduce in a thread-block cluster (SplitPlan::cluster: one wave of clusters, no
-  // reduction kernel) saves against the reduction kernel's form priced above. Fitted on one set: the median of
-  // (reduction-kernel form - cluster form) over the one-wave launches of the H200 probe (16 shapes x splits 2-8,
-  // fp16 nt, CUDA graphs, cold inputs, both forms alternated twice in one session; benchmarks/results/
-  // cluster_split.md): 0.97 us = 1750 cycles at the H200 row's 1800 MHz. On the H100 (the other GPU, never read by
-  // the fit) the same median is 0.0 us: so the form is opt-in and no hardware row carries resident_clusters_S (the
-  // model prices it only where a row or an override file does).
-  double cluster_split_saving_cycles = 1750.0;
+  // What a split launch whose slices reduce in a thread-block cluster (SplitPlan::cluster: one wave of clusters,
+  // slices of <= kClusterMaxKTilesPerSlice k-tiles, no reduction kernel) saves against the reduction kernel's form
+  // priced above. Fitted on one set: the median of (reduction-kernel form - cluster form) over the 28 such launches
+  // of the H100 probe (fp16 nt, CUDA graphs, cold inputs, both forms alternated twice; benchmarks/results/
+  // cluster_split.md): 0.41 us = 770 cycles at the H100 row's 1868 MHz. On the H200 probe (the other GPU, never read
+  // by the fit) the median saving is 0.97 us: the constant is the conservative one.
+  double cluster_split_saving_cycles = 770.0;
   // An operand the kernel cannot read in place (misaligned, or a layout the kernel family does not compile)
   // is first copied by the op with torch's copy kernel: a launch without PDL plus the copy. Estimate: ~2 us.
   double operand_copy_fixed_cycles = 4000.0;

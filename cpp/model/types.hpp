@@ -86,15 +86,18 @@ constexpr std::int64_t k_tiles_per_split(std::int64_t K, int block_k, int split_
 //
 // The slices are summed in slice order 0..S-1 (then the bias), one fixed order: the same bits every run, and the
 // same bits whichever of the two reductions runs:
-//  - in a cluster (`cluster` true): where every tile is split (D = 0), S <= kMaxClusterSlices and all T clusters of
-//    S CTAs are resident at once (ClusterSlots: one wave). The wgmma family on sm_90 launches the S slices of a tile
+//  - in a cluster (`cluster` true): where every tile is split (D = 0), S <= kMaxClusterSlices, a slice is at most
+//    kClusterMaxKTilesPerSlice k-tiles, and all T clusters of S CTAs are resident at once (ClusterSlots: one wave).
+//    The wgmma family on sm_90 launches the S slices of a tile
 //    as one thread-block cluster, which the hardware co-schedules in one GPC; each CTA leaves its fp32 partial tile
 //    in its own shared memory and, after a cluster barrier, sums 1/S of the tile's elements from the S CTAs' shared
 //    memory (DSMEM) and stores them to C. No workspace, no second kernel. Why only one wave: the clusters are not
 //    persistent (one unit per CTA), so a second wave pays every CTA's start and pipeline fill again, and a cluster
 //    needs S free SMs of one GPC: on the H200, 44 clusters of 3 (132 CTAs) took two waves and ran 1.6x the reduction
-//    kernel's time, 32 clusters of 4 1.2x (benchmarks/results/cluster_split.md). Opt-in in the op
-//    (ORIGAMI_NV_CLUSTER_SPLIT=1, cpp/ops/ops_cuda.cpp says why);
+//    kernel's time, 32 clusters of 4 1.2x (benchmarks/results/cluster_split.md). Why short slices only: a cluster
+//    puts its S CTAs in one GPC, so a launch of few clusters streams through fewer GPCs than the persistent grid
+//    spreads the same CTAs over; where the slices are long (bandwidth-bound) that costs more than the second kernel;
+//    ORIGAMI_NV_CLUSTER_SPLIT=0 turns the form off in the op (a diagnostic);
 //  - otherwise in a second kernel (cpp/kernels/split_k.cu) over fp32 partial tiles in a global workspace.
 struct SplitPlan {
   int slices = 1;                    // S: effective K slices of a tail tile (1: no split at all)
@@ -120,6 +123,13 @@ struct SplitPlan {
 // The largest cluster the in-cluster reduction uses: 8, CUDA's portable cluster size (16 needs the non-portable
 // opt-in, and fewer such clusters fit the GPCs at one CTA per SM).
 constexpr int kMaxClusterSlices = 8;
+// The longest slice (in k-tiles) reduced in a cluster. Fitted on one set: the H100 probe (22 shapes x splits 2-8,
+// fp16 nt, CUDA graphs, cold inputs, both forms alternated twice; benchmarks/results/cluster_split.md): every one-wave
+// cluster launch with slices of <= 24 k-tiles ran at least as fast as with the reduction kernel (28 launches, ratio
+// geomean 1.070, min 1.002), longer ones lost up to 9 % (32 k-tiles: 128x1024x4096 split 2 0.914; 256x256x65536
+// 0.95-0.98). On the H200 probe (the other GPU, not read for the choice): the 8 launches <= 24 k-tiles geomean
+// 1.136, min 1.052.
+constexpr std::int64_t kClusterMaxKTilesPerSlice = 24;
 // clusters[S]: thread-block clusters of S CTAs resident at once, at one CTA per SM (the wgmma kernels' occupancy),
 // for S = 2..kMaxClusterSlices; 0 = no cluster reduction (a family without it: mma_sync and simt also run on sm_80,
 // which has no clusters; a GPU whose capacity is not known). The op asks the driver (cudaOccupancyMaxActiveClusters,
@@ -142,7 +152,7 @@ constexpr SplitPlan make_split_plan(std::int64_t M, std::int64_t N, std::int64_t
     s.dp_tiles = s.tiles;
   }
   s.cluster = s.slices > 1 && s.dp_tiles == 0 && s.slices <= kMaxClusterSlices &&
-              s.tiles <= cluster_slots.clusters[s.slices];
+              s.k_tiles_per_slice <= kClusterMaxKTilesPerSlice && s.tiles <= cluster_slots.clusters[s.slices];
   return s;
 }
 

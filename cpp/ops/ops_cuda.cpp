@@ -323,16 +323,14 @@ struct PlanKeyHash {
   }
 };
 
-// The clusters of a kernel resident at once (make_split_plan: where a split launch's tiles fit them as one wave, the
-// slices reduce in the cluster), or none: the in-cluster reduction is opt-in, ORIGAMI_NV_CLUSTER_SPLIT=1 in the
-// environment (read once). Why not the default: measured against the reduction kernel (benchmarks/results/
-// cluster_split.md, same bits either way) it saved ~1 us per one-wave split launch on the H200 but nothing on the
-// H100 (median over 26 launches 0.0 us), where launches of few CTAs streaming long K ran 3-8 % slower (a cluster
-// puts its CTAs in one GPC). The model prices it only with a hardware row's resident_clusters_S.
+// The clusters of a kernel resident at once (make_split_plan: where a split launch's tiles fit them as one wave and
+// its slices are short, they reduce in the cluster). ORIGAMI_NV_CLUSTER_SPLIT=0 in the environment (read once) makes
+// every split launch use the reduction kernel: a diagnostic, for measuring the two forms against each other (same
+// bits either way; the model prices the cluster form where the plan takes it).
 origami::ClusterSlots cluster_slots_of(const KernelEntry& e) {
   static const bool allowed = [] {
     const char* v = std::getenv("ORIGAMI_NV_CLUSTER_SPLIT");
-    return v != nullptr && v[0] == '1';
+    return !(v != nullptr && v[0] == '0');
   }();
   return allowed ? origami::cluster_slots(e) : origami::ClusterSlots{};
 }

@@ -73,6 +73,23 @@ def _wgmma_rows_off_lines(info: dict, cfg: dict) -> bool:
                for rows, ld, bs in _operands(info))
 
 
+# What cudaOccupancyMaxActiveClusters answered for clusters of 2..8 wgmma CTAs on both GPUs the data sets were
+# measured on (H100 and H200 alike; python/origami_nv/data/gpus.json resident_clusters_S).
+_RESIDENT_CLUSTERS_H100_H200 = [66, 39, 30, 22, 17, 15, 15]
+
+
+def _wgmma_cluster_split(info: dict, cfg: dict) -> bool:
+    """A wgmma split launch whose slices now reduce in a thread-block cluster (make_split_plan's rule, with the
+    132 SMs and the cluster capacity of the H100 and H200)."""
+    if cfg["family"] != "wgmma" or int(cfg.get("split_k", 1) or 1) < 2:
+        return False
+    from .. import _core
+    sp = _core.split_plan(int(info["M"]), int(info["N"]), int(info["K"]), int(info.get("batch", 1) or 1),
+                          cfg["block_m"], cfg["block_n"], cfg["block_k"], int(cfg["split_k"]), 132, "wgmma",
+                          _RESIDENT_CLUSTERS_H100_H200)
+    return bool(sp["cluster"])
+
+
 def _wgmma_operand_shorter_than_tile(info: dict, cfg: dict) -> bool:
     """A wgmma launch whose M is below BLOCK_M or N below BLOCK_N: that operand's stage loads its own rows only."""
     return cfg["family"] == "wgmma" and (int(info.get("M", 0)) < cfg["block_m"] or int(info.get("N", 0)) < cfg["block_n"])
@@ -103,6 +120,8 @@ KERNEL_CHANGES = (
      _wgmma_operand_shorter_than_tile),
     (8, "63de9b6", "simt: 128x128x16 runs one CTA per SM, two fragment sets, its whole k-tile unrolled, 3 stages",
      _simt_one_cta_tile),
+    (9, "twelfth session", "wgmma: a split launch of one wave of clusters with short slices reduces in the cluster",
+     _wgmma_cluster_split),
 )
 KERNEL_VERSION = KERNEL_CHANGES[-1][0]
 
