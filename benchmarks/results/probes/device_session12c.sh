@@ -6,7 +6,10 @@
 set -uo pipefail
 t0=$(date +%s); gpu=$1; deadline=$2; shift 2
 export PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name --format=csv,noheader | head -1
+name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$name"
+# The device may lend the other Hopper GPU than the one asked for: never file one GPU's timings under the other's name.
+case "$name" in *H200*) have=nvidia-h200;; *H100*) have=nvidia-h100;; *) have=unknown;; esac
+[ "$have" = "$gpu" ] || { echo "asked to time $gpu but this is $name: nothing timed"; exit 3; }
 if ! python3 -c "from origami_nv.ops import load_op; load_op()" >/dev/null 2>&1; then
   bash benchmarks/results/probes/device_build.sh || exit 1
 fi
