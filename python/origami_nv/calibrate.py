@@ -51,6 +51,13 @@ PARAM_KEYS: Tuple[str, ...] = (
     "sustained_clock_mhz",
     "dram_bytes_in_flight_per_sm",
     "l2_bytes_in_flight_per_sm",
+    "resident_clusters_2",
+    "resident_clusters_3",
+    "resident_clusters_4",
+    "resident_clusters_5",
+    "resident_clusters_6",
+    "resident_clusters_7",
+    "resident_clusters_8",
 )
 # Keys whose sign is physical (the quadratic's coefficients); every other key must be positive.
 SIGNED_KEYS = frozenset({"dram_bw_c0", "dram_bw_c1", "dram_bw_c2"})
@@ -589,6 +596,25 @@ def calibrate(quick: bool = False, progress: Optional[Callable[[str], None]] = p
     else:
         say(f"[calibrate] wgmma skipped: needs a cc 9.0 device and an sm_90a build (device cc {cc[0]}.{cc[1]}, "
             f"built: {ext.wgmma_compiled()})")
+
+    # Thread-block clusters of 2..8 CTAs resident at once at one CTA per SM (the split-K reduction in a cluster,
+    # make_split_plan): what cudaOccupancyMaxActiveClusters answers for the compiled wgmma kernels (the op's
+    # device_kernel_resources; the smallest answer over the kernels). Needs the torch op built with the wgmma family.
+    def clusters():
+        import json as _json
+        from .ops import load_op
+        def query():  # the smallest answer of each size over the kernels
+            rows = [r["cluster_slots"] for r in _json.loads(load_op().device_kernel_resources())["kernels"]
+                    if r.get("family") == "wgmma" and not r.get("error") and r.get("cluster_slots")]
+            if not rows:
+                raise RuntimeError("no wgmma kernel answered (built without the wgmma family?)")
+            return [min(r[i] for r in rows) for i in range(7)]
+        answers = [query() for _ in range(2)]  # the driver's answer, asked twice (a repeat for the CoV column)
+        for i, size in enumerate(range(2, 9)):
+            add(f"resident clusters of {size} CTAs (one CTA per SM)", [a[i] for a in answers], "clusters",
+                f"resident_clusters_{size}", "", "cudaOccupancyMaxActiveClusters over the wgmma kernels")
+    if cc == (9, 0):
+        section("thread-block clusters", clusters)
 
     fp32_ref = DATASHEET_FP32_FLOPS_PER_CYCLE.get(cc)
     combos = [(32, 8), (16, 8), (32, 0)] if quick else [(32, 8), (32, 4), (32, 0), (24, 8), (16, 8), (8, 8)]
