@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# One-off device job of 2026-11-26 (twelfth session), issue 14: build, then the end-to-end Llama benchmark (as the
+# README's table ran it) into $OUT/e2e_llama_<gpu>.
+#   bash benchmarks/results/probes/device_session12d.sh BUDGET_S
+set -uo pipefail
+t0=$(date +%s)
+export PYTHONUNBUFFERED=1
+name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$name"
+gpu=h100; case "$name" in *H200*) gpu=h200;; esac
+if ! python3 -c "from origami_nv.ops import load_op; load_op()" >/dev/null 2>&1; then
+  bash benchmarks/results/probes/device_build.sh || exit 1
+fi
+echo "build/check $(( $(date +%s) - t0 )) s"
+python3 benchmarks/e2e_llama.py --presets llama-3.2-1b --batches 1,8 --prefill 512,2048 --modes eager,graph \
+  --variants cublas,switch,nn --out "$OUT/e2e_llama_$gpu" --budget-s "$1" > "$OUT/e2e.log" 2>&1
+echo "e2e rc=$? $(( $(date +%s) - t0 )) s"; tail -3 "$OUT/e2e.log"
