@@ -317,6 +317,7 @@ class FakeExt:
 def test_calibrate_pipeline_on_a_synthetic_device(monkeypatch, quick):
     fake = FakeExt()
     monkeypatch.setattr(cal, "_ext", lambda: fake)
+    monkeypatch.setattr(cal, "_wgmma_cluster_slots", lambda: [66, 39, 30, 22, 17, 15, 15])
     lines = []
     r = cal.calibrate(quick=quick, progress=lines.append)
     assert not r.meta["errors"]
@@ -345,6 +346,7 @@ def test_calibrate_pipeline_on_a_synthetic_device(monkeypatch, quick):
 
 def test_a_failing_benchmark_is_reported_not_fatal(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(cal, "_ext", lambda: FakeExt(fail_wgmma=True))
+    monkeypatch.setattr(cal, "_wgmma_cluster_slots", lambda: [66, 39, 30, 22, 17, 15, 15])
     r = cal.calibrate(quick=True, progress=None)
     assert "wgmma_flops_per_cycle" not in r.params and "wgmma_tf32_flops_per_cycle" not in r.params
     assert r.meta["errors"] == {"wgmma m64n256k16 float16": "RuntimeError: wgmma accumulators differ from K*count",

@@ -35,9 +35,13 @@ def _clean():
 
 
 def test_the_op_can_run_here():
+    dev = torch.device("cuda", torch.cuda.current_device())
     for dt in (torch.float16, torch.bfloat16):
-        assert _dispatch._placement_reason(torch.device("cuda", torch.cuda.current_device()), dt,
-                                           frozenset({"cuda"})) == ""
+        assert _dispatch._placement_reason(dev, dt, frozenset({"cuda"}), False) == ""
+    # float32: exact on the CUDA cores anywhere the op runs; TF32 math where the wgmma tf32 kernels are (sm_90)
+    assert _dispatch._placement_reason(dev, torch.float32, frozenset({"cuda"}), False) == ""
+    if torch.cuda.get_device_capability() == (9, 0):
+        assert _dispatch._placement_reason(dev, torch.float32, frozenset({"cuda"}), True) == ""
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])

@@ -310,6 +310,17 @@ def validate_params(data: dict, where: str = "parameters") -> Tuple[Dict[str, fl
     return params, meta
 
 
+def _wgmma_cluster_slots() -> List[int]:
+    """Resident clusters of 2..8 CTAs on the current device, the smallest answer over the compiled wgmma kernels
+    (the op's device_kernel_resources: cudaOccupancyMaxActiveClusters at each kernel's shared memory)."""
+    from .ops import load_op
+    rows = [r["cluster_slots"] for r in json.loads(load_op().device_kernel_resources())["kernels"]
+            if r.get("family") == "wgmma" and not r.get("error") and r.get("cluster_slots")]
+    if not rows:
+        raise RuntimeError("no compiled wgmma kernel answered (the op was built without the wgmma family)")
+    return [min(r[i] for r in rows) for i in range(7)]
+
+
 def _atomic_write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", dir=str(path.parent))
@@ -598,18 +609,10 @@ def calibrate(quick: bool = False, progress: Optional[Callable[[str], None]] = p
             f"built: {ext.wgmma_compiled()})")
 
     # Thread-block clusters of 2..8 CTAs resident at once at one CTA per SM (the split-K reduction in a cluster,
-    # make_split_plan): what cudaOccupancyMaxActiveClusters answers for the compiled wgmma kernels (the op's
-    # device_kernel_resources; the smallest answer over the kernels). Needs the torch op built with the wgmma family.
+    # make_split_plan): what cudaOccupancyMaxActiveClusters answers for the compiled wgmma kernels (the smallest
+    # answer over the kernels; _wgmma_cluster_slots).
     def clusters():
-        import json as _json
-        from .ops import load_op
-        def query():  # the smallest answer of each size over the kernels
-            rows = [r["cluster_slots"] for r in _json.loads(load_op().device_kernel_resources())["kernels"]
-                    if r.get("family") == "wgmma" and not r.get("error") and r.get("cluster_slots")]
-            if not rows:
-                raise RuntimeError("no wgmma kernel answered (built without the wgmma family?)")
-            return [min(r[i] for r in rows) for i in range(7)]
-        answers = [query() for _ in range(2)]  # the driver's answer, asked twice (a repeat for the CoV column)
+        answers = [_wgmma_cluster_slots() for _ in range(2)]  # the driver's answer, asked twice (the CoV column)
         for i, size in enumerate(range(2, 9)):
             add(f"resident clusters of {size} CTAs (one CTA per SM)", [a[i] for a in answers], "clusters",
                 f"resident_clusters_{size}", "", "cudaOccupancyMaxActiveClusters over the wgmma kernels")
