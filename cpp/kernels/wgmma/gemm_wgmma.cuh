@@ -382,6 +382,21 @@ struct Kernel {
   using P = Plan<BM, BN, kStages, kConsumers, kEpiN, kElemBytes<kT>>;
   static __device__ __forceinline__ void run(const CUtensorMap& tma_a, const CUtensorMap& tma_b,
                                              const CUtensorMap& tma_c, const KernelParams& p);
+  // The wgmma D fragment of a consumer thread as fp32 pairs: acc[mi][4j + 2h + e] is tile row
+  // cw * kRowsPerConsumer + mi * 64 + warp * 16 + lane / 4 + 8h, column 8j + 2 (lane % 4) + e; f(row, col, pair)
+  // for each (mi, j, h). The split-K partial writes (to shared memory or the workspace) go through it.
+  template <class F>
+  static __device__ __forceinline__ void for_each_pair(const float (&acc)[P::kMmaM][BN / 2], int cw, int warp,
+                                                       int lane, F&& f) {
+#pragma unroll
+    for (int mi = 0; mi < P::kMmaM; ++mi)
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          f(cw * P::kRowsPerConsumer + mi * 64 + warp * 16 + lane / 4 + 8 * h, 8 * j + 2 * (lane % 4),
+            make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]));
+  }
   // Called by the consumer threads only (the producer warpgroup arrives on the same two barriers in run()).
   static __device__ __forceinline__ void cluster_reduce(const KernelParams& p, std::uint32_t partials);
 };
@@ -571,38 +586,21 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         if constexpr (kCluster == 1) {
           named_barrier_sync(1 + kConsumers, 128 * kConsumers);
           float* part = reinterpret_cast<float*>(smem);
-#pragma unroll
-          for (int mi = 0; mi < kMmaM; ++mi)
-#pragma unroll
-            for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-              for (int h = 0; h < 2; ++h) {
-                const int row = cw * P::kRowsPerConsumer + mi * 64 + warp * 16 + lane / 4 + 8 * h;
-                const int col = 8 * j + 2 * (lane % 4);
-                *reinterpret_cast<float2*>(part + row * kPartialLd + col) =
-                    make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
-              }
+          for_each_pair(acc, cw, warp, lane, [&](int row, int col, float2 v) {
+            *reinterpret_cast<float2*>(part + row * kPartialLd + col) = v;
+          });
         }
         continue;  // the reduction follows the cluster barrier, after the loop (one unit per CTA)
       }
       if (tc.ws_tile >= 0) {
         // ---- split-K epilogue: the fp32 partial tile straight from the accumulators ----
-        // acc[mi][4j + 2h + e] is row mi*64 + warp*16 + lane/4 + 8h, column 8j + 2*(lane%4) + e (the wgmma
-        // D fragment): a float2 per (mi, j, h), the 4 lanes of a row writing one 32-byte sector. Elements
-        // outside C are not written (the reduction never reads them).
+        // A float2 per fragment pair, the 4 lanes of a row writing one 32-byte sector. Elements outside C are not
+        // written (the reduction never reads them).
         float* W = p.ws + tc.ws_tile * static_cast<long long>(BM * BN);
-#pragma unroll
-        for (int mi = 0; mi < kMmaM; ++mi)
-#pragma unroll
-          for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-              const int row = cw * P::kRowsPerConsumer + mi * 64 + warp * 16 + lane / 4 + 8 * h;
-              const int col = 8 * j + 2 * (lane % 4);
-              if (tc.tile_m * BM + row >= p.M || tc.tile_n * BN + col >= p.N) continue;
-              *reinterpret_cast<float2*>(W + row * BN + col) =
-                  make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
-            }
+        for_each_pair(acc, cw, warp, lane, [&](int row, int col, float2 v) {
+          if (tc.tile_m * BM + row < p.M && tc.tile_n * BN + col < p.N)
+            *reinterpret_cast<float2*>(W + row * BN + col) = v;
+        });
         continue;
       }
 
