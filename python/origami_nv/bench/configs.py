@@ -7,6 +7,8 @@ with the field names of cpp/model/types.hpp.
 """
 from __future__ import annotations
 
+import functools
+
 # Version of the split-K reduction kernel (cpp/kernels/split_k.cu) a split launch's time was measured with; raw
 # config records of split launches carry it as "split_k_reduction" (absent = 1). 1: one pass per slice (the
 # partials of every slice read in turn, before aec0a24); 2: one pass reads up to 4 slices (aec0a24, 2026-11-23).
@@ -73,20 +75,24 @@ def _wgmma_rows_off_lines(info: dict, cfg: dict) -> bool:
                for rows, ld, bs in _operands(info))
 
 
-# What cudaOccupancyMaxActiveClusters answered for clusters of 2..8 wgmma CTAs on both GPUs the data sets were
-# measured on (H100 and H200 alike; python/origami_nv/data/gpus.json resident_clusters_S).
-_RESIDENT_CLUSTERS_H100_H200 = [66, 39, 30, 22, 17, 15, 15]
+@functools.lru_cache(maxsize=1)
+def _measured_gpus_cluster_capacity() -> tuple:
+    """(SMs, [resident clusters of 2..8]) of the H100 row (the H200 row has the same), read once."""
+    from .. import _core
+    hw = _core.resolve_hardware(None, "H100_SXM", "")
+    return int(hw.get("n_sm")), [int(hw.get(f"resident_clusters_{s}")) for s in range(2, 9)]
 
 
 def _wgmma_cluster_split(info: dict, cfg: dict) -> bool:
     """A wgmma split launch whose slices now reduce in a thread-block cluster (make_split_plan's rule, with the
-    132 SMs and the cluster capacity of the H100 and H200)."""
+    132 SMs and the cluster capacity of the GPUs the data sets were measured on: the H100 row's resident_clusters_S,
+    which the H200 row shares)."""
     if cfg["family"] != "wgmma" or int(cfg.get("split_k", 1) or 1) < 2:
         return False
     from .. import _core
+    sms, clusters = _measured_gpus_cluster_capacity()
     sp = _core.split_plan(int(info["M"]), int(info["N"]), int(info["K"]), int(info.get("batch", 1) or 1),
-                          cfg["block_m"], cfg["block_n"], cfg["block_k"], int(cfg["split_k"]), 132, "wgmma",
-                          _RESIDENT_CLUSTERS_H100_H200)
+                          cfg["block_m"], cfg["block_n"], cfg["block_k"], int(cfg["split_k"]), sms, "wgmma", clusters)
     return bool(sp["cluster"])
 
 
