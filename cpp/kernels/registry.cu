@@ -1,6 +1,7 @@
 // Registry lookups and the driver's view of a kernel's resources.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <mutex>
 #include <tuple>
 
@@ -28,10 +29,10 @@ int resident_slots(const KernelEntry& e) {
   return r.error == cudaSuccess ? sms * r.max_active_blocks_per_sm : 0;
 }
 
-ClusterSlots cluster_slots(const KernelEntry& e) {
+namespace {
+// cudaOccupancyMaxActiveClusters for clusters of 2..kMaxClusterSlices CTAs of `e` on the current device.
+ClusterSlots query_cluster_slots(const KernelEntry& e) {
   ClusterSlots cs;
-  int dev = 0;
-  if (e.config.family != Family::Wgmma || cudaGetDevice(&dev) != cudaSuccess) return cs;
   if (query_device_resources(e).error != cudaSuccess) return cs;  // also raises the kernel's smem limit
   for (int size = 2; size <= kMaxClusterSlices; ++size) {
     cudaLaunchConfig_t cfg{};
@@ -53,6 +54,28 @@ ClusterSlots cluster_slots(const KernelEntry& e) {
     cs.clusters[size] = clusters;
   }
   return cs;
+}
+}  // namespace
+
+ClusterSlots cluster_slots(const KernelEntry& e) {
+  int dev = 0;
+  if (e.config.family != Family::Wgmma || cudaGetDevice(&dev) != cudaSuccess) {
+    cudaGetLastError();
+    return ClusterSlots{};
+  }
+  // The answer for one kernel on one device does not change while the process runs, and the op asks at every new
+  // split plan (plans are cached per shape): 7 driver queries once per (device, kernel), a map lookup after.
+  static std::mutex mu;
+  static std::map<std::pair<int, const KernelEntry*>, ClusterSlots> known;
+  const std::pair<int, const KernelEntry*> key{dev, &e};
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    const auto it = known.find(key);
+    if (it != known.end()) return it->second;
+  }
+  const ClusterSlots cs = query_cluster_slots(e);  // outside the lock: driver calls; a racing twin computes the same
+  std::lock_guard<std::mutex> lock(mu);
+  return known.emplace(key, cs).first->second;
 }
 
 cudaError_t launch_gemm(const KernelEntry& e, const GemmArgs& g) {
