@@ -366,7 +366,15 @@ struct NvModelConstants {
   // The selector evaluates split candidates for this many kernels (half per tensor-core family), those whose unsplit
   // time the ideal balance bound (the last wave as full as the others) improves most; the rest rank unsplit. Keeps a cold
   // selection near the 20 us target (issue 11) while every kernel that a split could make the best stays in.
-  int split_k_candidate_kernels = 8;
+  // 8 until 2026-11-26: at 256x256x65536 the four wgmma kernels with the lowest bound were the 4-tile ones (64x256,
+  // 128x128, 128x256, 256x128), whose bound the TMA box rate favours, and 64x128 split 16 (8 tiles; 0.94x cuBLAS on
+  // the H100, where the pick 64x256 split 32 ran 0.78x) was never scored, though the model ranks it first once it is.
+  // 12: cold selection 8.5 -> 9.2 us (benchmarks/bench_selection.py, the development host); offline A/BF geomean /
+  // min / mean tau, 8 -> 12 (benchmarks/fit_model.py --scan split_k_candidate_kernels=8,12,16): H100 gen-train
+  // 0.975 / 0.67 / 0.774 -> 0.977 / 0.67 / 0.773, H200 gen-train 0.972 / 0.62 / 0.790 -> 0.973 / 0.62 / 0.789,
+  // H100 gen-valid 0.981 / 0.83 / 0.769 -> 0.982 / 0.83 / 0.768, H200 gen-valid 0.973 / 0.77 / 0.788 -> 0.974 /
+  // 0.77 / 0.787 (a split the brute force did not time cannot show there: the bound is a budget, not a fit).
+  int split_k_candidate_kernels = 12;
 };
 
 struct ModelOptions {
