@@ -39,7 +39,7 @@ SPECS = wg.all_specs()
 
 
 def test_list_is_modest_and_covers_every_dtype_and_layout():
-    assert 8 <= len(SPECS) <= 112  # CI compiles them on 2 cores (~2.5 s each)
+    assert 8 <= len(SPECS) <= 120  # CI compiles them on 2 cores (~2.5 s each)
     for tile in wg.TILES:
         got = {(s.dtype, s.a_k_major, s.b_k_major) for s in SPECS if (s.block_m, s.block_n, s.consumers) == tile}
         # An N-major B is loaded in 64-column boxes: BLOCK_N not a multiple of 64 exists for a K-major B only.

@@ -374,7 +374,14 @@ struct NvModelConstants {
   // 0.975 / 0.67 / 0.774 -> 0.977 / 0.67 / 0.773, H200 gen-train 0.972 / 0.62 / 0.790 -> 0.973 / 0.62 / 0.789,
   // H100 gen-valid 0.981 / 0.83 / 0.769 -> 0.982 / 0.83 / 0.768, H200 gen-valid 0.973 / 0.77 / 0.788 -> 0.974 /
   // 0.77 / 0.787 (a split the brute force did not time cannot show there: the bound is a budget, not a fit).
-  int split_k_candidate_kernels = 12;
+  // 16 since the 128x96/112/144 wgmma tiles (the same day): three more wgmma kernels pushed 64x128 out of the six
+  // again (256x256x65536 back to 64x256 split 32, 0.79x cuBLAS on the H100). Cold selection 9.4 -> 9.9 us; offline
+  // A/BF geomean / min / mean tau, 12 -> 16, with the new tiles' kernel table: H100 gen-train 0.976 / 0.67 / 0.772
+  // -> 0.976 / 0.67 / 0.772, H200 gen-train 0.972 / 0.62 / 0.787 -> 0.973 / 0.62 / 0.788, H100 gen-valid 0.982 /
+  // 0.83 / 0.775 -> 0.982 / 0.83 / 0.773, H200 gen-valid 0.974 / 0.77 / 0.786 -> 0.974 / 0.77 / 0.786. Ranking the
+  // candidates by the bound plus the per-slice cost of the filling split instead was tried and dropped: it filled
+  // the slots with small tiles and lost the many-slice splits (H100 gen-train 0.976 -> 0.955, min 0.27).
+  int split_k_candidate_kernels = 16;
 };
 
 struct ModelOptions {

@@ -70,6 +70,13 @@ DTYPES = {"fp16": ("Float16", "Half", "float16", 2), "bf16": ("BFloat16", "BFloa
 #           increments than with BN 64/128/192/256, so some BN fills 132 SMs closely: cuBLAS's nvjet picks at
 #           those shapes are exactly such tiles (48x64, 80x64, 96x64, 144x64 in its N x M order: 128x3072x3072
 #           runs 64 x 2 = 128 CTAs of 64x48; probe_mid_profile_h100.txt).
+#  128x96, 128x112, 128x144 (2 consumers, K-major B only): the same wave quantisation for M = 256-512 with 128-row
+#           tiles, cuBLAS's 96x128 / 112x128 / 144x128 nvjet tiles at those shapes (N x M order;
+#           benchmarks/results/probes/probe_cublas_kernels_h*.txt). H100 dev-harness probe, fp16 x @ w.t(), 20 mid-M
+#           projections (benchmarks/results/probes/probe_mid_tiles128.sh, _h100.txt): best kernel / cuBLAS geomean
+#           0.950 -> 0.972 with them (256x9216x3072 0.893 -> 0.987 with 128x144, 512x3072x8192 0.828 -> 0.955 with
+#           128x96, 512x3584x18944 0.941 -> 0.998 and 512x14336x4096 0.981 -> 1.043 with 128x112); 128x80 and
+#           128x160 were never the best there (study variants, --variants).
 TILES = [
     (128, 256, 2),
     (128, 192, 2),
@@ -85,6 +92,9 @@ TILES = [
     (64, 112, 1),
     (64, 144, 1),
     (64, 160, 1),
+    (128, 96, 2),
+    (128, 112, 2),
+    (128, 144, 2),
 ]
 LAYOUTS = [(True, True), (True, False), (False, True), (False, False)]  # (A K-major, B K-major)
 # wgmma reads a TF32 operand from shared memory K-major only (no transpose bits for .tf32 in the PTX ISA): the tf32
@@ -327,6 +337,14 @@ def _main(argv: list[str]) -> int:
     ns = ap.parse_args(argv)
     pool = all_specs()
     if ns.variants:
+        for dtype in ("fp16", "bf16"):
+            # 128-row tiles of widths that were never the best at mid M (TILES: 128x96/112/144), kept for study:
+            # benchmarks/results/probes/probe_mid_tiles128.sh times them beside the generated ones.
+            for bn in (80, 160):
+                for a_k in (True, False):
+                    v = Spec(128, bn, 2, dtype, a_k, True)
+                    if not v.problems():
+                        pool.append(v)
         for dtype in ("fp16", "bf16"):  # 64x32 (K-major B only): twice the CTAs of 64x64 at small M
             for a_k in (True, False):
                 v = Spec(64, 32, 1, dtype, a_k, True)
@@ -341,7 +359,7 @@ def _main(argv: list[str]) -> int:
                 d = Spec(s.block_m, s.block_n, s.consumers, s.dtype, s.a_k_major, s.b_k_major, max_stages=16)
                 if d.stages != s.stages and not d.problems():
                     pool.append(d)
-            if s.cluster == 1 and s.consumers == 2:
+            if s.cluster == 1 and s.epi_n_override == 0 and s.max_stages == 0:
                 c = Spec(s.block_m, s.block_n, s.consumers, s.dtype, s.a_k_major, s.b_k_major, cluster=2)
                 if not c.problems():
                     pool.append(c)
