@@ -378,7 +378,8 @@ struct NvModelConstants {
   // again (256x256x65536 back to 64x256 split 32, 0.79x cuBLAS on the H100). Cold selection 9.4 -> 9.9 us; offline
   // A/BF geomean / min / mean tau, 12 -> 16, with the new tiles' kernel table: H100 gen-train 0.976 / 0.67 / 0.772
   // -> 0.976 / 0.67 / 0.772, H200 gen-train 0.972 / 0.62 / 0.787 -> 0.973 / 0.62 / 0.788, H100 gen-valid 0.982 /
-  // 0.83 / 0.775 -> 0.982 / 0.83 / 0.773, H200 gen-valid 0.974 / 0.77 / 0.786 -> 0.974 / 0.77 / 0.786. Ranking the
+  // 0.83 / 0.775 -> 0.982 / 0.83 / 0.773, H200 gen-valid 0.971 / 0.77 / 0.795 -> 0.972 / 0.77 / 0.793, H200 llm
+  // 0.967 / 0.83 / 0.806 -> 0.969 / 0.83 / 0.804 (both validation sets with the new tiles timed). Ranking the
   // candidates by the bound plus the per-slice cost of the filling split instead was tried and dropped: it filled
   // the slots with small tiles and lost the many-slice splits (H100 gen-train 0.976 -> 0.955, min 0.27).
   int split_k_candidate_kernels = 16;
