@@ -178,7 +178,7 @@ def matmul(a, b, *, bias=None, config=None):
     Shapes: 2-D @ 2-D; batched 3-D @ 3-D (equal batch sizes); N-D @ 2-D with the leading dims of `a`
     folded into M (nn.Linear, including ``x @ w.t()``). Row-major and column-major (transposed-view)
     operands are read in place where the chosen kernel compiles that layout: A and B both column-major
-    (``x.t() @ w.t()``) has no mma.sync kernel, and the wgmma 64xBN tiles with BN not a multiple of 64
+    (``x.t() @ w.t()``) has no mma.sync kernel, and the wgmma 64xBN and 128xBN tiles with BN not a multiple of 64
     read only a K-major B (``x @ w.t()``); otherwise the model charges, and the op makes, the cheapest
     operand copies to a compiled layout. Operands with other strides, or whose data pointer /
     leading dimension is not 16-byte aligned (e.g. a row-major K = 7), are first copied into an aligned
