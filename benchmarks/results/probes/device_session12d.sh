@@ -3,13 +3,9 @@
 # README's table ran it) into $OUT/e2e_llama_<gpu>.
 #   bash benchmarks/results/probes/device_session12d.sh BUDGET_S
 set -uo pipefail
-t0=$(date +%s)
-export PYTHONUNBUFFERED=1
-name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$name"
-gpu=h100; case "$name" in *H200*) gpu=h200;; esac
-if ! python3 -c "from origami_nv.ops import load_op; load_op()" >/dev/null 2>&1; then
-  bash benchmarks/results/probes/device_build.sh || exit 1
-fi
+source benchmarks/results/probes/device_lib.sh
+device_start
+device_ensure_built
 echo "build/check $(( $(date +%s) - t0 )) s"
 python3 benchmarks/e2e_llama.py --presets llama-3.2-1b --batches 1,8 --prefill 512,2048 --modes eager,graph \
   --variants cublas,switch,nn --out "$OUT/e2e_llama_$gpu" --budget-s "$1" > "$OUT/e2e.log" 2>&1

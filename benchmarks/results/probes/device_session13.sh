@@ -4,13 +4,10 @@
 # $OUT/vs_cublas_<gpu>_<tag>.{json,md,log}.
 #   bash benchmarks/results/probes/device_session13.sh TAG SET...
 set -uo pipefail
-t0=$(date +%s); tag=$1; shift
-export PYTHONUNBUFFERED=1
-name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$name"
-gpu=h100; case "$name" in *H200*) gpu=h200;; esac
-if ! python3 -c "from origami_nv.ops import load_op; load_op()" >/dev/null 2>&1; then
-  bash benchmarks/results/probes/device_build.sh || exit 1
-fi
+source benchmarks/results/probes/device_lib.sh
+tag=$1; shift
+device_start
+device_ensure_built
 echo "build/check $(( $(date +%s) - t0 )) s"
 timeout 150 python3 -m pytest tests/test_split_k_gpu.py tests/test_ops_gpu.py -q -p no:cacheprovider -k "not memcheck" \
   > "$OUT/tests_$gpu.txt" 2>&1

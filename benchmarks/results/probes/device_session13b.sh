@@ -3,13 +3,9 @@
 # the end-to-end Llama benchmark (as the README's table ran it) into $OUT/e2e_llama_<gpu>.
 #   bash benchmarks/results/probes/device_session13b.sh BUDGET_S
 set -uo pipefail
-t0=$(date +%s)
-export PYTHONUNBUFFERED=1
-name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$name"
-gpu=h100; case "$name" in *H200*) gpu=h200;; esac
-if ! python3 -c "from origami_nv.ops import load_op; load_op()" >/dev/null 2>&1; then
-  bash benchmarks/results/probes/device_build.sh || exit 1
-fi
+source benchmarks/results/probes/device_lib.sh
+device_start
+device_ensure_built
 echo "build/check $(( $(date +%s) - t0 )) s"
 python3 benchmarks/vs_cublas.py --sets small-lm --dtypes float16 bfloat16 --rounds 2 \
   --out "$OUT/vs_cublas_small_lm_$gpu" > "$OUT/vs_cublas_small_lm_$gpu.log" 2>&1

@@ -5,15 +5,12 @@
 # reports/ and times only what no record has: runner._untimed_kernels) within DEADLINE_S, the new shards as one tar.
 #   bash benchmarks/results/probes/device_session13c.sh GPU_NAME DEADLINE_S
 set -uo pipefail
-t0=$(date +%s); gpu=$1; deadline=$2
-export PYTHONUNBUFFERED=1
-name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$name"
-case "$name" in *H200*) have=nvidia-h200;; *H100*) have=nvidia-h100;; *) have=unknown;; esac
-[ "$have" = "$gpu" ] || { echo "asked to time $gpu but this is $name: nothing timed"; exit 3; }
-short=${gpu#nvidia-}
-if ! python3 -c "from origami_nv.ops import load_op; load_op()" >/dev/null 2>&1; then
-  bash benchmarks/results/probes/device_build.sh || exit 1
-fi
+source benchmarks/results/probes/device_lib.sh
+target=$1; deadline=$2
+device_start
+device_require "$target"
+short=$gpu
+device_ensure_built
 cp "$(python3 -c 'import origami_nv._kernels as k; print(k._DATA)')" "$OUT/kernel_resources_$short.json"
 echo "build/check $(( $(date +%s) - t0 )) s"
 timeout 240 python3 -m pytest tests/test_wgmma_gpu.py tests/test_tf32_gpu.py tests/test_split_k_gpu.py -q -p no:cacheprovider \
@@ -26,11 +23,8 @@ echo "vs_cublas rc=$? $(( $(date +%s) - t0 )) s"
 grep -E "shapes  geomean" "$OUT/vs_cublas_${short}_tiles128.log"
 left=$(( deadline - ($(date +%s) - t0) - 30 ))
 if [ $left -gt 30 ]; then
-  python3 -m origami_nv bench run --suite gen-valid --out /tmp/rep --resume-from reports --gpu-name "$gpu" --no-seed \
+  python3 -m origami_nv bench run --suite gen-valid --out /tmp/rep --resume-from reports --gpu-name "$target" --no-seed \
     --no-plots --no-report --time-budget "$left" 2>&1 | tail -2
 fi
-rm -rf /tmp/ship && mkdir -p /tmp/ship
-for f in /tmp/rep/*/raw/*/*/shard-*.jsonl; do
-  [ -e "$f" ] || continue; d=/tmp/ship/${f#/tmp/}; mkdir -p "$(dirname "$d")"; gzip -c "$f" > "$d.gz"; done
-[ -d /tmp/ship/rep ] && (cd /tmp/ship && tar cf "$OUT/shards.tar" rep && ls -la "$OUT/shards.tar")
+device_ship_shards
 echo "total $(( $(date +%s) - t0 )) s"

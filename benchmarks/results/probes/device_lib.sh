@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Shared steps of the one-off device jobs (source it from the repository root on the GPU machine):
+#   device_start           t0, unbuffered Python, the GPU's name printed; sets $name and $gpu (h100 / h200)
+#   device_require GPU     exit 3 unless this is GPU (nvidia-h100 / nvidia-h200): never file one GPU's timings
+#                          under the other's name (the device may lend the other Hopper GPU)
+#   device_ensure_built    the package is built (device_build.sh) unless the op already loads
+#   device_ship_shards     the raw shards under /tmp/rep gzipped into $OUT/shards.tar (bench run --out /tmp/rep)
+device_start() {
+  t0=$(date +%s)
+  export PYTHONUNBUFFERED=1
+  name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$name"
+  gpu=h100; case "$name" in *H200*) gpu=h200;; esac
+}
+
+device_require() {
+  local have=unknown
+  case "$name" in *H200*) have=nvidia-h200;; *H100*) have=nvidia-h100;; esac
+  [ "$have" = "$1" ] || { echo "asked to time $1 but this is $name: nothing timed"; exit 3; }
+}
+
+device_ensure_built() {
+  if ! python3 -c "from origami_nv.ops import load_op; load_op()" >/dev/null 2>&1; then
+    bash benchmarks/results/probes/device_build.sh || exit 1
+  fi
+}
+
+device_ship_shards() {
+  local f d
+  rm -rf /tmp/ship && mkdir -p /tmp/ship
+  for f in /tmp/rep/*/raw/*/*/shard-*.jsonl; do
+    [ -e "$f" ] || continue; d=/tmp/ship/${f#/tmp/}; mkdir -p "$(dirname "$d")"; gzip -c "$f" > "$d.gz"; done
+  for f in /tmp/rep/*/raw/*/*/shard-*.jsonl.gz; do
+    [ -e "$f" ] || continue; d=/tmp/ship/${f#/tmp/}; mkdir -p "$(dirname "$d")"; cp "$f" "$d"; done
+  [ -d /tmp/ship/rep ] && (cd /tmp/ship && tar cf "$OUT/shards.tar" rep && ls -la "$OUT/shards.tar")
+}
