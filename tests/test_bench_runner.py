@@ -499,3 +499,44 @@ def test_operand_alignment_follows_the_ops_copy_rule():
     assert al(64, 64, 4098, "nn", "float32") == {"a_aligned": False, "b_aligned": True}  # 4 fp32 per 16 bytes
     assert al(3, 8, 12, "nn", "float32", batch=4) == {"a_aligned": True, "b_aligned": True}
     assert al(3, 8, 12, "tn", "float16", batch=4)["a_aligned"] is False              # A stored (K, M): ld 3
+
+
+def test_retime_picks_times_each_pick_with_its_best_launch_and_the_report_uses_that_run(tmp_path):
+    # Run 1 on one machine; run 2 (--retime-picks, resuming run 1) on a machine 1.5x slower at these sizes: the pick
+    # and the size's fastest launch of run 1 (B) are timed again, one after the other, and the report's A/BF is the
+    # ratio of those two (1.5 / 1.8), not run 2's pick against run 1's best (1.0 / 1.8).
+    from origami_nv.bench import report as R
+    suite = Suite("t", "test", SUITE.sizes[:2])
+    h, s = make()
+    assert run_suite(suite, tmp_path / "old", h, [s], RunOptions()).complete
+    slow = {k: 1.5 * v for k, v in {"cublas": 1.0e-6, ID["A"]: 1.2e-6, ID["B"]: 1.0e-6, ID["C"]: 2.0e-6,
+                                    ID["D"]: 10e-6, ID["E"]: 1.5e-6}.items()}
+    h2, s2 = make(times=slow)
+    out = run_suite(suite, tmp_path / "new", h2, [s2], RunOptions(resume_dirs=[tmp_path / "old"], retime_picks=True))
+    assert out.complete
+    for z in suite.sizes:  # per size: the pick, then its best launch; nothing else
+        assert [item for size, item, _ in h2.timed if size == z.key] == ["pick " + ID["A"], ID["B"]]
+    new = load_records(tmp_path / "new")
+    picks = {r["size"]: r for r in new if r["kind"] == "pick"}
+    refs = {r["size"]: r for r in new if r["kind"] == "reference"}
+    assert set(refs) == {z.key for z in suite.sizes}
+    assert all(refs[k]["pick_t"] == picks[k]["t"] and refs[k]["config_id"] == ID["B"] for k in refs)
+    # resumed again with the option: every pick has its reference, nothing to time
+    for f in (tmp_path / "new").rglob("shard-*"):
+        f.rename(f.with_name(f.name.replace(".jsonl", "9.jsonl")))
+    h3, s3 = make(times=slow)
+    assert run_suite(suite, tmp_path / "again", h3, [s3],
+                     RunOptions(resume_dirs=[tmp_path / "old", tmp_path / "new"], retime_picks=True)).complete
+    assert h3.timed == []
+    an = R.analyze(load_records(tmp_path / "old", tmp_path / "new"), suite)
+    o = an["rows"][0].systems["origami"]
+    assert o.bf["time_s"] == pytest.approx(1.0e-6)           # the brute force's best is run 1's
+    assert o.a_bf == pytest.approx(1.5 / 1.8) and o.a_bf_runs == "one run"
+    assert an["summary"]["origami"]["a_bf_one_run"] == 2
+    # without the reference, a pick timed in another run than the best launch is labelled so
+    an = R.analyze([r for r in load_records(tmp_path / "old", tmp_path / "new") if r["kind"] != "reference"], suite)
+    o = an["rows"][0].systems["origami"]
+    assert o.a_bf == pytest.approx(1.0 / 1.8) and o.a_bf_runs == "across runs"
+    # a first visit times the pick and the brute force in one run: no reference needed
+    an = R.analyze(load_records(tmp_path / "old"), suite)
+    assert an["rows"][0].systems["origami"].a_bf_runs == "one run"

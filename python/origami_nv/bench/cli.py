@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--retime-noisy", action="store_true",
                    help="re-time every launch of ours whose samples spread wider than 10 %% (interquartile range "
                         "over median; bench/stats.py MAX_SPREAD) and was not measured again for it (with --resume-from)")
+    r.add_argument("--retime-picks", action="store_true",
+                   help="time every size's pick again with its best launch right after it, where the pick has no such "
+                        "same-run reference (the report's A/BF is then a ratio of one run; with --resume-from)")
     r.add_argument("--no-seed", action="store_true", help="skip the seed's Triton system")
     r.add_argument("--no-origami", action="store_true", help="skip origami_nv (e.g. to time the seed alone)")
     r.add_argument("--no-cublas", action="store_true", help="skip the cuBLAS baseline")
@@ -219,7 +222,8 @@ def cmd_run(args) -> int:
                                    item_timeout_s=args.item_timeout if args.item_timeout > 0 else None,
                                    on_hang=on_hang, resume_dirs=resume, unavailable=unavailable,
                                    retime_split=args.retime_split,
-                                   retime_stale=args.retime_stale, retime_noisy=args.retime_noisy))
+                                   retime_stale=args.retime_stale, retime_noisy=args.retime_noisy,
+                                   retime_picks=args.retime_picks))
     restore_signals()
     if "origami_nv.bench.seed_triton" in sys.modules:
         sys.modules["origami_nv.bench.seed_triton"].shutdown_pool()

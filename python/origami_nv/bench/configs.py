@@ -148,7 +148,7 @@ def stale_kernel_record(rec: dict, upto: int = KERNEL_VERSION, since: int = 0) -
     """A timed launch of origami_nv's kernels (a config or the pick; its result or its attempt record) that a
     kernel change newer than the one it was measured with, and no newer than `upto` (nor older than `since`),
     alters (KERNEL_CHANGES)."""
-    if _result_kind(rec) not in ("config", "pick") or rec.get("system") != "origami" or not rec.get("config"):
+    if _result_kind(rec) not in ("config", "pick", "reference") or rec.get("system") != "origami" or not rec.get("config"):
         return False
     version = int(rec.get("kernel_version", 1))
     if version >= upto:

@@ -10,6 +10,8 @@ Record kinds (all carry suite, size (key), system, t):
   attempt    about to run one item (item = config id, "pick" or "cublas")
   config     one brute-force config: status ok | wrong | error | crashed, timing, predicted cycles
   pick       the model's pick through the selection path: config, timing, selection times
+  reference  the size's fastest launch so far, timed again right after a re-timed pick in the same run (pick_t:
+             that pick record's t), so the report's A/BF can be a ratio of two times of one run on one machine
   baseline   cuBLAS (torch.matmul)
   size_done  every item of (size, system) has a result
   cancelled  the item in flight when SIGTERM/SIGINT arrived (not a crash: measured again next run)
@@ -25,7 +27,7 @@ import re
 import time
 from pathlib import Path
 
-RESULT_KINDS = ("config", "pick", "baseline")
+RESULT_KINDS = ("config", "pick", "baseline", "reference")
 
 
 def _clean(v):

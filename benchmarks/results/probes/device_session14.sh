@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# One-off device job of 2026-11-26 (fourteenth session), issue 11: per suite, a resumed `bench run` within its share
+# of the time; flag r adds --retime-picks (every pick timed again with its best launch right after it, so the report's
+# A/BF is a ratio of one run); any run also times the kernels no record of the suite has timed (the thirteenth
+# session's 128x96/112/144 tiles at gen-train). New shards as one tar.
+#   bash benchmarks/results/probes/device_session14.sh GPU_NAME DEADLINE_S SUITE:SECONDS[:r] ...   (SECONDS 0: the rest)
+set -uo pipefail
+source benchmarks/results/probes/device_lib.sh
+target=$1; deadline=$2; shift 2
+device_start
+device_require "$target"
+device_ensure_built
+echo "build/check $(( $(date +%s) - t0 )) s"
+for item in "$@"; do
+  IFS=: read -r suite share flag <<< "$item"
+  left=$(( deadline - ($(date +%s) - t0) - 45 ))
+  [ "$left" -gt 20 ] || { echo "$suite: no time left"; continue; }
+  [ "${share:-0}" -gt 0 ] && [ "$share" -lt "$left" ] && left=$share
+  extra=(); [ "${flag:-}" = r ] && extra=(--retime-picks)
+  python3 -m origami_nv bench run --suite "$suite" --out /tmp/rep --resume-from reports --gpu-name "$target" --no-seed \
+    --no-plots --no-report --time-budget "$left" "${extra[@]}" 2>&1 | tail -2
+  echo "$suite done at $(( $(date +%s) - t0 )) s"
+done
+device_ship_shards
+echo "total $(( $(date +%s) - t0 )) s"
