@@ -161,6 +161,10 @@ class Runner:
                        and not (r.get("kind") == "attempt" and (r.get("size"), r.get("system"), r.get("item")) in dropped)
                        and not (r.get("kind") == "size_done" and (r.get("size"), r.get("system")) in stale)]
         self.index = ResumeIndex(records)
+        # Resumed launches a kernel change superseded (configs.drop_superseded, as the report drops them): not a best
+        # launch to time a reference of.
+        kept = {id(r) for r in C.drop_superseded(records)}
+        self._superseded = {id(r) for r in records if id(r) not in kept}
         self._timed_kernels_cache = None  # _timed_kernels
         self.budget = Budget(options.time_budget_s)
         self.measured = 0
@@ -418,7 +422,7 @@ class Runner:
         best = None
         for (s, sy, _), r in self.index.results.items():
             if s == size.key and sy == system.name and r.get("kind") == "config" and r.get("status") == "ok" \
-                    and not r.get("cut_off") and r.get("time_s") and r.get("config"):
+                    and not r.get("cut_off") and r.get("time_s") and r.get("config") and id(r) not in self._superseded:
                 if best is None or r["time_s"] < best["time_s"]:
                     best = r
         if best is None or not self.budget.allows():
