@@ -204,7 +204,8 @@ def test_op_float32_cpu_matches_torch_and_autograd():
 
 def test_simt_split_slices_cost_the_simt_constant(hw):
     # A split launch pays split_k_reduce_fixed_cycles + a per-slice cost: simt_split_k_slice_cycles for the simt family
-    # (fitted on fp32 data), split_k_slice_cycles for the tensor-core families.
+    # (fitted on fp32 data), split_k_slice_cycles for the tensor-core families; the tail share
+    # (split_k_tail_overhead_fraction, fitted on tensor-core launches) is not the simt family's.
     nv = _core.ModelOptions("nv").nv
     assert nv.simt_split_k_slice_cycles != nv.split_k_slice_cycles
     cfg = _core.TileConfig(16, 128, 16, group_size_m=1, stages=4, warps=2, family="simt", split_k=16)

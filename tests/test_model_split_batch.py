@@ -89,11 +89,32 @@ def test_reduction_time_is_its_bytes_or_its_round_trips(hw):
         assert b["reduction_latency_cycles"] == pytest.approx(trips * lat)
         by_bytes = b["reduction_bytes"] / rate
         assert b["reduction_cycles"] == pytest.approx(max(by_bytes, trips * lat) + o.nv.split_k_reduce_fixed_cycles +
-                                                      s * o.nv.split_k_slice_cycles)
+                                                      s * o.nv.split_k_slice_cycles +
+                                                      o.nv.split_k_tail_overhead_fraction * b["tail_cycles"])
     # 6 to 9 slices share a round-trip count (1 + 2); 5 needs one fewer, 10 one more
     r = {s: _core.predict(16, 64, 64 * 160, "float16", cfg.replace(split_k=s), hw, o, kr)["reduction_latency_cycles"]
          for s in (5, 6, 9, 10)}
     assert r[5] < r[6] == r[9] < r[10]
+
+
+def test_split_launch_cost_grows_with_its_tail_phase(hw):
+    # A share of the split tail phase's time (split_k_tail_overhead_fraction, fitted on tensor-core launches) is part of
+    # what a split launch costs beyond its terms: the partial tiles written while other slices load, the CTA start and
+    # pipeline fill of every unit. Off, only the fixed and per-slice costs remain; an unsplit launch pays none of it.
+    cfg, kr = _kernel(64, 256, 64, 4, 8, "wgmma", threads=256)
+    o = _core.ModelOptions("nv")
+    assert 0 < o.nv.split_k_tail_overhead_fraction < 1
+    off = _core.ModelOptions("nv")
+    nv = off.nv
+    nv.split_k_tail_overhead_fraction = 0.0
+    off.nv = nv
+    for s in (2, 4, 8):
+        b = _core.predict(8, 4096, 8192, "float16", cfg.replace(split_k=s), hw, o, kr)
+        b0 = _core.predict(8, 4096, 8192, "float16", cfg.replace(split_k=s), hw, off, kr)
+        assert b["tail_cycles"] > 0 and b["tail_cycles"] == pytest.approx(b0["tail_cycles"])
+        assert b["total_cycles"] - b0["total_cycles"] == pytest.approx(o.nv.split_k_tail_overhead_fraction * b["tail_cycles"])
+    whole = _core.predict(8, 4096, 8192, "float16", cfg, hw, o, kr)
+    assert whole["total_cycles"] == pytest.approx(_core.predict(8, 4096, 8192, "float16", cfg, hw, off, kr)["total_cycles"])
 
 
 def test_split_launch_cost_per_slice(hw):
@@ -110,7 +131,8 @@ def test_split_launch_cost_per_slice(hw):
         b = _core.predict(16, 64, 64 * 160, "float16", cfg.replace(split_k=s), hw, o, kr)
         b0 = _core.predict(16, 64, 64 * 160, "float16", cfg.replace(split_k=s), hw, off, kr)
         assert b["reduction_cycles"] - b0["reduction_cycles"] == pytest.approx(s * o.nv.split_k_slice_cycles)
-        assert b["split_launch_cycles"] == pytest.approx(o.nv.split_k_reduce_fixed_cycles + s * o.nv.split_k_slice_cycles)
+        assert b["split_launch_cycles"] == pytest.approx(o.nv.split_k_reduce_fixed_cycles + s * o.nv.split_k_slice_cycles +
+                                                         o.nv.split_k_tail_overhead_fraction * b["tail_cycles"])
         assert b["total_cycles"] - b0["total_cycles"] == pytest.approx(s * o.nv.split_k_slice_cycles)
     # an unsplit launch pays none of it
     whole = _core.predict(16, 64, 64 * 160, "float16", cfg, hw, o, kr)

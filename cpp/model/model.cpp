@@ -937,9 +937,12 @@ void split_terms(const Problem& p, const TileConfig& c, const ModelHardware& hw,
     b.reduction_bytes += bias_bytes;
     b.reduction_latency_cycles += passes * hw.l2_latency_cycles;
   }
-  // ...plus what a split launch costs beyond these terms, per launch and per slice (NvModelConstants).
+  // ...plus what a split launch costs beyond these terms, per launch, per slice and in proportion to its tail phase
+  // (NvModelConstants).
   const double per_slice = c.family == Family::Simt ? o.nv.simt_split_k_slice_cycles : o.nv.split_k_slice_cycles;
-  b.split_launch_cycles = o.nv.split_k_reduce_fixed_cycles + per_slice * double(sp.slices);
+  // (the tail share was fitted on the tensor-core families' launches only: the simt family has none)
+  const double tail_share = c.family == Family::Simt ? 0.0 : o.nv.split_k_tail_overhead_fraction;
+  b.split_launch_cycles = o.nv.split_k_reduce_fixed_cycles + per_slice * double(sp.slices) + tail_share * b.tail_cycles;
   b.reduction_cycles = std::max(b.reduction_bytes / rate, b.reduction_latency_cycles) + b.split_launch_cycles;
   // In a cluster (SplitPlan::cluster) the same partials meet in shared memory instead: the reduction kernel's terms
   // less what the measurements say the cluster form saves (NvModelConstants::cluster_split_saving_cycles).

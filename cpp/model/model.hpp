@@ -306,8 +306,24 @@ struct NvModelConstants {
   // 8600 + 720): H100 gen-valid 0.960 / 0.55 / 0.699 -> 0.962 / 0.55 / 0.701, H200 gen-valid (the other GPU)
   // 0.943 / 0.60 / 0.726 -> 0.961 / 0.66 / 0.727 (benchmarks/results/model_fit_split.md); in the reports (picks
   // timed through the op where the run did): H100 95.5% -> 95.3%, H200 93.0% -> 95.0% (reports/<gpu>/gen-valid.md).
-  double split_k_reduce_fixed_cycles = 8600.0;
-  double split_k_slice_cycles = 720.0;
+  // 2026-11-26 (fourteenth session): 3980 + 504 per slice + split_k_tail_overhead_fraction (below), the three fitted
+  // together on the H100 gen-train set alone, re-timed that day for the 128-row tiles and the 16 split candidates
+  // (benchmarks/fit_model.py --fit split_k_reduce_fixed_cycles,split_k_slice_cycles,split_k_tail_overhead_fraction
+  // --fit-on gen-train --objective rank; benchmarks/results/model_fit_split_tail.md). A fixed 4.6 us was more than a
+  // whole split launch takes at the small decode GEMMs (H100 small-lm 8x512x2048: 64x112 split 4 measured 5.2 us in
+  // all, predicted 7.6), while the split launches of large problems ran slower than modelled in proportion to their
+  // tail. Validation, never read by the fit (offline A/BF geomean / min / mean tau, before -> after): H100 gen-valid
+  // 0.983 / 0.83 / 0.772 -> 0.980 / 0.83 / 0.778, small-lm 0.975 / 0.80 / 0.739 -> 0.986 / 0.92 / 0.769, batched and
+  // odd unchanged; the other GPU (H200): gen-train 0.967 / 0.62 / 0.796 -> 0.970 / 0.75 / 0.803, gen-valid 0.972 /
+  // 0.77 / 0.793 -> 0.973 / 0.77 / 0.801, llm 0.969 / 0.83 / 0.804 -> 0.973 / 0.83 / 0.807, seed 0.980 / 0.88 / 0.792
+  // -> 0.978 / 0.88 / 0.791.
+  double split_k_reduce_fixed_cycles = 3980.0;
+  double split_k_slice_cycles = 504.0;
+  // What a split launch adds in proportion to its split tail phase (LatencyBreakdown::tail_cycles): the slices write
+  // fp32 partial tiles (twice the output's bytes at 16-bit) into L2 while the other slices still load, and each unit
+  // of the tail starts a CTA and fills its pipeline for a K-range 1/S as long, costs the unsplit phase's terms count
+  // once per tile. Fitted with the two above (0.236; same fit, same validation).
+  double split_k_tail_overhead_fraction = 0.236;
   // What a split launch whose slices reduce in a thread-block cluster (SplitPlan::cluster: one wave of clusters,
   // slices of <= kClusterMaxKTilesPerSlice k-tiles, no reduction kernel) saves against the reduction kernel's form
   // priced above. Fitted on the H100 gen-train set alone, re-timed for kernel change 9 (benchmarks/fit_model.py --fit

@@ -308,8 +308,8 @@ class Explanation:
                      f" {_n(b['tail_epilogue_cycles'], 1)}; split tail = {_n(b['tail_cycles'])} cycles")
             L.append(f"  reduction (second kernel, slice order) = max({_n(b['reduction_bytes'])} bytes at the L2/DRAM rate,"
                      f" {_n(b['reduction_latency_cycles'])} cycles of round trips) + split launch cost"
-                     f" {_n(b['split_launch_cycles'])} (fixed + per slice, measured: split_k_reduce_fixed_cycles,"
-                     f" split_k_slice_cycles)"
+                     f" {_n(b['split_launch_cycles'])} (fixed + per slice + a share of the tail phase, measured:"
+                     f" split_k_reduce_fixed_cycles, split_k_slice_cycles, split_k_tail_overhead_fraction)"
                      + (" - the cluster form's saving (cluster_split_saving_cycles: the slices reduce in a thread-block"
                         " cluster, one wave of clusters)" if b.get("split_cluster") else "")
                      + f" = {_n(b['reduction_cycles'])} cycles")
