@@ -104,15 +104,18 @@ class Suite:
             # the launch (before the harness fix of 2026-11-23 the probe included the kernel's lazy module
             # load): it cannot be the pick's time (evaluate()).
             probe_only = r.get("cut_off") and r.get("method") == "eager-probe"
-            if r.get("kind") == "config" and r.get("status") == "ok" and r.get("time_s") and r.get("resources"):
+            # (a launch of the brute force's second pass, the splits of the fastest unsplit kernels, has no resources
+            # in its record: its kernel's are those of the same kernel's other records, or of KERNEL_TABLE)
+            if r.get("kind") == "config" and r.get("status") == "ok" and r.get("time_s") and r.get("config"):
                 s = self.sizes.setdefault(size, {"M": int(info["M"]), "N": int(info["N"]), "K": int(info["K"]),
                                                  "dtype": info.get("dtype", "float16"), "kernels": {},
                                                  "batch": int(info.get("batch", 1) or 1),
                                                  "layout": info.get("layout", "nn") or "nn"})
-                s["kernels"][kid(r["config"])] = (float(r["time_s"]), C.normalize(r["config"]), r["resources"])
+                s["kernels"][kid(r["config"])] = (float(r["time_s"]), C.normalize(r["config"]), r.get("resources"))
                 rk = (s["dtype"],) + kid(r["config"])[:6]
-                if rk not in self.newest_resources or float(r.get("t") or 0) >= self.newest_resources[rk][0]:
-                    self.newest_resources[rk] = (float(r.get("t") or 0), C.normalize(r["config"]), r["resources"])
+                if r.get("resources") and (rk not in self.newest_resources or
+                                           float(r.get("t") or 0) >= self.newest_resources[rk][0]):
+                    self.newest_resources[rk] = (float(r.get("t") or 0), C.normalize(r["config"]), r.get("resources"))
                 if probe_only:
                     s.setdefault("probe_only", set()).add(kid(r["config"]))
                 else:

@@ -365,7 +365,7 @@ def test_rank_terms_are_the_error_spread_and_a_soft_pick():
 
 
 @pytest.mark.parametrize("gpu_dir,row,sizes,min_geomean,min_abf,min_tau", [
-    ("nvidia-h100", "H100_SXM", 118, 0.96, 0.54, 0.74), ("nvidia-h200", "H200", 118, 0.965, 0.75, 0.78)])
+    ("nvidia-h100", "H100_SXM", 118, 0.96, 0.54, 0.74), ("nvidia-h200", "H200", 118, 0.965, 0.70, 0.78)])
 def test_installed_model_on_the_validation_sets(gpu_dir, row, sizes, min_geomean, min_abf, min_tau):
     """Offline A/BF of the installed model on gen-valid (never read by a fit), both GPUs. Thresholds: what the
     installed model reaches (benchmarks/results/model_fit_latency.md: H100 0.961 / min 0.55 / tau 0.710, H200 0.964 /
@@ -382,7 +382,12 @@ def test_installed_model_on_the_validation_sets(gpu_dir, row, sizes, min_geomean
     change 7 (eleventh session), all 118 sizes: 0.981 / 0.77 / 0.787 (benchmarks/results/model_fit_cross_device_session11.md).
     Both re-timed for kernel change 9 (split-K reduced in a cluster: faster short split launches, so the best kernel of
     the decode and small-M sizes moved) with cluster_split_saving_cycles fitted on H100 gen-train: H100 0.981 / 0.83 /
-    0.769, H200 0.973 / 0.77 / 0.788 (benchmarks/results/model_fit_cluster_split.md)."""
+    0.769, H200 0.973 / 0.77 / 0.788 (benchmarks/results/model_fit_cluster_split.md). Fourteenth session, with the
+    brute force's second-pass split launches counted (their records carry no resources; they were left out before)
+    and the split launch cost refit on H100 gen-train (split_k_tail_overhead_fraction; before -> after): H100 0.978 /
+    0.85 / 0.773 -> 0.978 / 0.85 / 0.780, H200 0.968 / 0.77 / 0.795 -> 0.969 / 0.71 / 0.803: tau up on both, the H200
+    minimum down at one size (128x1024x4096 bf16: 128x64 split 8 picked, 64x80 split 4 best; was 128x96 split 4 at
+    0.83), hence 0.70 there (benchmarks/results/model_fit_split_tail.md)."""
     raw = ROOT / "reports" / gpu_dir / "raw" / "gen-valid" / "rotate"
     if not raw.is_dir():
         pytest.skip(f"no raw measurements at {raw}")
@@ -410,3 +415,27 @@ def test_installed_model_on_the_validation_sets(gpu_dir, row, sizes, min_geomean
         # 0.974 / tau 0.685 / log error variance 0.103 against 0.974 / 0.755 / 0.051 with the TMA stage floor).
         assert summ["tau_mean"] > before["tau_mean"] + 0.03 and summ["log_err_var"] < 0.8 * before["log_err_var"]
         assert summ["a_bf_geomean"] > before["a_bf_geomean"] - 0.005
+
+
+def test_fit_suite_counts_the_split_launches_whose_records_carry_no_resources(tmp_path):
+    # The brute force's second pass (the splits of the fastest unsplit kernels) writes no kernel resources into its
+    # records; the offline evaluation must still count those launches (their kernel's resources come from its other
+    # records): leaving them out made BF too slow and the offline A/BF too kind (H100 gen-valid 9856 of 26793 split
+    # launches had none, 2026-11-26).
+    import json
+    from origami_nv.bench import configs as C
+    fm = _fit_model()
+    info = {"M": 8, "N": 512, "K": 2048, "dtype": "bfloat16", "batch": 1, "layout": "nt"}
+    res = {"threads": 256, "registers_per_thread": 96, "smem_bytes": 200000, "arch": "sm_90a"}
+    base = {"block_m": 64, "block_n": 48, "block_k": 64, "group_size_m": 12, "stages": 8, "warps": 8,
+            "family": "wgmma"}
+    recs = [{"kind": "config", "system": "origami", "size": "s", "size_info": info, "status": "ok", "time_s": 6.5e-6,
+             "config": dict(base, split_k=1), "resources": res, "t": 1.0, "kernel_version": C.KERNEL_VERSION},
+            {"kind": "config", "system": "origami", "size": "s", "size_info": info, "status": "ok", "time_s": 4.8e-6,
+             "config": dict(base, split_k=4), "t": 2.0, "bf_pass": "split-K of the fastest unsplit kernels",
+             "kernel_version": C.KERNEL_VERSION, "split_k_reduction": C.SPLIT_K_REDUCTION_VERSION}]
+    (tmp_path / "shard-0-of-1-20261126T000000Z-1.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    s = fm.Suite("t", tmp_path)
+    kernels = s.sizes["s"]["kernels"]
+    assert len(kernels) == 2 and min(t for t, _, _ in kernels.values()) == pytest.approx(4.8e-6)
+    assert len(s.newest_resources) == 1  # the kernel's resources, from the record that has them
