@@ -250,7 +250,8 @@ def measure_config(runner, variants, batch, prefill, decode, mode, reps, seed, r
         r["decode_tok_s"] = batch * decode / statistics.median(r["decode_s"])
         d = r["dispatch"]
         # fp32 GEMMs are not the model's fp16/bf16 GEMMs: Llama's rotary embedding multiplies inv_freq by the
-        # positions in fp32 on purpose (autocast disabled), and the op has no fp32 kernels.
+        # positions in fp32 on purpose (autocast disabled); the op computes it too (the simt family, or TF32 where
+        # torch allows it) unless it falls back, and a fallback there is not a missing bf16 kernel.
         r["fallback_low_precision"] = sum(n for k, n in d["fallback_calls"].items() if "dtype torch.float32" not in k)
     if "cublas" in logits:
         ref = logits["cublas"]
