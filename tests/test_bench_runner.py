@@ -537,6 +537,10 @@ def test_retime_picks_times_each_pick_with_its_best_launch_and_the_report_uses_t
     an = R.analyze([r for r in load_records(tmp_path / "old", tmp_path / "new") if r["kind"] != "reference"], suite)
     o = an["rows"][0].systems["origami"]
     assert o.a_bf == pytest.approx(1.0 / 1.8) and o.a_bf_runs == "across runs"
+    rows = [ln for ln in R.render_markdown(an, "t", "rotate", []).splitlines() if ln.startswith("| (256, 256, 256)")]
+    assert rows and "\u2020" in rows[0]  # the per-size table marks an A/BF of two runs
     # a first visit times the pick and the brute force in one run: no reference needed
     an = R.analyze(load_records(tmp_path / "old"), suite)
     assert an["rows"][0].systems["origami"].a_bf_runs == "one run"
+    assert "\u2020" not in "".join(ln for ln in R.render_markdown(an, "t", "rotate", []).splitlines()
+                                   if ln.startswith("| (256, 256, 256)"))

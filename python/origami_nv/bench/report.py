@@ -352,7 +352,9 @@ def render_markdown(an: dict, suite_name: str, mode: str, plots: list[str]) -> s
     rows, systems = an["rows"], an["systems"]
     L += ["## 7.2 Performance per size", "",
           "A = the model's pick run through its selection path; BF = fastest correct config of the brute force; "
-          "cuBLAS = torch.matmul. TF = TFLOP/s (2MNK / median time). Spread of the pick = IQR of its samples.", ""]
+          "cuBLAS = torch.matmul. TF = TFLOP/s (2MNK / median time). Spread of the pick = IQR of its samples. "
+          "A/BF is a ratio of one run where the data has one (the pick and the best launch timed together; then it can "
+          "differ from the TF columns' ratio, which are each launch's latest times); \u2020 marks an A/BF of two runs.", ""]
     for name in systems:
         L += [f"### {name}", "",
               "| Size | dtype | label | A (TF) | spread | BF (TF) | cuBLAS (TF) | A/BF | A/cuBLAS | pick | BF config | regs/spill | ok/tried |",
@@ -373,8 +375,9 @@ def render_markdown(an: dict, suite_name: str, mode: str, plots: list[str]) -> s
             if p and not _ok(p):
                 pick_cfg += f" **{p.get('status')}**"
             inc = "" if sr.complete else " (incomplete)"
+            runs_mark = " \u2020" if sr.a_bf_runs == "across runs" else ""
             L.append(f"| {rw.size} | {rw.size.dtype} | {rw.size.label or ''} | {_f(sr.a_tflops)} | {spread} | "
-                     f"{_f(sr.bf_tflops)} | {_f(rw.cublas_tflops)} | {_pct(sr.a_bf)} | {_pct(sr.a_cublas)} | "
+                     f"{_f(sr.bf_tflops)} | {_f(rw.cublas_tflops)} | {_pct(sr.a_bf)}{runs_mark} | {_pct(sr.a_cublas)} | "
                      f"{pick_cfg} | {C.short((sr.bf or {}).get('config'))} | {regs} | "
                      f"{sr.n_ok}/{sr.n_configs}{inc} |")
         L.append("")
