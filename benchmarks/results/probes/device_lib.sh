@@ -5,6 +5,7 @@
 #                          under the other's name (the device may lend the other Hopper GPU)
 #   device_ensure_built    the package is built (device_build.sh) unless the op already loads
 #   device_ship_shards     the raw shards under /tmp/rep gzipped into $OUT/shards.tar (bench run --out /tmp/rep)
+#   device_prepare GPU     the three above in order, then the time so far
 device_start() {
   t0=$(date +%s)
   export PYTHONUNBUFFERED=1
@@ -22,6 +23,13 @@ device_ensure_built() {
   if ! python3 -c "from origami_nv.ops import load_op; load_op()" >/dev/null 2>&1; then
     bash benchmarks/results/probes/device_build.sh || exit 1
   fi
+}
+
+device_prepare() {
+  device_start
+  device_require "$1"
+  device_ensure_built
+  echo "build/check $(( $(date +%s) - t0 )) s"
 }
 
 device_ship_shards() {

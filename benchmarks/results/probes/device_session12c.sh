@@ -6,10 +6,7 @@
 set -uo pipefail
 source benchmarks/results/probes/device_lib.sh
 target=$1; deadline=$2; shift 2
-device_start
-device_require "$target"
-device_ensure_built
-echo "build/check $(( $(date +%s) - t0 )) s"
+device_prepare "$target"
 timeout 120 python3 -m pytest tests/test_split_k_gpu.py -q -p no:cacheprovider -k "not memcheck" > "$OUT/tests.txt" 2>&1
 echo "split tests rc=$? $(tail -1 "$OUT/tests.txt")"
 for suite in "$@"; do

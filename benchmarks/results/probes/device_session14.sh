@@ -7,10 +7,7 @@
 set -uo pipefail
 source benchmarks/results/probes/device_lib.sh
 target=$1; deadline=$2; shift 2
-device_start
-device_require "$target"
-device_ensure_built
-echo "build/check $(( $(date +%s) - t0 )) s"
+device_prepare "$target"
 for item in "$@"; do
   IFS=: read -r suite share flag <<< "$item"
   left=$(( deadline - ($(date +%s) - t0) - 45 ))

@@ -163,8 +163,9 @@ class Runner:
         self.index = ResumeIndex(records)
         # Resumed launches a kernel change superseded (configs.drop_superseded, as the report drops them): not a best
         # launch to time a reference of.
+        # (by key and time, not id(): a dropped record's id can be reused by a record this run writes)
         kept = {id(r) for r in C.drop_superseded(records)}
-        self._superseded = {id(r) for r in records if id(r) not in kept}
+        self._superseded = {self._record_key(r) for r in records if id(r) not in kept}
         self._timed_kernels_cache = None  # _timed_kernels
         self.budget = Budget(options.time_budget_s)
         self.measured = 0
@@ -405,6 +406,10 @@ class Runner:
             return False
         return C.config_id(cur.config) != C.config_id(old["config"])
 
+    @staticmethod
+    def _record_key(r: dict) -> tuple:
+        return (r.get("kind"), r.get("size"), r.get("system"), r.get("item"), r.get("t"))
+
     def _reference_pending(self, size, system) -> bool:
         """--retime-picks: the size's timed pick has no reference from its own run (store.py "reference")."""
         if not self.opt.retime_picks:
@@ -422,7 +427,7 @@ class Runner:
         best = None
         for (s, sy, _), r in self.index.results.items():
             if s == size.key and sy == system.name and r.get("kind") == "config" and r.get("status") == "ok" \
-                    and not r.get("cut_off") and r.get("time_s") and r.get("config") and id(r) not in self._superseded:
+                    and not r.get("cut_off") and r.get("time_s") and r.get("config") and self._record_key(r) not in self._superseded:
                 if best is None or r["time_s"] < best["time_s"]:
                     best = r
         if best is None or not self.budget.allows():
