@@ -400,7 +400,16 @@ struct NvModelConstants {
   // 0.967 / 0.83 / 0.806 -> 0.969 / 0.83 / 0.804 (both validation sets with the new tiles timed). Ranking the
   // candidates by the bound plus the per-slice cost of the filling split instead was tried and dropped: it filled
   // the slots with small tiles and lost the many-slice splits (H100 gen-train 0.976 -> 0.955, min 0.27).
-  int split_k_candidate_kernels = 16;
+  // 32 since 2026-11-26 (fifteenth session): at the decode and small-M shapes the best split is often of a tile
+  // whose unsplit grid is far from the best (H100 1x2048x2048 bf16: 64x80 split 4, 6.34 us, the brute force's best;
+  // 64x80 was not among the eight wgmma kernels with the lowest bound, so it ranked unsplit only and the pick, 64x96
+  // split 3, ran 7.26). Chosen on the training sets (benchmarks/fit_model.py --scan split_k_candidate_kernels=
+  // 16,32,48,1000 --sets ...): offline A/BF geomean / min, 16 -> 32 -> 48: H100 gen-train 0.972 / 0.71 -> 0.975 /
+  // 0.71 -> 0.975, H200 gen-train 0.967 / 0.67 -> 0.974 / 0.75 -> 0.974 (48 gains nothing there). Validation, read
+  // after the choice: H100 gen-valid 0.978 / 0.85 -> 0.980 / 0.88, small-lm 0.962 / 0.86 -> 0.985 / 0.93; H200
+  // gen-valid 0.969 / 0.71 -> 0.974 / 0.77, llm 0.974 -> 0.978, seed 0.975 unchanged; batched, odd unchanged. Mean
+  // tau moves by -0.008..+0.002 (more split launches ranked). Cold selection: see benchmarks/results/selection.json.
+  int split_k_candidate_kernels = 32;
 };
 
 struct ModelOptions {
