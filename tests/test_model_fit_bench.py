@@ -86,9 +86,15 @@ def test_repredict_uses_the_installed_model(h200_llm_raw):
     # timed that kernel as the pick, otherwise the brute-force time of the same kernel
     picks = [x for x in new if x.get("kind") == "pick" and x.get("system") == "origami"]
     assert len(picks) == 40
-    via_op = [p for p in picks if not p.get("via", "").startswith("repredicted")]
+    # (a pick the brute force never timed — a split of a kernel whose unsplit launch was not among the fastest, which
+    # its second pass splits — is a record with status "unmeasured" and no time; the installed model may pick a few)
+    unmeasured = [p for p in picks if p.get("status") == "unmeasured"]
+    via_op = [p for p in picks if p.get("status") != "unmeasured" and not p.get("via", "").startswith("repredicted")]
     via_bf = [p for p in picks if p.get("via", "").startswith("repredicted")]
-    assert len(via_op) == info["picks_timed_through_op"] and len(via_op) + len(via_bf) == 40
+    assert len(via_op) == info["picks_timed_through_op"] and len(via_op) + len(via_bf) + len(unmeasured) == 40
+    assert sorted(p["size"] for p in unmeasured) == sorted(info["picks_unmeasured"]) and len(unmeasured) <= 2
+    for p in unmeasured:
+        assert "was not measured by the brute force" in p["error"] and "time_s" not in p
     for p in via_op + via_bf:
         assert p["time_s"] > 0
     for p in via_bf:  # the brute force timed the same kernel
@@ -96,8 +102,7 @@ def test_repredict_uses_the_installed_model(h200_llm_raw):
               and x["size"] == p["size"] and _kid(x["config"]) == _kid(p["config"])]
         assert p["time_s"] in {x.get("time_s") for x in bf}
     # a size whose measured pick is not the installed model's takes the brute-force time of the new pick
-    assert set(info["picks_changed"]) <= {p["size"] for p in via_bf}
-    assert not info["picks_unmeasured"]
+    assert set(info["picks_changed"]) <= {p["size"] for p in via_bf + unmeasured}
     # make one size's measured pick another kernel (as if an older model had picked it): it is reported
     # as changed and its pick record becomes the brute-force time of the installed model's pick
     size = picks[0]["size"]
