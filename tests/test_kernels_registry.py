@@ -63,18 +63,40 @@ def test_compiled_kernel_resources_worst_over_layouts():
     res = _kernels.compiled_kernel_resources("float16", "sm_90")
     assert res
     fields = {"config", "dtype", "threads", "registers_per_thread", "spill_store_bytes", "spill_load_bytes",
-              "local_bytes", "smem_bytes", "arch", "source", "layouts"}
+              "local_bytes", "smem_bytes", "arch", "source", "layouts", "realign_layouts"}
     recs = _kernels.kernel_records()
     for r in res:
         assert set(r) == fields
         assert set(r["config"]) == {"block_m", "block_n", "block_k", "stages", "warps", "family"}
         same = [x for x in recs if x["config"] == r["config"] and x["dtype"] == "float16"
                 and x["arch"].startswith("sm_90")]
-        assert r["registers_per_thread"] == max(x["registers_per_thread"] for x in same)
-        assert r["spill_store_bytes"] == max(x["spill_store_bytes"] for x in same)
+        aligned = [x for x in same if not x["realign"]]
+        # the resources are the aligned variants' (an aligned problem never runs a realigning one)
+        assert r["registers_per_thread"] == max(x["registers_per_thread"] for x in aligned)
+        assert r["spill_store_bytes"] == max(x["spill_store_bytes"] for x in aligned)
         # the compiled operand layouts as a mask (cpp/model/types.hpp layout_bit)
-        assert r["layouts"] == sum({_kernels.layout_bit(x["a_k_contiguous"], x["b_k_contiguous"]) for x in same})
+        assert r["layouts"] == sum({_kernels.layout_bit(x["a_k_contiguous"], x["b_k_contiguous"]) for x in aligned})
+        # ...and those with a realigning variant (no spill, no local memory: every compiled one, see below)
+        assert r["realign_layouts"] == (sum({_kernels.layout_bit(x["a_k_contiguous"], x["b_k_contiguous"])
+                                             for x in same if x["realign"]}) if _kernels.realign_enabled() else 0)
     assert _kernels.compiled_kernel_resources("bf16") and _kernels.compiled_kernel_resources("fp16")
+    assert (any(r["realign_layouts"] for r in res) or not _kernels.realign_enabled()
+            or not any(x["realign"] for x in recs))
+
+
+def test_realign_kernels_in_the_table_fit_their_registers():
+    """Every realigning (`_ra`) kernel of the build is in the ptxas table and runs without spill or local memory
+    (the kernel's copy groups are sized for that: gemm_mma_sync.cuh REALIGN "Grouping"), with alignment_elems 1;
+    each has its aligned twin."""
+    recs = _kernels.kernel_records()
+    ra = [r for r in recs if r["realign"]]
+    if not ra:
+        pytest.skip("no realigning kernel in this build (kernel filter)")
+    names = {r["name"] for r in recs}
+    for r in ra:
+        assert r["name"].endswith("_ra") and r["name"][:-3] in names, r["name"]
+        assert r["spill_store_bytes"] == r["spill_load_bytes"] == r["local_bytes"] == 0, r["name"]
+        assert r["alignment_elems"] == 1 and r["family"] == "mma_sync"
     assert _kernels.compiled_kernel_resources("float16", arch="sm_75") == []
     with pytest.raises(ValueError, match="supported: float16, bfloat16, float32"):
         _kernels.compiled_kernel_resources("float64")

@@ -338,6 +338,45 @@ def test_dependent_chain_sees_previous_output(pdl):
                 _check(gxs[i + 1], gxs[i], w, torch.float16, f"graph step {i} ({cfgs[i % len(cfgs)]}, pdl={pdl})")
 
 
+def test_graph_overlaps_only_after_our_kernels():
+    """While a CUDA graph is captured a GEMM overlaps (programmatic dependent launch) only the kernels of this library
+    (registry.hpp, follows_library_kernels): in [elementwise, GEMM, GEMM, split GEMM, GEMM] the GEMMs after a GEMM
+    overlap and the first does not; eager launches always do; with PDL off none does. Counted by the op
+    (gemm_launch_counts), and the replayed graph computes what eager mode does."""
+    counts = torch.ops.origami_nv.gemm_launch_counts
+    cc = torch.cuda.get_device_capability()
+    if cc < (9, 0):
+        pytest.skip("programmatic dependent launch needs sm_90+")
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    x = torch.randn(64, 256, device="cuda", generator=gen).half()
+    w = [(torch.randn(256, 256, device="cuda", generator=gen) / 16).half() for _ in range(4)]
+    split = dict(_chain_configs()[0], split_k=2)  # 16x16x64 mma_sync: 64 tiles in two slices, a reduction kernel
+
+    def step(x):
+        h = x * 2.0                                  # a torch kernel first
+        y = origami_nv.matmul(h, w[0])              # after it: no overlap while captured
+        y = origami_nv.matmul(y, w[1])              # after our GEMM: overlap
+        y = origami_nv.matmul(y, w[2], config=split)  # after our GEMM (its reduction follows it in any case)
+        return origami_nv.matmul(y, w[3])           # after our GEMM or our reduction: overlap
+
+    for pdl in (True, False):
+        with origami_nv.programmatic_dependent_launch(pdl):
+            want = step(x)
+            torch.cuda.synchronize()
+            c0 = counts()
+            step(x)
+            c1 = counts()
+            assert c1[0] - c0[0] == 4 and c1[1] - c0[1] == (4 if pdl else 0), (pdl, c0, c1)  # eager
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                got = step(x)
+            c2 = counts()
+            assert c2[0] - c1[0] == 4 and c2[1] - c1[1] == (3 if pdl else 0), (pdl, c1, c2)  # captured
+            g.replay()
+            torch.cuda.synchronize()
+            assert torch.equal(got, want), f"graph replay differs from eager (pdl={pdl})"
+
+
 SANITIZER_SCRIPT = textwrap.dedent("""
     import torch, origami_nv
     from origami_nv import _kernels

@@ -155,6 +155,9 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["operand_copy_bytes"] = b.operand_copy_bytes;
   d["operand_copy_cycles"] = b.operand_copy_cycles;
   d["operand_copy_reason"] = b.operand_copy_reason;
+  d["realign_read"] = b.realign_read;
+  d["realign_a"] = b.realign_a;
+  d["realign_b"] = b.realign_b;
   return d;
 }
 
@@ -303,9 +306,11 @@ PYBIND11_MODULE(_core, m) {
   py::class_<KernelResources>(m, "KernelResources", "Resources of one compiled kernel (ptxas or the driver).")
       .def(py::init([](const TileConfig& config, const std::string& dtype, int threads, int registers_per_thread,
                        int spill_store_bytes, int spill_load_bytes, int local_bytes, int smem_bytes,
-                       const std::string& arch, const std::string& source, unsigned layouts) {
+                       const std::string& arch, const std::string& source, unsigned layouts,
+                       unsigned realign_layouts) {
              KernelResources k;
              k.layouts = layouts;
+             k.realign_layouts = realign_layouts;
              k.config = config; k.dtype = to_dtype(dtype); k.threads = threads;
              k.registers_per_thread = registers_per_thread; k.spill_store_bytes = spill_store_bytes;
              k.spill_load_bytes = spill_load_bytes; k.local_bytes = local_bytes; k.smem_bytes = smem_bytes;
@@ -315,7 +320,7 @@ PYBIND11_MODULE(_core, m) {
            py::arg("config"), py::arg("dtype") = "float16", py::arg("threads") = 0,
            py::arg("registers_per_thread") = 0, py::arg("spill_store_bytes") = 0, py::arg("spill_load_bytes") = 0,
            py::arg("local_bytes") = 0, py::arg("smem_bytes") = 0, py::arg("arch") = "sm_90",
-           py::arg("source") = "ptxas", py::arg("layouts") = kAllLayouts)
+           py::arg("source") = "ptxas", py::arg("layouts") = kAllLayouts, py::arg("realign_layouts") = 0u)
       .def_readwrite("config", &KernelResources::config)
       .def_property_readonly("dtype", [](const KernelResources& k) { return std::string(dtype_name(k.dtype)); })
       .def_readwrite("threads", &KernelResources::threads)
@@ -327,6 +332,9 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("arch", &KernelResources::arch)
       .def_readwrite("source", &KernelResources::source)
       .def_readwrite("layouts", &KernelResources::layouts, "bit layout_bit(a_k, b_k) per compiled operand layout")
+      .def_readwrite("realign_layouts", &KernelResources::realign_layouts,
+                     "bit layout_bit(a_k, b_k) per operand layout with a realigning kernel (reads misaligned operands "
+                     "in place)")
       .def("__repr__", [](const KernelResources& k) {
         Text os;
         os << "KernelResources(" << k.config.to_string() << ", " << dtype_name(k.dtype) << ", threads=" << k.threads
@@ -385,6 +393,7 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, simt_split_k_slice_cycles)
       RW(NvModelConstants, split_k_reduce_fixed_cycles) RW(NvModelConstants, split_k_slice_cycles)
       RW(NvModelConstants, cluster_split_saving_cycles) RW(NvModelConstants, split_k_tail_overhead_fraction) RW(NvModelConstants, operand_copy_fixed_cycles)
+      RW(NvModelConstants, realign_load_factor)
       RW(NvModelConstants, split_k_min_k_tiles_per_slice) RW(NvModelConstants, split_k_candidate_kernels);
   py::class_<ModelOptions>(m, "ModelOptions", "Model mode, source flags and constants.")
       .def(py::init([](const std::string& mode) { ModelOptions o; o.mode = to_mode(mode); return o; }),

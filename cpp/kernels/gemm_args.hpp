@@ -14,8 +14,9 @@ namespace origami {
 //   A "M-contiguous" (column-major A): a_stride_m == 1
 //   B "K-contiguous" (column-major B, e.g. w.t() of an nn.Linear weight): b_stride_k == 1
 //   B "N-contiguous" (row-major B):    b_stride_n == 1
-// The op guarantees what KernelEntry::alignment_elems asks for (16-byte base pointers and a
-// leading dimension that is a multiple of it) or makes a documented padded copy first.
+// The op guarantees what KernelEntry::alignment_elems asks for (base pointers aligned to that many elements
+// times 16-bit/fp32 bytes, i.e. 16 bytes for the aligned kernels and one element for the realigning ones, and
+// leading dimensions / batch strides that are multiples of it) or makes a documented padded copy first.
 struct GemmArgs {
   const void* a = nullptr;
   const void* b = nullptr;
@@ -48,6 +49,10 @@ struct GemmArgs {
   // Allow the launch to overlap the previous kernel of the stream (programmatic dependent launch,
   // pdl.hpp); the launcher still checks that the loaded kernel waits for it.
   bool programmatic_dependent_launch = false;
+  // With programmatic_dependent_launch: whether the GEMM kernel itself overlaps the kernel before it (false: only
+  // the kernel the launch chains after its own, the split-K reduction, does). The op clears it where the previous
+  // kernel is not one of ours (follows_library_kernels, registry.hpp).
+  bool overlap_previous_kernel = true;
 };
 
 // The split-K schedule of a launch of a (block_m, block_n, block_k) kernel, and its workspace (0: no split).
@@ -87,8 +92,13 @@ struct KernelEntry {
   const void* kernel;           // the __global__ function, for cudaFuncGetAttributes
   int threads;                  // threads per block
   int smem_bytes;               // dynamic shared memory per block (all stages + epilogue)
-  int alignment_elems;          // required alignment of leading dimensions, in elements
+  int alignment_elems;          // required alignment of leading dimensions, batch strides and (times the element
+                                // size, in bytes) base pointers, in elements: 8 (16-bit) / 4 (fp32); 1 if realign
   int min_cc;                   // lowest compute capability it runs on: 80, or 90 for sm_90a
+  // Reads its operands through registers, realigning each 16-byte chunk (mma_sync REALIGN, the `_ra` kernels):
+  // operands with only element-aligned rows run in place instead of being copied. The same config's aligned
+  // variant is the one for aligned operands (find_kernel returns it; the op prefers it on a tie).
+  bool realign = false;
   LaunchFn launch;
   const char* name;             // the kernel's name as ptxas reports it (mangled)
 };

@@ -13,7 +13,8 @@ Families are plug-ins under cpp/kernels/families/: `mma_sync` and `simt` (fp32 o
                   function `cudaError_t launcher(const origami::GemmArgs&)` defined by tu_text,
                   "family_enum", "block_m", "block_n", "block_k", "stages", "warps", "dtype" ("float16"...),
                   "dtype_enum", "a_k_contiguous", "b_k_contiguous", "threads", "smem_bytes",
-                  "alignment_elems", "min_cc"}
+                  "alignment_elems", "min_cc", optional "realign" (bool, default false: reads operands whose
+                  rows are only element-aligned in place; alignment_elems then says how little it needs)}
         excluded = [((bm, bn, bk), reason), ...]  tiles of the space the family cannot run
     tu_text(spec) -> CUDA source defining the kernels and launchers of the spec.
 The generator appends the registration function to each TU, writes kernel_table.cpp (which calls them
@@ -124,6 +125,7 @@ def registration(spec: dict) -> str:
             f"    e.kernel = reinterpret_cast<const void*>(&{k['name']});",
             f"    e.threads = {k['threads']}; e.smem_bytes = {k['smem_bytes']};",
             f"    e.alignment_elems = {k['alignment_elems']}; e.min_cc = {k['min_cc']};",
+            f"    e.realign = {c_bool(k.get('realign', False))};",
             f"    e.launch = &{k['launcher']};",
             f"    e.name = \"{k['name']}\";",
             "    out.push_back(e);",

@@ -88,14 +88,55 @@ cudaError_t launch_gemm(const KernelEntry& e, const GemmArgs& g) {
   if (c.family != Family::Wgmma) args.cluster_slots = ClusterSlots{};  // no in-cluster reduction in this family
   const SplitPlan sp = split_plan(args, c.block_m, c.block_n, c.block_k);
   if (sp.workspace_elems(c.block_m, c.block_n) > 0 && args.workspace == nullptr) return cudaErrorInvalidValue;
-  const cudaError_t err = e.launch(args);
+  GemmArgs gemm = args;  // the reduction follows our GEMM: it keeps PDL whatever came before the GEMM
+  gemm.programmatic_dependent_launch = args.programmatic_dependent_launch && args.overlap_previous_kernel;
+  const cudaError_t err = e.launch(gemm);
   if (err != cudaSuccess || sp.slices <= 1 || sp.cluster) return err;
   return launch_split_k_reduce(args, e.dtype, c.block_m, c.block_n, c.block_k);
 }
 
+bool follows_library_kernels(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  const cudaGraphNode_t* deps = nullptr;
+  size_t n = 0;
+#if CUDART_VERSION >= 13000
+  cudaError_t e = cudaStreamGetCaptureInfo(stream, &status, nullptr, nullptr, &deps, nullptr, &n);
+#else
+  cudaError_t e = cudaStreamGetCaptureInfo_v2(stream, &status, nullptr, nullptr, &deps, &n);
+#endif
+  if (e != cudaSuccess) {
+    cudaGetLastError();  // not sticky: clear it so torch's next check does not see it
+    return true;         // as before this rule
+  }
+  if (status != cudaStreamCaptureStatusActive) return true;
+  if (n == 0) return false;  // the graph's first node
+  static const std::vector<const void*> ours = [] {
+    std::vector<const void*> v;
+    for (const KernelEntry& k : compiled_kernels()) v.push_back(k.kernel);
+    std::sort(v.begin(), v.end());
+    return v;
+  }();
+  for (size_t i = 0; i < n; ++i) {
+    cudaGraphNodeType type;
+    cudaKernelNodeParams params{};
+    if (cudaGraphNodeGetType(deps[i], &type) != cudaSuccess || type != cudaGraphNodeTypeKernel ||
+        cudaGraphKernelNodeGetParams(deps[i], &params) != cudaSuccess) {
+      cudaGetLastError();  // (a driver-API kernel node may not answer the runtime's query: not ours)
+      return false;
+    }
+    if (!std::binary_search(ours.begin(), ours.end(), static_cast<const void*>(params.func)) &&
+        !is_split_k_reduce_kernel(params.func))
+      return false;
+  }
+  return true;
+}
+
 const KernelEntry* find_kernel(const TileConfig& c, DType dtype, bool a_k, bool b_k) {
+  // The aligned variant: a realigning one (KernelEntry::realign) serves operands that break the 16-byte rule,
+  // and only the op's plan, which knows the operands, chooses it.
   for (const KernelEntry& e : compiled_kernels())
-    if (e.config.same_kernel(c) && e.dtype == dtype && e.a_k_contiguous == a_k && e.b_k_contiguous == b_k)
+    if (e.config.same_kernel(c) && e.dtype == dtype && e.a_k_contiguous == a_k && e.b_k_contiguous == b_k &&
+        !e.realign)
       return &e;
   return nullptr;
 }
@@ -111,7 +152,7 @@ std::string describe_kernel(const KernelEntry& e) {
   return std::string(family_name(e.config.family)) + " " + to_string(e.config.block_m) + "x" +
          to_string(e.config.block_n) + "x" + to_string(e.config.block_k) + " s" + to_string(e.config.stages) +
          " w" + to_string(e.config.warps) + " " + short_dtype(e.dtype) + " A:" + (e.a_k_contiguous ? "K" : "M") +
-         " B:" + (e.b_k_contiguous ? "K" : "N");
+         " B:" + (e.b_k_contiguous ? "K" : "N") + (e.realign ? " realign" : "");
 }
 
 std::vector<std::string> closest_compiled_configs(const TileConfig& w, DType dtype, int limit) {
@@ -119,7 +160,7 @@ std::vector<std::string> closest_compiled_configs(const TileConfig& w, DType dty
   auto lg = [](int v) { return std::log2(static_cast<double>(std::max(v, 1))); };
   std::vector<std::tuple<double, std::string>> scored;
   for (const KernelEntry& e : compiled_kernels()) {
-    if (e.dtype != dtype || !e.a_k_contiguous || e.b_k_contiguous) continue;  // one row per config
+    if (e.dtype != dtype || !e.a_k_contiguous || e.b_k_contiguous || e.realign) continue;  // one row per config
     const TileConfig& c = e.config;
     double d = std::fabs(lg(c.block_m) - lg(w.block_m)) + std::fabs(lg(c.block_n) - lg(w.block_n)) +
                std::fabs(lg(c.block_k) - lg(w.block_k)) + 0.1 * std::abs(c.stages - w.stages) +

@@ -26,10 +26,20 @@ ClusterSlots cluster_slots(const KernelEntry& e);
 // Every compiled kernel, in generation order. Built once, thread-safe.
 const std::vector<KernelEntry>& compiled_kernels();
 
-// The kernel for this (tile, stages, warps, family) x dtype x operand layout, or nullptr.
+// Whether a GEMM launched now on `stream` should overlap the kernel before it (GemmArgs::overlap_previous_kernel).
+// Outside CUDA-graph capture: yes (the stream's previous kernel cannot be seen, and following any kernel is safe:
+// pdl.hpp). While the stream is captured: only when every node the launch will depend on is a kernel of this
+// library (a GEMM or a split-K reduction), whose successors PDL serves. After another library's kernel it costs
+// instead: on the H100 and the H200 (benchmarks/results/probes/probe_decode_context.py, Llama-3.2-1B decode GEMMs
+// after an element-wise kernel, CUDA graphs) our GEMMs took ~0.15-0.2 us longer with the programmatic edge than
+// without, the whole synthetic decode step 1-1.6 % longer.
+bool follows_library_kernels(cudaStream_t stream);
+
+// The kernel for this (tile, stages, warps, family) x dtype x operand layout, or nullptr: the aligned variant,
+// never a realigning one (KernelEntry::realign; the op's plan picks those for misaligned operands).
 const KernelEntry* find_kernel(const TileConfig& config, DType dtype, bool a_k_contiguous, bool b_k_contiguous);
 
-// "mma_sync 128x128x32 s3 w8 fp16 A:K B:N" for messages.
+// "mma_sync 128x128x32 s3 w8 fp16 A:K B:N" for messages ("... realign" for a realigning variant).
 std::string describe_kernel(const KernelEntry& e);
 
 // Up to `limit` compiled configs (for dtype, any layout) closest to `wanted`, as config strings,

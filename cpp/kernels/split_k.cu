@@ -156,6 +156,12 @@ cudaError_t launch_reduce(const GemmArgs& g, const SplitPlan& sp, int block_m, i
 
 }  // namespace
 
+bool is_split_k_reduce_kernel(const void* func) {
+  return func == reinterpret_cast<const void*>(&split_k_reduce_kernel<__half>) ||
+         func == reinterpret_cast<const void*>(&split_k_reduce_kernel<__nv_bfloat16>) ||
+         func == reinterpret_cast<const void*>(&split_k_reduce_kernel<float>);
+}
+
 cudaError_t launch_split_k_reduce(const GemmArgs& g, DType dtype, int block_m, int block_n, int block_k) {
   const SplitPlan sp = split_plan(g, block_m, block_n, block_k);
   if (sp.slices <= 1 || sp.tail_tiles == 0) return cudaSuccess;

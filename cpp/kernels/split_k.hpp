@@ -12,4 +12,7 @@ namespace origami {
 // g.programmatic_dependent_launch). No split tiles: nothing to do.
 cudaError_t launch_split_k_reduce(const GemmArgs& g, DType dtype, int block_m, int block_n, int block_k);
 
+// Whether `func` is one of the split-K reduction kernels (the __global__ functions, by address).
+bool is_split_k_reduce_kernel(const void* func);
+
 }  // namespace origami

@@ -666,7 +666,10 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   // to land (Little's law on the pipeline): (issue + latency) / (stages - 1) per iteration. With
   // few stages and big tiles issued by few warps this, not bandwidth, sets the pace (H200: the
   // one-warp 16x16x512 s3 kernel takes 6077 cycles per K-iteration at 1x4096x4096, 16x16x64 s6 458).
-  b.latency_bound_cycles = (latency + b.load_issue_cycles) / std::max(1, c.stages - 1);
+  // A realigning kernel (NvModelConstants::realign_load_factor) issues its chunks at that factor's cost and keeps one
+  // k-tile in flight.
+  if (b.realign_read) b.load_issue_cycles *= o.nv.realign_load_factor;
+  b.latency_bound_cycles = (latency + b.load_issue_cycles) / (b.realign_read ? 1 : std::max(1, c.stages - 1));
   b.memory_cycles = b.l2_cycles;
   b.memory_bound = "L2 bandwidth";
   if (b.dram_cycles > b.memory_cycles) { b.memory_cycles = b.dram_cycles; b.memory_bound = "DRAM bandwidth"; }
@@ -844,7 +847,7 @@ namespace {
 void predict_phase(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                    const KernelResources* kr, const KernelTerms& k, const BlocksPerSm* bps, std::int64_t units,
                    std::int64_t k_iters, std::int64_t reuse_units, double out_elem_bytes, bool epilogue_bias,
-                   LatencyBreakdown& b) {
+                   bool realign, LatencyBreakdown& b) {
   b.mode = o.mode;
   b.epilogue_bias = epilogue_bias;
   if (bps != nullptr) {
@@ -858,6 +861,7 @@ void predict_phase(const Problem& p, const TileConfig& c, const ModelHardware& h
   occupancy_and_waves(p, c, hw, o, kr, b);  // nv compute needs the blocks sharing an SM
   compute_latency(p, c, hw, o, k, b);
   l2_hit_rate(p, c, hw, o, b);
+  b.realign_read = realign && o.mode == ModelMode::Nv;  // a realigning kernel's loads (memory_latency)
   memory_latency(p, c, hw, o, k, b);
   work_utilization(p, c, b);
   if (c.family == Family::Simt) b.fp32_lane_fraction = b.utilization;
@@ -865,42 +869,67 @@ void predict_phase(const Problem& p, const TileConfig& c, const ModelHardware& h
   total_latency(b);
 }
 
-// The copies the op makes before the kernel (cpp/ops/ops_cuda.cpp), as its plan chooses them: among the layout
+// The copies the op makes before the kernel (cpp/ops/ops_cuda.cpp), as its plan chooses them: among the kernel
 // variants compiled for this config, the one whose copies cost least, where an operand is copied when it is
-// misaligned (16-byte rule, whatever the kernel) or the variant reads it in the other layout, and a copy that
+// misaligned (16-byte rule) for an aligned variant, or the variant reads it in the other layout, and a copy that
 // transposes the operand (a strided gather) counts kTransposingCopyFactor times one that keeps its contiguous
-// dimension. So: a misaligned row-major B costs one streamed copy for a kernel with an N-contiguous variant, three
-// for one that reads only a K-contiguous B (the wgmma 64xBN tiles with BN not a multiple of 64); A and B both
-// column-major ("tt", no mma.sync variant) the smaller operand transposed. Each copy reads and writes the operand
-// at DRAM speed.
-void operand_copies(const Problem& p, const ModelHardware& hw, const ModelOptions& o, const KernelResources* kr,
-                    LatencyBreakdown& b) {
+// dimension. A realigning variant (KernelResources::realign_layouts) reads a misaligned operand in place: no copy for
+// it, only for a layout it does not have. On a tie the aligned variant (what the op prefers). So: a misaligned
+// row-major B costs one streamed copy for a kernel with an N-contiguous variant, none where that variant realigns,
+// three for one that reads only a K-contiguous B (the wgmma 64xBN tiles with BN not a multiple of 64); A and B both
+// column-major ("tt", no mma.sync variant) the smaller operand transposed. Each copy reads and writes the operand at
+// DRAM speed.
+struct OperandCopyPlan {
+  double bytes = 0;           // bytes copied (the transposing ones counted kTransposingCopyFactor times)
+  int copies = 0;             // operands copied: each is a launch of its own
+  bool transposed = false;    // a copy changes an operand's layout
+  bool realign = false;       // the launch is the realigning variant
+  bool realign_a = false, realign_b = false;  // ...and reads this misaligned operand in place
+};
+
+OperandCopyPlan operand_copy_plan(const Problem& p, const KernelResources* kr) {
   const double bytes = dtype_bytes(p.dtype), batch = double(std::max<std::int64_t>(p.batch, 1));
   const double a_bytes = double(p.M) * p.K * bytes * batch, b_bytes = double(p.K) * p.N * bytes * batch;
   const unsigned layouts = kr == nullptr ? kAllLayouts : kr->layouts;
+  const unsigned realign_layouts = kr == nullptr ? 0u : kr->realign_layouts;
   auto cost = [](double op_bytes, bool aligned, bool have_k, bool want_k) {
     if (have_k != want_k) return op_bytes * kTransposingCopyFactor;
     return aligned ? 0.0 : op_bytes;
   };
+  OperandCopyPlan plan;
   double copied = -1;
-  bool transposed = false;
-  for (int a_k = 0; a_k < 2; ++a_k)
-    for (int b_k = 0; b_k < 2; ++b_k) {
-      if ((layouts & layout_bit(a_k != 0, b_k != 0)) == 0) continue;
-      const double c = cost(a_bytes, p.a_aligned, p.a_k_contiguous, a_k != 0) +
-                       cost(b_bytes, p.b_aligned, p.b_k_contiguous, b_k != 0);
-      if (copied < 0 || c < copied) {
-        copied = c;
-        transposed = (a_k != 0) != p.a_k_contiguous || (b_k != 0) != p.b_k_contiguous;
+  for (int realign = 0; realign < 2; ++realign)  // aligned variants first: they win a tie
+    for (int a_k = 0; a_k < 2; ++a_k)
+      for (int b_k = 0; b_k < 2; ++b_k) {
+        if (((realign ? realign_layouts : layouts) & layout_bit(a_k != 0, b_k != 0)) == 0) continue;
+        const double ca = cost(a_bytes, realign || p.a_aligned, p.a_k_contiguous, a_k != 0);
+        const double cb = cost(b_bytes, realign || p.b_aligned, p.b_k_contiguous, b_k != 0);
+        const double c = ca + cb;
+        if (copied < 0 || c < copied) {
+          copied = c;
+          plan.copies = (ca > 0 ? 1 : 0) + (cb > 0 ? 1 : 0);
+          plan.transposed = (a_k != 0) != p.a_k_contiguous || (b_k != 0) != p.b_k_contiguous;
+          plan.realign = realign != 0;
+          plan.realign_a = plan.realign && !p.a_aligned && (a_k != 0) == p.a_k_contiguous;
+          plan.realign_b = plan.realign && !p.b_aligned && (b_k != 0) == p.b_k_contiguous;
+        }
       }
-    }
-  if (copied < 0) copied = 0;  // no compiled layout at all: nothing to charge (not a real kernel record)
+  plan.bytes = copied < 0 ? 0 : copied;  // no compiled layout at all: nothing to charge (not a real kernel record)
+  return plan;
+}
+
+void operand_copies(const ModelHardware& hw, const ModelOptions& o, const OperandCopyPlan& plan, LatencyBreakdown& b) {
+  const double copied = plan.bytes;
   if (copied > 0)
-    b.operand_copy_reason = transposed ? "operand layout not compiled for this kernel: the cheapest copies to a compiled "
-                                         "layout (a transposing copy counts 3x)"
-                                       : "misaligned operand (16-byte base / leading dimension rule)";
+    b.operand_copy_reason = plan.transposed ? "operand layout not compiled for this kernel: the cheapest copies to a "
+                                              "compiled layout (a transposing copy counts 3x)"
+                                            : "misaligned operand (16-byte base / leading dimension rule)";
   b.operand_copy_bytes = copied;
-  b.operand_copy_cycles = copied > 0 ? 2.0 * copied / hw.dram_perf_ratio + o.nv.operand_copy_fixed_cycles : 0.0;
+  b.operand_copy_cycles = copied > 0 ? 2.0 * copied / hw.dram_perf_ratio + plan.copies * o.nv.operand_copy_fixed_cycles
+                                     : 0.0;
+  b.realign_read = plan.realign;
+  b.realign_a = plan.realign_a;
+  b.realign_b = plan.realign_b;
 }
 
 // The split tail's terms and the reduction (predict_into): `tail` is the tail phase's breakdown (b itself when
@@ -973,9 +1002,12 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
   }
   const KernelTerms& k = *known;
   if (o.mode == ModelMode::Seed) {
-    predict_phase(p, c, hw, o, kr, k, nullptr, 0, 0, 0, 0.0, false, b);
+    predict_phase(p, c, hw, o, kr, k, nullptr, 0, 0, 0, 0.0, false, false, b);
     return;
   }
+  // Which kernel variant the op launches and what it copies first (before the phases: a realigning launch's
+  // memory time differs).
+  const OperandCopyPlan copies = operand_copy_plan(p, kr);
 
   const std::int64_t batch = std::max<std::int64_t>(p.batch, 1);
   const std::int64_t tiles_per_batch = ceil_div(p.M, c.block_m) * ceil_div(p.N, c.block_n);
@@ -985,7 +1017,8 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
                                        cluster_slots_of(c, hw));
   const double bytes = dtype_bytes(p.dtype);
   if (sp.dp_tiles > 0)
-    predict_phase(p, c, hw, o, kr, k, bps, sp.dp_tiles, ceil_div(p.K, c.block_k), tiles_per_batch, bytes, p.bias, b);
+    predict_phase(p, c, hw, o, kr, k, bps, sp.dp_tiles, ceil_div(p.K, c.block_k), tiles_per_batch, bytes, p.bias,
+                  copies.realign, b);
   if (sp.slices > 1) {
     // The split tail: S slices of each of its tiles, slice-major; units of one slice read one K range. With whole
     // tiles too, the tail is a phase of its own (a breakdown built only here: an unsplit launch, most of a
@@ -995,12 +1028,12 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
     const std::int64_t tail_reuse_units = std::min(sp.tail_tiles, tiles_per_batch);
     if (sp.dp_tiles == 0) {
       predict_phase(p, c, hw, o, kr, k, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, tail_reuse_units, 4.0,
-                    false, b);
+                    false, copies.realign, b);
       split_terms(p, c, hw, o, sp, bytes, b, b);
     } else {
       LatencyBreakdown tail;
       predict_phase(p, c, hw, o, kr, k, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, tail_reuse_units, 4.0,
-                    false, tail);
+                    false, copies.realign, tail);
       split_terms(p, c, hw, o, sp, bytes, tail, b);
     }
   }
@@ -1011,7 +1044,7 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
   b.split_dp_tiles = sp.dp_tiles;
   b.split_tail_tiles = sp.tail_tiles;
   b.dp_cycles = sp.dp_tiles > 0 ? b.tile_cycles * double(b.num_waves) - b.epilogue_hidden_cycles : 0.0;
-  operand_copies(p, hw, o, kr, b);
+  operand_copies(hw, o, copies, b);
   b.total_cycles = b.dp_cycles + b.tail_cycles + b.reduction_cycles + b.operand_copy_cycles;
 }
 

@@ -336,8 +336,19 @@ struct NvModelConstants {
   // 0.973 / 0.77 / 0.788: the picks hardly depend on it.
   double cluster_split_saving_cycles = 2864.0;
   // An operand the kernel cannot read in place (misaligned, or a layout the kernel family does not compile)
-  // is first copied by the op with torch's copy kernel: a launch without PDL plus the copy. Estimate: ~2 us.
+  // is first copied by the op (cpp/kernels/row_copy.cu): a launch without PDL plus the copy, per copied operand
+  // (once per launch until 2026-11-26, though A and B copied are two launches). Estimate: ~2 us.
   double operand_copy_fixed_cycles = 4000.0;
+  // A launch of a realigning kernel (KernelResources::realign_layouts: the mma_sync `_ra` kernels, which read an
+  // operand that breaks the 16-byte rule in place instead of the op copying it first) loads every 16-byte chunk of
+  // both operands as the one or two aligned 16-byte blocks that hold it into registers and stores it to shared
+  // memory itself: a k-tile's loads are issued at its start and stored at its end, so one k-tile is in flight per
+  // thread, not stages - 1 (memory_latency: the Little's-law term with depth 1), and issuing a chunk costs this
+  // many times a cp.async (load_issue_cycles): two 16-byte global loads where the chunk straddles two aligned
+  // blocks, the byte permutes and the shared store, where cp.async is one instruction. 2: the loads counted, not
+  // fitted. Checked against benchmarks/results/probes/probe_realign_h100.txt (H100: every realigning launch of the
+  // probe's shapes next to the same config through the copy path): see the note there.
+  double realign_load_factor = 2.0;
   // A slice shorter than this many k-tiles is not considered: its fixed costs (prologue, partial write,
   // its share of the reduction) outweigh what it overlaps. 2, half the shortest slices that won on the H100
   // (1x1024x4096, 16x64x64 tiles split 16: 4 k-tiles per slice; benchmarks/results/split_k_probes_h100.md),
@@ -554,6 +565,11 @@ struct LatencyBreakdown {
   double operand_copy_bytes = 0;
   double operand_copy_cycles = 0;
   const char* operand_copy_reason = "";
+  // nv: the launch runs the config's realigning kernel (KernelResources::realign_layouts), which reads the misaligned
+  // operand(s) in place instead of the copy; its loads keep one k-tile in flight (memory_latency,
+  // NvModelConstants::realign_load_factor).
+  bool realign_read = false;
+  bool realign_a = false, realign_b = false;  // the operands that break the 16-byte rule and are read in place
   // Tie-break key (phase 1): arithmetic intensity of the tile, flops per byte loaded
   double arithmetic_intensity = 0;
 };

@@ -192,6 +192,12 @@ struct KernelResources {
   // Operand layouts compiled for this config (layout_bit); a problem in another layout makes the op
   // copy an operand into a compiled one first. kAllLayouts when unknown (the abstract space).
   unsigned layouts = kAllLayouts;
+  // Operand layouts (layout_bit) in which this config also has a realigning kernel (KernelEntry::realign, the mma_sync
+  // `_ra` kernels): it reads an operand that breaks the 16-byte rule in place, so the op copies nothing for it
+  // (operand_copies in model.cpp). The resource fields above are the aligned kernels' (what aligned problems run:
+  // their predictions do not depend on the realigning kernels); a realigning kernel counts here only when it has no
+  // spill and no local memory. 0 when none or unknown.
+  unsigned realign_layouts = 0;
 };
 
 // The GEMM as the kernel will run it: C[b] (M x N) = A[b] (M x K) @ B[b] (K x N) for b < batch.
@@ -201,8 +207,9 @@ struct Problem {
   std::int64_t batch = 1;        // independent GEMMs of one shape (torch.bmm, batched matmul)
   bool a_k_contiguous = true;    // layout (see layout_name): default "nn", both operands row-major
   bool b_k_contiguous = false;
-  // Whether an operand can be read in place (16-byte aligned base, leading dimension and batch stride
-  // multiples of 8 elements). false: the op copies it into an aligned buffer first, whatever the kernel
+  // Whether an operand can be read in place by the aligned kernels (16-byte aligned base, leading dimension and
+  // batch stride multiples of 8 elements). false: the op copies it into an aligned buffer first, unless the config
+  // has a realigning kernel in its layout (KernelResources::realign_layouts), which reads it in place
   // (a_k_contiguous / b_k_contiguous then say which dimension has unit stride: what a copy can keep).
   bool a_aligned = true;
   bool b_aligned = true;

@@ -33,6 +33,10 @@ inline std::string shape_str(const at::Tensor& t) {
 // in the environment when the library loaded; the op set_programmatic_dependent_launch switches it at
 // run time (benchmarks A/B it). Defined in ops.cpp.
 bool programmatic_dependent_launch_enabled();
+// The op's GEMM launches on the GPU, and those of them made to overlap the previous kernel (PDL with
+// GemmArgs::overlap_previous_kernel), since the library loaded: count_gemm_launch records one; the op
+// gemm_launch_counts() -> [launches, overlapping] reads them (tests check the capture rule with it). Defined in ops.cpp.
+void count_gemm_launch(bool overlapping);
 
 inline std::string supported_dtype_list() { return "torch.float16, torch.bfloat16, torch.float32"; }
 

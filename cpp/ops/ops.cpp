@@ -101,6 +101,17 @@ static bool set_programmatic_dependent_launch(bool enabled) {
   return pdl_setting().exchange(enabled, std::memory_order_relaxed);
 }
 
+namespace {
+std::atomic<int64_t> gemm_launches{0}, overlapping_launches{0};
+}  // namespace
+void count_gemm_launch(bool overlapping) {
+  gemm_launches.fetch_add(1, std::memory_order_relaxed);
+  if (overlapping) overlapping_launches.fetch_add(1, std::memory_order_relaxed);
+}
+static std::vector<int64_t> gemm_launch_counts() {
+  return {gemm_launches.load(std::memory_order_relaxed), overlapping_launches.load(std::memory_order_relaxed)};
+}
+
 // Debug aid for crashes Python's faulthandler cannot see into: with ORIGAMI_NV_SEGV_BACKTRACE=1 in the
 // environment when _C.so is loaded, a SIGSEGV/SIGBUS/SIGABRT prints the native backtrace (symbols of
 // exported functions; `c++filt` demangles) to stderr, then the default action runs.
@@ -151,6 +162,7 @@ TORCH_LIBRARY(origami_nv, m) {
         &origami_ops::select_config);
   m.def("device_kernel_resources() -> str", &origami_ops::device_kernel_resources);
   m.def("set_programmatic_dependent_launch(bool enabled) -> bool", &origami_ops::set_programmatic_dependent_launch);
+  m.def("gemm_launch_counts() -> int[]", &origami_ops::gemm_launch_counts);
   m.def("tf32_allowed() -> bool", &origami_ops::tf32_allowed);
 }
 

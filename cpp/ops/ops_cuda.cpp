@@ -6,7 +6,12 @@
 // data, 4 of fp32).
 // Otherwise (other strides, an odd leading dimension such as K = 7 row-major, a misaligned slice) the
 // operand is first copied into a fresh buffer whose leading dimension is padded up to 128 bytes (see
-// padded_copy): one extra read+write of that operand, documented in python/origami_nv/ops.py.
+// padded_copy): one extra read+write of that operand, documented in python/origami_nv/ops.py. Except where the
+// config has a realigning variant (KernelEntry::realign, alignment_elems = 1: the mma_sync `_ra` kernels of the
+// small tiles), which reads 16-bit operands with any element-aligned base, leading dimension and batch stride in
+// place; the plan takes it when it copies less (make_plan). ORIGAMI_NV_REALIGN=0 in the environment (read once)
+// leaves the realigning variants out of the plans and the model's kernels: everything as before them (a switch
+// for measuring the two paths against each other).
 // A dimension of size 1 has no meaningful stride, so it never forces a copy.
 #include <c10/cuda/CUDAStream.h>  // c10::cuda::getCurrentCUDAStream (= at::cuda::getCurrentCUDAStream)
 #include <c10/cuda/CUDAGuard.h>
@@ -99,7 +104,37 @@ struct Operand {
 
 bool aligned_ptr(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
-// t: (batch, D0, D1). Try reading it with D1 contiguous (layout "D1"), with ld = stride of D0.
+// ORIGAMI_NV_REALIGN=0 (read once): no realigning kernel in any plan or in the model's kernels.
+bool realign_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("ORIGAMI_NV_REALIGN");
+    return !(v != nullptr && v[0] == '0');
+  }();
+  return on;
+}
+
+// Whether a realigning kernel may run here: switched on, and without local memory (the register filter's rule, as
+// device_resources applies it for the model; every compiled one has none: tests/test_kernels_registry.py). Asked once
+// per (device, kernel): a new plan scans the variants, and the driver query is not free.
+bool realign_usable(const KernelEntry& e, int dev) {
+  if (!realign_enabled()) return false;
+  static std::mutex mu;
+  static std::map<std::pair<int, const KernelEntry*>, bool> known;
+  const std::pair<int, const KernelEntry*> key{dev, &e};
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    const auto it = known.find(key);
+    if (it != known.end()) return it->second;
+  }
+  const origami::DeviceKernelResources d = origami::query_device_resources(e);  // the current device (the guard's)
+  const bool ok = d.error == cudaSuccess && d.local_size_bytes == 0 && d.max_active_blocks_per_sm > 0;
+  std::lock_guard<std::mutex> lock(mu);
+  return known.emplace(key, ok).first->second;
+}
+
+// t: (batch, D0, D1). Try reading it with D1 contiguous (layout "D1"), with ld = stride of D0. align: the kernel's
+// alignment_elems, which the data pointer must meet in bytes too (16 bytes for the aligned kernels, one element for
+// the realigning ones).
 bool try_layout(const at::Tensor& t, int d_contig, int d_lead, int64_t align, Operand& op) {
   const int64_t n_contig = t.size(d_contig), n_lead = t.size(d_lead);
   if (!(t.stride(d_contig) == 1 || n_contig == 1)) return false;
@@ -107,7 +142,7 @@ bool try_layout(const at::Tensor& t, int d_contig, int d_lead, int64_t align, Op
   if (ld % align != 0 || ld <= 0) return false;
   int64_t bs = t.size(0) == 1 ? 0 : t.stride(0);
   if (bs % align != 0) return false;
-  if (!aligned_ptr(t.data_ptr())) return false;
+  if (reinterpret_cast<uintptr_t>(t.data_ptr()) % static_cast<uintptr_t>(align * t.element_size()) != 0) return false;
   op.keep = t;
   op.ptr = t.data_ptr();
   op.ld = ld;
@@ -216,10 +251,16 @@ Operand prepare(const at::Tensor& t, bool is_a, bool want_k_contig, bool force_l
   const int cc = device_cc(dev);
   const int optin = smem_optin_bytes(dev);
   std::vector<origami::KernelResources> out;
+  std::vector<std::pair<const KernelEntry*, origami::DeviceKernelResources>> realigning;
   for (const KernelEntry& e : origami::compiled_kernels()) {
     if (e.dtype != dtype || !runs_on(e, cc, optin)) continue;
+    if (e.realign && !realign_enabled()) continue;
     origami::DeviceKernelResources d = origami::query_device_resources(e);
     if (d.error != cudaSuccess || d.max_active_blocks_per_sm == 0) continue;
+    if (e.realign) {  // below: their layouts only, not their resources (aligned problems never run them)
+      realigning.emplace_back(&e, d);
+      continue;
+    }
     origami::KernelResources* r = nullptr;
     for (auto& x : out)
       if (x.config.same_kernel(e.config)) r = &x;
@@ -240,6 +281,15 @@ Operand prepare(const at::Tensor& t, bool is_a, bool want_k_contig, bool force_l
     r->local_bytes = std::max(r->local_bytes, d.local_size_bytes);
     r->spill_store_bytes = std::max(r->spill_store_bytes, d.local_size_bytes);
     r->spill_load_bytes = std::max(r->spill_load_bytes, d.local_size_bytes);
+  }
+  // A realigning kernel marks its layout in its config's record (KernelResources::realign_layouts) when it has no
+  // local memory (the register filter's rule; make_plan skips such a kernel too), as _kernels.py does with the
+  // build's table.
+  for (const auto& [e, d] : realigning) {
+    if (d.local_size_bytes > 0) continue;
+    for (auto& x : out)
+      if (x.config.same_kernel(e->config))
+        x.realign_layouts |= origami::layout_bit(e->a_k_contiguous, e->b_k_contiguous);
   }
   return out;
 }
@@ -384,10 +434,14 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
 #endif
   const TileConfig& cfg = plan.config;
 
-  // Every compiled layout variant of this config that runs here.
+  // Every compiled layout variant of this config that runs here (the realigning ones unless switched off, and only
+  // where they run without local memory: the model's rule, device_resources).
   std::vector<const KernelEntry*> variants;
   for (const KernelEntry& e : origami::compiled_kernels())
-    if (e.config.same_kernel(cfg) && e.dtype == dtype && runs_on(e, cc, optin)) variants.push_back(&e);
+    if (e.config.same_kernel(cfg) && e.dtype == dtype && runs_on(e, cc, optin)) {
+      if (e.realign && !realign_usable(e, dev)) continue;
+      variants.push_back(&e);
+    }
   if (variants.empty()) {
     bool compiled = false;
     for (const KernelEntry& e : origami::compiled_kernels())
@@ -427,19 +481,24 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
     const bool keeps = t.stride(d_contig) == 1 || t.size(d_contig) == 1;
     return keeps ? t.numel() : static_cast<int64_t>(static_cast<double>(t.numel()) * origami::kTransposingCopyFactor);
   };
+  // A realigning variant (alignment_elems 1) reads a misaligned operand in place, so it wins where an aligned
+  // variant would copy; on a tie of copy cost the aligned variant runs (an aligned problem never runs a realigning
+  // kernel: those load through registers, the aligned ones by cp.async).
   int64_t best_copy_elems = -1;
+  bool best_realign = false;
   for (const KernelEntry* e : variants) {
     bool ok_a = false, ok_b = false;
     prepare(a3, true, e->a_k_contiguous, false, e->alignment_elems, ok_a);
     prepare(b3, false, e->b_k_contiguous, false, e->alignment_elems, ok_b);
     const int64_t copy_elems = (ok_a ? 0 : copy_cost(a3, true, e->a_k_contiguous)) +
                                (ok_b ? 0 : copy_cost(b3, false, e->b_k_contiguous));
-    if (best_copy_elems < 0 || copy_elems < best_copy_elems) {
+    if (best_copy_elems < 0 || copy_elems < best_copy_elems ||
+        (copy_elems == best_copy_elems && best_realign && !e->realign)) {
       best_copy_elems = copy_elems;
+      best_realign = e->realign;
       plan.entry = e;
       plan.copy_a = !ok_a;
       plan.copy_b = !ok_b;
-      if (copy_elems == 0) break;
     }
   }
   if (cfg.split_k > 1) {
@@ -543,7 +602,10 @@ at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor*
   }
   g.stream = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(key.dev)).stream();
   g.programmatic_dependent_launch = plan.pdl_capable && programmatic_dependent_launch_enabled();
+  // (while a CUDA graph is captured: only after one of our kernels; registry.hpp says why)
+  g.overlap_previous_kernel = g.programmatic_dependent_launch && origami::follows_library_kernels(g.stream);
   const cudaError_t err = origami::launch_gemm(*chosen, g);
+  if (err == cudaSuccess) count_gemm_launch(g.overlap_previous_kernel);
   TORCH_CHECK(err == cudaSuccess, op, ": launching ", origami::describe_kernel(*chosen),
               plan.config.split_k > 1 ? " (split-K " + num(plan.config.split_k) + ")" : std::string(), " failed: ",
               cudaGetErrorString(err));
@@ -615,7 +677,8 @@ std::string device_kernel_resources_cuda() {
          num(e.config.block_m) + ", \"block_n\": " + num(e.config.block_n) + ", \"block_k\": " +
          num(e.config.block_k) + ", \"stages\": " + num(e.config.stages) + ", \"warps\": " + num(e.config.warps) +
          "}, \"dtype\": \"" + origami::dtype_name(e.dtype) + "\", \"a_k_contiguous\": " + b(e.a_k_contiguous) +
-         ", \"b_k_contiguous\": " + b(e.b_k_contiguous) + ", \"threads\": " + num(e.threads) +
+         ", \"b_k_contiguous\": " + b(e.b_k_contiguous) + ", \"realign\": " + b(e.realign) +
+         ", \"alignment_elems\": " + num(e.alignment_elems) + ", \"threads\": " + num(e.threads) +
          ", \"smem_bytes\": " + num(e.smem_bytes) + ", \"num_regs\": " + num(d.num_regs) +
          ", \"local_size_bytes\": " + num(d.local_size_bytes) + ", \"max_threads_per_block\": " +
          num(d.max_threads_per_block) + ", \"max_dynamic_smem_bytes\": " + num(d.max_dynamic_smem_bytes) +

@@ -236,7 +236,8 @@ def _resources_from_dict(r: Dict[str, Any]) -> Any:
         cfg, dtype=str(r["dtype"]), threads=int(r["threads"]), registers_per_thread=int(r["registers_per_thread"]),
         spill_store_bytes=int(r.get("spill_store_bytes", 0)), spill_load_bytes=int(r.get("spill_load_bytes", 0)),
         local_bytes=int(r.get("local_bytes", 0)), smem_bytes=int(r["smem_bytes"]), arch=str(r.get("arch", "")),
-        source=str(r.get("source", "")), layouts=int(r.get("layouts", 0xF)))
+        source=str(r.get("source", "")), layouts=int(r.get("layouts", 0xF)),
+        realign_layouts=int(r.get("realign_layouts", 0)))
 
 
 def _resolve(gpu: Optional[str], override: Optional[str]) -> Tuple[Any, Optional[str]]:
@@ -290,8 +291,9 @@ def select(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = 
         layout: the operands' layouts in BLAS letters: 'n' row-major, 't' a transposed view; "nn" is a
             plain a @ b, "nt" nn.Linear's x @ w.t(), "tn" the weight gradient x.t() @ dy, "tt" both
             transposed (the mma_sync family has no "tt" kernel: the op copies the smaller operand).
-        a_aligned, b_aligned: False when an operand cannot be read in place (base not 16-byte aligned, or a
-            leading dimension / batch stride not a multiple of 8 elements): the op copies it first.
+        a_aligned, b_aligned: False when an operand cannot be read in place by the aligned kernels (base not 16-byte
+            aligned, or a leading dimension / batch stride not a multiple of 8 elements): the op copies it first,
+            unless the config has a realigning kernel (the mma_sync `_ra` kernels), which reads it in place.
         bias: True when a bias vector (N elements) is added in the epilogue (nn.Linear, addmm with a 1-D input).
         dtype: "float16", "bfloat16", "float32" or "tfloat32" (aliases fp16/half/bf16/fp32 and torch dtypes accepted).
             float32 is modelled on the CUDA cores (the simt family, seed 002's roof; nv mode only);

@@ -254,7 +254,9 @@ class Explanation:
                      f" wgmma_tma_box_bytes_per_cycle = {_n(b['tma_box_cycles'], 1)} cycles (one SM's TMA rate; a"
                      " tile side past the matrix edge loads zero-filled rows, an operand shorter than the tile only its own)")
         oob = " + TMA out-of-bounds fill" if b.get("tma_oob_fill_cycles") and b["memory_bound"] != "TMA stage throughput" else ""
-        L.append(f"  L_mem = {_n(b['memory_cycles'], 1)} cycles  <- {b['memory_bound']}-bound{oob}")
+        ra = (" (a realigning kernel: one k-tile of loads in flight, issue x realign_load_factor)"
+              if b.get("realign_read") else "")
+        L.append(f"  L_mem = {_n(b['memory_cycles'], 1)} cycles  <- {b['memory_bound']}-bound{oob}{ra}")
         L.append("[Algorithm 8] Tile latency")
         L.append(f"  L_steady   = max(L_compute, L_mem) + (1 - overlap) x min = {_n(b['steady_cycles'], 1)} cycles"
                  f" per K-iteration  <- {b['bound']}-bound")
@@ -316,6 +318,13 @@ class Explanation:
         if b["operand_copy_cycles"]:
             L.append(f"[Operand copies] {b['operand_copy_reason']}: {_n(b['operand_copy_bytes'])} bytes read and"
                      f" written = {_n(b['operand_copy_cycles'])} cycles")
+        if b.get("realign_read"):
+            ops = " and ".join(n for n, f in (("A", b.get("realign_a")), ("B", b.get("realign_b"))) if f)
+            L.append(f"[Operand reads] misaligned operand {ops or '(none)'} (16-byte base / leading dimension rule) read in"
+                     " place by a realigning kernel (the config's _ra variant: each 16-byte chunk loaded as the aligned"
+                     " blocks that hold it and realigned in registers) instead of the copy; its loads keep one k-tile in"
+                     " flight (the latency term's depth is 1, not stages - 1) and issue at realign_load_factor ="
+                     f" {_realign_load_factor():g} x a cp.async (two 16-byte loads per chunk; model.hpp)")
         return L
 
     def _problem_line(self) -> str:
@@ -486,6 +495,12 @@ class Explanation:
                 "config": self.plain["config"].to_dict(),
                 "predicted_cycles_here": self.plain["breakdown_real"]["total_cycles"]},
         }
+
+
+def _realign_load_factor() -> float:
+    """NvModelConstants::realign_load_factor of the installed model (the explained prediction used the defaults)."""
+    from . import _core
+    return float(_core.ModelOptions("nv").nv.realign_load_factor)
 
 
 def _fmt_hw(v: float) -> str:

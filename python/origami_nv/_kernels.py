@@ -34,8 +34,10 @@ def _table() -> dict:
 
 
 def kernel_records() -> list[dict]:
-    """Every compiled kernel (each dtype, operand layout and SASS architecture) as the build recorded it."""
-    return [dict(r) for r in _table()["kernels"]]
+    """Every compiled kernel (each dtype, operand layout and SASS architecture) as the build recorded it.
+    `realign`: a realigning variant (the mma_sync `_ra` kernels: read operands with 2-byte aligned rows in place;
+    False for tables written before they existed)."""
+    return [dict(r, realign=bool(r.get("realign", False))) for r in _table()["kernels"]]
 
 
 def excluded_tiles() -> list[dict]:
@@ -53,6 +55,13 @@ def _arch_matches(record_arch: str, arch: str) -> bool:
     return record_arch == arch or record_arch == arch + "a"
 
 
+def realign_enabled() -> bool:
+    """Whether the op uses the realigning kernels: not with ORIGAMI_NV_REALIGN=0 in the environment (the op reads it
+    once, when it first plans; cpp/ops/ops_cuda.cpp). compiled_kernel_resources follows it, so the model's picks here
+    are the op's."""
+    return os.environ.get("ORIGAMI_NV_REALIGN", "1")[:1] != "0"
+
+
 def compiled_kernel_resources(dtype="float16", arch="sm_90") -> list[dict]:
     """Resources of every compiled kernel configuration for `dtype` on `arch`, one dict per config.
 
@@ -62,18 +71,26 @@ def compiled_kernel_resources(dtype="float16", arch="sm_90") -> list[dict]:
     A configuration is compiled once per operand layout (A K/M-contiguous x B K/N-contiguous); the op
     may launch any of them, so each value here is the worst (largest) over those layout variants, and
     `layouts` is the bit mask of the compiled ones (cpp/model/types.hpp: layout_bit).
+    `realign_layouts`: the mask of the layouts in which the config also has a realigning kernel (record
+    `realign`: reads operands that break the 16-byte rule in place) without spill or local memory; those
+    kernels do not enter the resource values (aligned problems never run them). 0 with ORIGAMI_NV_REALIGN=0.
     Returns [] when the build had no CUDA.
     """
-    return merge_kernel_records(_table()["kernels"], dtype, arch)
+    return merge_kernel_records(_table()["kernels"], dtype, arch, realign=realign_enabled())
 
 
-def merge_kernel_records(records: list, dtype="float16", arch="sm_90") -> list[dict]:
+def merge_kernel_records(records: list, dtype="float16", arch="sm_90", realign: bool = True) -> list[dict]:
     """compiled_kernel_resources over a given kernel table's records (a build's data/kernel_resources.json
-    read elsewhere, e.g. by the offline re-prediction of stored measurements): the op's view of them."""
+    read elsewhere, e.g. by the offline re-prediction of stored measurements): the op's view of them.
+    realign=False: the realigning kernels are left out (realign_layouts 0), as the op with ORIGAMI_NV_REALIGN=0."""
     dt = _canonical_dtype(dtype)
     merged: dict[tuple, dict] = {}
+    realigning = []
     for r in records:
         if r["dtype"] != dt or not _arch_matches(r["arch"], arch):
+            continue
+        if r.get("realign"):
+            realigning.append(r)
             continue
         c = r["config"]
         key = (c["block_m"], c["block_n"], c["block_k"], c["stages"], c["warps"], c["family"])
@@ -85,10 +102,18 @@ def merge_kernel_records(records: list, dtype="float16", arch="sm_90") -> list[d
                 dtype=dt, threads=r["threads"], registers_per_thread=r["registers_per_thread"],
                 spill_store_bytes=r["spill_store_bytes"], spill_load_bytes=r["spill_load_bytes"],
                 local_bytes=r["local_bytes"], smem_bytes=r["smem_bytes"], arch=r["arch"], source="ptxas",
-                layouts=0)
+                layouts=0, realign_layouts=0)
             m = merged[key]
         for f in ("threads", "registers_per_thread", "spill_store_bytes", "spill_load_bytes",
                   "local_bytes", "smem_bytes"):
             m[f] = max(m[f], r[f])
         m["layouts"] |= layout_bit(bool(r["a_k_contiguous"]), bool(r["b_k_contiguous"]))
+    # A realigning kernel marks its layout in its config's record when it could run as compiled: no spill, no local
+    # memory (the register filter's rule, model.cpp kernel_exclusion_reason; the op skips such a kernel too).
+    for r in realigning if realign else []:
+        c = r["config"]
+        m = merged.get((c["block_m"], c["block_n"], c["block_k"], c["stages"], c["warps"], c["family"]))
+        if m is None or r["spill_store_bytes"] or r["spill_load_bytes"] or r["local_bytes"]:
+            continue
+        m["realign_layouts"] |= layout_bit(bool(r["a_k_contiguous"]), bool(r["b_k_contiguous"]))
     return [merged[k] for k in sorted(merged)]

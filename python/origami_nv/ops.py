@@ -182,7 +182,13 @@ def matmul(a, b, *, bias=None, config=None):
     read only a K-major B (``x @ w.t()``); otherwise the model charges, and the op makes, the cheapest
     operand copies to a compiled layout. Operands with other strides, or whose data pointer /
     leading dimension is not 16-byte aligned (e.g. a row-major K = 7), are first copied into an aligned
-    buffer. K = 0 gives zeros, other zero-size dimensions an empty result.
+    buffer, except where the config has a realigning kernel (fp16/bf16, the small mma.sync tiles: the `_ra`
+    entries of kernels(), cpp/kernels/families/mma_sync.py), which reads such an operand in place (any
+    element-aligned pointer, leading dimension and batch stride); the model weighs that against the copy, and the
+    op runs it only where the aligned kernel would copy. ``ORIGAMI_NV_REALIGN=0`` in the environment (read once,
+    when the op first plans) leaves the realigning kernels out of the op and the model: every misaligned operand
+    is copied, as before them (for measuring the two paths against each other).
+    K = 0 gives zeros, other zero-size dimensions an empty result.
 
     config: None (the Origami model picks the tile, and whether to split K, for this shape, layout and
         device), or an explicit configuration: an origami_nv.Config, the pybind TileConfig, a dict with
@@ -238,7 +244,9 @@ def tf32_allowed() -> bool:
 def kernels(dtype=None, device: bool = False) -> list[dict]:
     """The compiled kernels with their resources, one record per (config, dtype, operand layout, arch)
     as the build's ptxas report gave them (data/kernel_resources.json): name, family, config, dtype,
-    a_k_contiguous, b_k_contiguous, threads, registers_per_thread, spill/local bytes, smem_bytes, arch.
+    a_k_contiguous, b_k_contiguous, realign (a realigning `_ra` kernel: reads operands whose rows are only
+    element-aligned in place; alignment_elems 1), threads, registers_per_thread, spill/local bytes, smem_bytes,
+    arch.
 
     dtype: keep only this dtype ("float16"/"bfloat16"). device=True adds the CUDA driver's view on the
     current GPU (cudaFuncGetAttributes + occupancy) under the key "device" (needs torch with CUDA).

@@ -41,6 +41,30 @@ What is compiled per tile (BLOCK_M, BLOCK_N, BLOCK_K from cpp/model/config_space
   with 4 stages vs 3: 195 vs 144 TFLOP/s at 128x4096x4096, 277 vs 243 at 128x8192x4096, 217 vs 203 at
   1024^3, 55 vs 48 at 512^3; 128x256x32 4 vs 3: 491 vs 468 at 4096^3, 411 vs 372 at 128x28672x8192;
   128x64x64 4 vs 3: 269 vs 230 at 128x8192x4096.
+
+* realigning variants (the stated rule, realign_tile): every BLOCK_M x BLOCK_N with BLOCK_M in {16, 32, 64},
+  BLOCK_N in {16, 32, 64, 128} and at most 4 warps (BLOCK_M * BLOCK_N <= 4096) gets REALIGN kernels at one depth,
+  BLOCK_K = 64, or 32 where the 64-deep tile's copy would exceed REALIGN_MAX_COPY_CHUNKS = 16 chunks of 16 bytes
+  per thread per k-tile (the one-warp 16x64 and 64x16, the two-warp 16x128: 18-20 chunks). That is 11 tiles:
+  16x16x64, 16x32x64, 16x64x32, 16x128x32, 32x16x64, 32x32x64, 32x64x64, 32x128x64, 64x16x32, 64x32x64,
+  64x64x64; x 2 dtypes x 3 layouts = 66 kernels, named with the suffix `_ra`, with alignment_elems = 1 and
+  the aligned tile's stages, warps, CTAs per SM and fragment buffers. They read operands whose base pointer,
+  leading dimension or batch stride is only 2-byte aligned (an odd leading dimension of a 16-bit matrix, a
+  slice a[:, 1:]) in place: each 16-byte chunk is loaded as the aligned 16-byte blocks that hold it and
+  realigned in registers (cpp/kernels/mma_sync/gemm_mma_sync.cuh, REALIGN), where the aligned kernels need
+  the op to copy such an operand into an aligned buffer first.
+  Why these tiles: the copy is a fixed cost (a launch, plus a read and a write of the operand) that dominates
+  only where the GEMM itself is short, the small and the decode problems (H100, through the copy path:
+  1x4097x4099 0.36x cuBLAS, 127x129x130 0.48x), and those are what the small mma.sync tiles serve; the model
+  picks BLOCK_K 32-64 for them at these sizes. The 64-row tiles serve forced configs and sm_8x: on sm_90 the
+  wgmma family takes the 64-row tiles (ModelOptions::mma_sync_dominated_by_wgmma). Why the two limits
+  (ptxas -v, nvcc 13.0, sm_90): a chunk in flight holds 32 bytes of loads in registers, and up to 16 chunks the
+  REALIGN kernels fit in 255 registers without spilling (178-254) while the 18-20-chunk ones spilled 8-432 B;
+  the 8-warp 64x128 runs two CTAs per SM under a 128-register cap its aligned kernel already fills (REALIGN
+  spilled 352-732 B). Every kernel costs CI compile time (all kernels on 2 cores within 90 minutes), so the set
+  stays this small; the variants share their aligned twin's translation unit (one front-end pass). An aligned
+  operand never runs a realign kernel: the op takes the aligned variant on a tie of copy cost
+  (cpp/ops/ops_cuda.cpp make_plan).
 """
 from __future__ import annotations
 
@@ -58,6 +82,14 @@ IN_FLIGHT_BYTES = 48 * 1024
 MIN_STAGES, MAX_STAGES = 4, 6
 MAX_WARPS = 8
 ALIGNMENT_ELEMS = 8  # 16-byte cp.async chunks of 2-byte elements
+# The realigning variants (module docstring): which tiles get them, their alignment and name suffix.
+REALIGN_BLOCK_M = (16, 32, 64)
+REALIGN_BLOCK_N = (16, 32, 64, 128)
+REALIGN_BLOCK_K = (64, 32)      # the first whose copy fits REALIGN_MAX_COPY_CHUNKS
+REALIGN_MAX_WARPS = 4
+REALIGN_MAX_COPY_CHUNKS = 16    # = the kernel's kRealignMaxChunks (static_assert there)
+REALIGN_ALIGNMENT_ELEMS = 1     # any 2-byte (one element) aligned base pointer, leading dimension, batch stride
+REALIGN_SUFFIX = "_ra"
 
 DTYPES = [("float16", "fp16", "__half", "origami::DType::Float16"),
           ("bfloat16", "bf16", "__nv_bfloat16", "origami::DType::BFloat16")]
@@ -162,8 +194,27 @@ def residency(bm: int, bn: int, bk: int, warps: int, wm: int, wn: int, smem: int
     return (2 if two_fit and est2 <= 136 and short_copies else 1), double
 
 
-def kernel_name(bm, bn, bk, stages, warps, dt_short, layout_suffix):
-    return f"origami_mma_sync_{bm}x{bn}x{bk}_s{stages}_w{warps}_{dt_short}_{layout_suffix}"
+def kernel_name(bm, bn, bk, stages, warps, dt_short, layout_suffix, realign=False):
+    return (f"origami_mma_sync_{bm}x{bn}x{bk}_s{stages}_w{warps}_{dt_short}_{layout_suffix}"
+            + (REALIGN_SUFFIX if realign else ""))
+
+
+def realign_block_k(bm: int, bn: int):
+    """The BLOCK_K of the (bm, bn) tile that gets REALIGN kernels, or None (the module docstring's rule)."""
+    if bm not in REALIGN_BLOCK_M or bn not in REALIGN_BLOCK_N:
+        return None
+    w = choose_warps(bm, bn)
+    if w is None or w[0] > REALIGN_MAX_WARPS:
+        return None
+    for bk in REALIGN_BLOCK_K:
+        if sum(copy_iterations(bm, bn, bk, w[0])) <= REALIGN_MAX_COPY_CHUNKS:
+            return bk
+    return None
+
+
+def realign_tile(bm: int, bn: int, bk: int) -> bool:
+    """Whether the tile also gets REALIGN kernels."""
+    return realign_block_k(bm, bn) == bk
 
 
 def specializations(space: dict):
@@ -192,17 +243,22 @@ def specializations(space: dict):
                         stages, smem = stages - 1, smem_less
                         min_blocks, double_frags = residency(bm, bn, bk, warps, wm, wn, smem)
                 kernels = []
-                for dt_name, dt_short, ctype, dt_enum in DTYPES:
-                    for a_k, b_k, suffix in LAYOUTS:
-                        name = kernel_name(bm, bn, bk, stages, warps, dt_short, suffix)
-                        kernels.append(dict(
-                            name=name, family=FAMILY, family_enum=FAMILY_ENUM,
-                            block_m=bm, block_n=bn, block_k=bk, stages=stages, warps=warps,
-                            warps_m=wm, warps_n=wn, dtype=dt_name, dtype_enum=dt_enum, ctype=ctype,
-                            a_k_contiguous=a_k, b_k_contiguous=b_k, threads=32 * warps,
-                            smem_bytes=smem, alignment_elems=ALIGNMENT_ELEMS, min_cc=MIN_CC,
-                            min_blocks_per_sm=min_blocks, double_frags=double_frags,
-                            launcher=f"launch_{name}"))
+                # The aligned kernels first, then the realigning ones: generation order is the registry's
+                # order, and the op's plan keeps the first variant on a tie (it also prefers aligned ones
+                # explicitly).
+                for realign in (False, True) if realign_tile(bm, bn, bk) else (False,):
+                    for dt_name, dt_short, ctype, dt_enum in DTYPES:
+                        for a_k, b_k, suffix in LAYOUTS:
+                            name = kernel_name(bm, bn, bk, stages, warps, dt_short, suffix, realign)
+                            kernels.append(dict(
+                                name=name, family=FAMILY, family_enum=FAMILY_ENUM,
+                                block_m=bm, block_n=bn, block_k=bk, stages=stages, warps=warps,
+                                warps_m=wm, warps_n=wn, dtype=dt_name, dtype_enum=dt_enum, ctype=ctype,
+                                a_k_contiguous=a_k, b_k_contiguous=b_k, threads=32 * warps,
+                                smem_bytes=smem,
+                                alignment_elems=REALIGN_ALIGNMENT_ELEMS if realign else ALIGNMENT_ELEMS,
+                                min_cc=MIN_CC, min_blocks_per_sm=min_blocks, double_frags=double_frags,
+                                realign=realign, launcher=f"launch_{name}"))
                 specs.append(dict(name=f"mma_sync_{bm}x{bn}x{bk}", family=FAMILY, kernels=kernels,
                                   nvcc_flags=NVCC_FLAGS))
     return specs, excluded
@@ -213,7 +269,8 @@ def tu_text(spec: dict) -> str:
     for k in spec["kernels"]:
         kt = (f"origami::mma_sync::Kernel<{k['ctype']}, {k['block_m']}, {k['block_n']}, {k['block_k']}, "
               f"{k['stages']}, {k['warps_m']}, {k['warps_n']}, {str(k['a_k_contiguous']).lower()}, "
-              f"{str(k['b_k_contiguous']).lower()}, {str(k['double_frags']).lower()}>")
+              f"{str(k['b_k_contiguous']).lower()}, {str(k['double_frags']).lower()}, "
+              f"{str(k['realign']).lower()}>")
         alias = f"K_{k['name']}"
         out += [
             f"using {alias} = {kt};",

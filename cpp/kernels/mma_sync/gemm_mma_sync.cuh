@@ -11,10 +11,22 @@
 // group_size_m is a launch argument.
 //
 // Edges: any M, N, K >= 1. Loads past M/N/K are zero-filled with the cp.async src-size operand (a
-// partial 16-byte chunk at the K edge reads only its valid bytes); stores are guarded. What the op
-// must guarantee (KernelEntry::alignment_elems = 8): 16-byte aligned base pointers and leading
-// dimensions (and batch strides) that are multiples of 8 elements, so every 16-byte chunk that starts
-// inside the matrix starts on a 16-byte boundary.
+// partial 16-byte chunk at the K edge reads only its valid bytes); stores are guarded.
+//
+// Alignment contract (what the op must guarantee, KernelEntry::alignment_elems):
+//  * REALIGN = false (alignment_elems = 8): 16-byte aligned A and B base pointers, leading dimensions and
+//    batch strides that are multiples of 8 elements, so every 16-byte chunk that starts inside the matrix
+//    starts on a 16-byte boundary (one cp.async each).
+//  * REALIGN = true (alignment_elems = 1; the `_ra` kernels): A and B base pointers, leading dimensions and
+//    batch strides any multiple of one element (2 bytes): an odd leading dimension (B = 4099 x 4097
+//    row-major), a slice a[:, 1:]. Each operand chunk is read with ld.global.nc as the (at most two)
+//    16-byte-aligned blocks of global memory that hold it, realigned in registers (realign.cuh) and stored
+//    with one st.shared.v4 where cp.async would have written it; no cp.async is issued. An aligned block
+//    is read only when it holds an element the chunk takes (a whole aligned 16-byte block that contains a
+//    byte of the operand never leaves the allocation's pages), so there is no guard beyond the edge test:
+//    a chunk that crosses the M/N/K edge keeps its valid elements and zero-fills the rest, rows past the
+//    edge are zeros (the semantics of cp.async's src-size fill). Bias (read element by element) and C
+//    (allocated by the op, stored with 16-byte or element stores by ldc) are as in the aligned kernels.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -25,6 +37,7 @@
 
 #include "../gemm_args.hpp"
 #include "../pdl.hpp"
+#include "../realign.cuh"
 
 namespace origami {
 namespace mma_sync {
@@ -62,6 +75,13 @@ __device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, int s
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+// REALIGN path: one 16-byte block of global memory through the non-coherent (read-only) path, and one 16-byte
+// shared-memory store. ld.global.nc: the operands are not written while the kernel runs (the PDL wait precedes
+// the first load), and it cannot alias st.shared, so the compiler may issue a group's loads before its stores.
+__device__ __forceinline__ uint4 ldg_block(const uint4* p) { return __ldg(p); }
+__device__ __forceinline__ void st_shared_16(unsigned dst, const uint4 v) {
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w));
+}
 template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
@@ -140,8 +160,10 @@ struct SwizzledTile {
 // i.e. column-major K x N); else N-contiguous (row-major K x N).
 // DOUBLE_FRAGS: two fragment register sets (ldmatrix of k-step s+1 overlaps the mma of k-step s); off,
 // one set (loaded right before its mma), for tiles whose register budget has no room for the second.
+// REALIGN: operands whose rows are only 2-byte aligned, read in place through registers (the header's
+// alignment contract; the copy plan below, "REALIGN").
 template <typename T, int BM, int BN, int BK, int STAGES, int WARPS_M, int WARPS_N, bool A_K, bool B_K,
-          bool DOUBLE_FRAGS = true>
+          bool DOUBLE_FRAGS = true, bool REALIGN = false>
 struct Kernel {
   static constexpr int kWarps = WARPS_M * WARPS_N;
   static constexpr int kThreads = 32 * kWarps;
@@ -237,6 +259,117 @@ struct Kernel {
       src = g + (long long)grow * ld + gcol;
     }
     cp_async_16(stage_smem + Tile::offset(row, chunk) * 2, src, bytes);
+  }
+
+  // ---- REALIGN: the copy through registers ----
+  // A chunk cannot be one cp.async when its global address is not 16-byte aligned (cp.async of 16 bytes needs
+  // 16-byte aligned source and destination, and the smaller sizes need their own alignment: a 2-byte aligned
+  // row has none). So a thread loads the aligned 16-byte blocks that hold the chunk into registers (Staged),
+  // and stores the realigned chunk to the same swizzled place later: the loads of a group of chunks are all
+  // issued before the group's first store (a store waits for its loads), and the stores come after the
+  // group's k-steps of mma (k_tile), so the load latency can overlap the other loads and tensor-core work.
+  // No cp.async is issued; the ring's commit/wait bookkeeping then counts empty groups (a no-op), and the
+  // stores are made visible by the same __syncthreads that publishes a cp.async stage.
+  //
+  // Grouping: a chunk holds 2 x 16 bytes of loads in registers from its loads to its store. A k-tile's
+  // kCopyIters chunks form kRealignGroups groups of at most kRealignGroupMax; group q is loaded at k-step
+  // q * kRealignSpan and stored after the mma of its last k-step, (q + 1) * kRealignSpan - 1.
+  // ptxas schedules the straight-line k-tile itself (ld.global.nc aliases none of the st.shared, ldmatrix and
+  // mma around it). What it makes of it (SASS, nvcc 13.0, sm_90, steady loop): with one group (8 chunks:
+  // 16x16x64, 64x64x64) every load of the k-tile at its top and the stores after its barrier, the k-tile's mma
+  // in between; with two groups, group 0's stores right after its loads (the warp waits there for them), then
+  // group 1's loads, the mma, the barrier and group 1's stores: two round trips per k-tile, the second under the
+  // mma. (Making the stores depend on an mma result moved them by one or two HMMAs, no more.)
+  // The register budget (ptxas -v): up to kRealignMaxChunks chunks per thread per k-tile the REALIGN kernels fit
+  // in 255 registers without spilling (178-254); the 20-chunk one-warp 16x64x64 and 64x16x64 and the 18-chunk
+  // 16x128x64 spilled 8-432 B, also with the groups chained (each group's addresses made to depend on the
+  // previous group's data, so that at most two were in flight) and with 4-5 chunk groups. So the generator gives
+  // REALIGN variants only to tiles within it (families/mma_sync.py).
+  // A group's store may come after the barrier that ends its k-tile (the last k-step calls next_tile before
+  // its mma): the stage it writes is read STAGES - 1 tiles later, after at least one more barrier when
+  // STAGES >= 3, and it is not the stage the next tile reads.
+  static constexpr int kRealignMaxChunks = 16;
+  static constexpr int kRealignGroupMax = 8;
+  static constexpr int kRealignGroups = (kCopyIters + kRealignGroupMax - 1) / kRealignGroupMax;
+  static constexpr int kRealignChunks = (kCopyIters + kRealignGroups - 1) / kRealignGroups;  // per group, at most
+  static constexpr int kRealignSpan =  // (1 where it would be 0: only for tiles without REALIGN, see the assert)
+      kRealignGroups <= kStepsUnrolled ? kStepsUnrolled / kRealignGroups : 1;
+  static_assert(!REALIGN || STAGES >= 3, "REALIGN stores the last copy group after the k-tile's barrier");
+  static_assert(!REALIGN || kCopyIters <= kRealignMaxChunks, "REALIGN: more copy chunks per thread than registers");
+  static_assert(!REALIGN || (kStepGroups == 1 && kRealignGroups <= kStepsUnrolled),
+                "REALIGN spreads its copy groups over the k-steps of one unrolled group");
+  template <int Q>
+  struct RealignGroup {  // iterations [kJ0, kJ1) of a k-tile's copy (A's first, then B's)
+    static constexpr int kJ0 = Q * kCopyIters / kRealignGroups;
+    static constexpr int kJ1 = (Q + 1) * kCopyIters / kRealignGroups;
+    static_assert(kJ1 - kJ0 <= kRealignChunks, "a group holds at most kRealignChunks chunks");
+  };
+
+  struct Staged {
+    uint4 lo, hi;  // the aligned 16-byte blocks of global memory that hold the chunk (zeros where not read)
+    unsigned dst;  // shared-memory byte address of the chunk (swizzled: where cp.async would write it)
+    int off;       // byte offset of the chunk's first element in lo (even)
+    int valid;     // elements of the chunk inside the matrix, 0..8; -1: no chunk (an idle thread of a partial tile)
+  };
+  // Load the blocks holding `valid` elements from src (none when valid <= 0). The second block is read only
+  // when the valid elements reach into it, so every block read holds an element of the operand.
+  __device__ __forceinline__ static void realign_load(Staged& s, unsigned dst, const T* src, int valid) {
+    const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(src);
+    s.off = static_cast<int>(addr & 15u);
+    s.dst = dst;
+    s.valid = valid;
+    const uint4* blk = reinterpret_cast<const uint4*>(addr - static_cast<std::uintptr_t>(s.off));
+    const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
+    s.lo = valid > 0 ? ldg_block(blk) : zero;
+    s.hi = s.off + 2 * valid > 16 ? ldg_block(blk + 1) : zero;
+  }
+  // The realigned chunk, elements from `valid` on zeroed (little-endian: element 2w is the low half of word w).
+  // A full chunk (valid = 8, a constant on the steady paths) is the realign and the store.
+  __device__ __forceinline__ static void realign_store(const Staged& s) {
+    if (s.valid < 0) return;
+    uint4 v = realign(s.lo, s.hi, s.off);
+    if (s.valid < 8) {
+      auto keep = [&](int w) -> unsigned {
+        const int n = s.valid - 2 * w;
+        return n >= 2 ? 0xffffffffu : n == 1 ? 0x0000ffffu : 0u;
+      };
+      v.x &= keep(0);
+      v.y &= keep(1);
+      v.z &= keep(2);
+      v.w &= keep(3);
+    }
+    st_shared_16(s.dst, v);
+  }
+  // copy_full / copy_edge of the REALIGN path: the same chunk, destination and running-pointer steps.
+  template <typename C, typename Tile>
+  __device__ __forceinline__ static void realign_load_full(Staged& s, unsigned stage_smem, const T*& src, long long ld,
+                                                           int r0, int c0, int i) {
+    if (!C::kPartial || r0 < C::kRows)
+      realign_load(s, stage_smem + Tile::offset(r0 + C::drow(i), c0 + C::dchunk(i)) * 2, src + C::dchunk(i) * 8, 8);
+    else
+      s.valid = -1;
+    advance<C>(src, ld, i);
+  }
+  template <typename C, typename Tile>
+  __device__ __forceinline__ static void realign_load_edge(Staged& s, unsigned stage_smem, const T*& src_run,
+                                                           const T* g, long long ld, int row_origin, int row_limit,
+                                                           int col_origin, int col_limit, int r0, int c0, int i) {
+    advance<C>(src_run, ld, i);
+    const int row = r0 + C::drow(i);
+    const int chunk = c0 + C::dchunk(i);
+    if (C::kPartial && row >= C::kRows) {
+      s.valid = -1;
+      return;
+    }
+    const int grow = row_origin + row;
+    const int gcol = col_origin + chunk * 8;
+    int valid = 0;
+    const T* src = g;
+    if (grow < row_limit && gcol < col_limit) {
+      valid = min(col_limit - gcol, 8);
+      src = g + (long long)grow * ld + gcol;
+    }
+    realign_load(s, stage_smem + Tile::offset(row, chunk) * 2, src, valid);
   }
 
   // ---- one k-step's fragments (per-lane ldmatrix rows; fragment layouts of mma.m16n8k16, PTX ISA) ----
@@ -429,6 +562,38 @@ struct Kernel {
         for (int i = B0; i < B1; ++i) copy_one(std::false_type(), i, a_s, b_s, k0, a_full, b_full);
       }
     };
+    // REALIGN: iteration i of A (is_a) or B into `st`; a group's loads (RealignGroup<Q>: the copy iterations
+    // [kJ0, kJ1) of k-tile kt into ring stage `stage`), then its stores.
+    auto realign_load_one = [&](auto is_a, int i, Staged& st, unsigned a_s, unsigned b_s, int k0, bool a_full,
+                                bool b_full) {
+      if constexpr (decltype(is_a)::value) {
+        if (a_full) realign_load_full<CopyA, TileA>(st, a_s, a_cur, p.lda, a_r0, a_c0, i);
+        else if (A_K) realign_load_edge<CopyA, TileA>(st, a_s, a_cur, A, p.lda, m0, p.M, k0, K, a_r0, a_c0, i);
+        else          realign_load_edge<CopyA, TileA>(st, a_s, a_cur, A, p.lda, k0, K, m0, p.M, a_r0, a_c0, i);
+      } else {
+        if (b_full) realign_load_full<CopyB, TileB>(st, b_s, b_cur, p.ldb, b_r0, b_c0, i);
+        else if (B_K) realign_load_edge<CopyB, TileB>(st, b_s, b_cur, B, p.ldb, n0, p.N, k0, K, b_r0, b_c0, i);
+        else          realign_load_edge<CopyB, TileB>(st, b_s, b_cur, B, p.ldb, k0, K, n0, p.N, b_r0, b_c0, i);
+      }
+    };
+    auto realign_group_load = [&](auto q_c, Staged (&st)[kRealignChunks], int stage, int kt, bool a_full,
+                                  bool b_full) {
+      using G = RealignGroup<decltype(q_c)::value>;
+      const unsigned a_s = smem_base + stage * kStageElems * 2;
+      const unsigned b_s = a_s + TileA::kElems * 2;
+      const int k0 = kt * BK;
+      static_for<G::kJ0, G::kJ1>([&](auto j_c) {
+        constexpr int j = decltype(j_c)::value;
+        if constexpr (j < CopyA::kIters)
+          realign_load_one(std::true_type(), j, st[j - G::kJ0], a_s, b_s, k0, a_full, b_full);
+        else
+          realign_load_one(std::false_type(), j - CopyA::kIters, st[j - G::kJ0], a_s, b_s, k0, a_full, b_full);
+      });
+    };
+    auto realign_group_store = [&](auto q_c, const Staged (&st)[kRealignChunks]) {
+      using G = RealignGroup<decltype(q_c)::value>;
+      static_for<0, G::kJ1 - G::kJ0>([&](auto j_c) { realign_store(st[decltype(j_c)::value]); });
+    };
     // The prologue's copies: executed once per CTA, so compact code (a loop unrolled by 2) rather than
     // straight-line; short GEMMs run little else, and an unrolled prologue was most of the kernel's
     // instructions (16x16x128: 2700 of 4000), fetched cold by every SM.
@@ -462,7 +627,17 @@ struct Kernel {
     for (int s = 0; s < STAGES - 1; ++s) {
       if (s < k_tiles) {
         const bool k_full = s < k_full_tiles;
-        copy_all_compact(s, s, a_mn_full && k_full, b_mn_full && k_full);
+        if constexpr (REALIGN) {
+          // Group by group, loads then stores (nothing to overlap them with yet): kRealignGroups round trips
+          // per prologue tile.
+          static_for<0, kRealignGroups>([&](auto q_c) {
+            Staged st[kRealignChunks];
+            realign_group_load(q_c, st, s, s, a_mn_full && k_full, b_mn_full && k_full);
+            realign_group_store(q_c, st);
+          });
+        } else {
+          copy_all_compact(s, s, a_mn_full && k_full, b_mn_full && k_full);
+        }
         next_k_tile_pointers();
       }
       cp_async_commit();
@@ -514,18 +689,30 @@ struct Kernel {
       // over the k-steps of the first group.
 #pragma unroll 1
       for (int g = 0; g < kStepGroups; ++g) {
+        Staged staged[kRealignChunks];  // REALIGN: the copy group in flight (unused otherwise)
         static_for<0, kStepsUnrolled>([&](auto ki_c) {
           constexpr int ki = decltype(ki_c)::value;
           const int kk = g * kStepsUnrolled + ki;
           const bool last_step = ki == kStepsUnrolled - 1 && g == kStepGroups - 1;
+          // REALIGN: group kQ's loads are issued at this k-step (kLoadGroup) / stored after its mma (kStoreGroup).
+          constexpr int kQ = ki / kRealignSpan;
+          [[maybe_unused]] constexpr bool kLoadGroup = REALIGN && ki % kRealignSpan == 0 && kQ < kRealignGroups;
+          [[maybe_unused]] constexpr bool kStoreGroup =
+              REALIGN && ki % kRealignSpan == kRealignSpan - 1 && kQ < kRealignGroups;
           if constexpr (!DOUBLE_FRAGS) {
             const unsigned a_s = smem_base + read_stage * kStageElems * 2;
             load_fragments(af[0], bf[0], a_s, a_s + TileA::kElems * 2, kk, warp_m0, warp_n0, lrow, lmat);
           }
-          if (load_now && g == 0)  // this k-step's share of the copy of tile kt_load
-            copy_range(std::integral_constant<int, ki * kCopyIters / kStepsUnrolled>(),
-                       std::integral_constant<int, (ki + 1) * kCopyIters / kStepsUnrolled>(), write_stage,
-                       kt_load, a_full, b_full);
+          if constexpr (REALIGN) {
+            if constexpr (kLoadGroup)
+              if (load_now && g == 0)  // this k-step's group of the copy of tile kt_load
+                realign_group_load(std::integral_constant<int, kQ>(), staged, write_stage, kt_load, a_full, b_full);
+          } else {
+            if (load_now && g == 0)  // this k-step's share of the copy of tile kt_load
+              copy_range(std::integral_constant<int, ki * kCopyIters / kStepsUnrolled>(),
+                         std::integral_constant<int, (ki + 1) * kCopyIters / kStepsUnrolled>(), write_stage,
+                         kt_load, a_full, b_full);
+          }
           if constexpr (DOUBLE_FRAGS) {
             if (last_step) next_tile();
             // Next k-step's fragments (after the last k-step of the last tile this reads a stage no
@@ -534,8 +721,12 @@ struct Kernel {
             load_fragments(af[(ki + 1) % kFragSets], bf[(ki + 1) % kFragSets], a_s, a_s + TileA::kElems * 2,
                            last_step ? 0 : kk + 1, warp_m0, warp_n0, lrow, lmat);
             mma_step(acc, af[ki % kFragSets], bf[ki % kFragSets]);
+            if constexpr (kStoreGroup)
+              if (load_now && g == 0) realign_group_store(std::integral_constant<int, kQ>(), staged);
           } else {
             mma_step(acc, af[0], bf[0]);
+            if constexpr (kStoreGroup)
+              if (load_now && g == 0) realign_group_store(std::integral_constant<int, kQ>(), staged);
             if (last_step) next_tile();
           }
         });

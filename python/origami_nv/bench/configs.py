@@ -106,6 +106,19 @@ def _simt_one_cta_tile(info: dict, cfg: dict) -> bool:
     return cfg["family"] == "simt" and (cfg["block_m"], cfg["block_n"], cfg["block_k"]) == (128, 128, 16)
 
 
+# The mma_sync tiles with a realigning variant (the rule of cpp/kernels/families/mma_sync.py, realign_tile; the op
+# launches that variant when an operand breaks the 16-byte rule). tests/test_realign.py checks the two agree.
+_REALIGN_TILES = frozenset({(16, 16, 64), (16, 32, 64), (16, 64, 32), (16, 128, 32), (32, 16, 64), (32, 32, 64),
+                            (32, 64, 64), (32, 128, 64), (64, 16, 32), (64, 32, 64), (64, 64, 64)})
+
+
+def _mma_sync_realigned(info: dict, cfg: dict) -> bool:
+    """An mma_sync launch of a tile with a realigning variant at a size with an operand breaking the 16-byte rule: the
+    op now reads that operand in place with the `_ra` kernel instead of copying it first."""
+    return (cfg["family"] == "mma_sync" and (cfg["block_m"], cfg["block_n"], cfg["block_k"]) in _REALIGN_TILES
+            and _operand_copied(info, cfg))
+
+
 # Kernel changes that alter the time of some launches, oldest first: (version, commit, what changed, which launches
 # it alters). Raw records of origami_nv's launches (config and pick) carry the version they were measured with as
 # "kernel_version" (absent = 1: the kernels before the first change listed). A record is stale when a change newer
@@ -128,6 +141,8 @@ KERNEL_CHANGES = (
      _simt_one_cta_tile),
     (9, "twelfth session", "wgmma: a split launch of one wave of clusters with short slices reduces in the cluster",
      _wgmma_cluster_split),
+    (10, "fifteenth session", "mma_sync: the small tiles read an operand breaking the 16-byte rule in place (`_ra` "
+     "kernels) instead of the op copying it", _mma_sync_realigned),
 )
 KERNEL_VERSION = KERNEL_CHANGES[-1][0]
 
