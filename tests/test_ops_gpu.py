@@ -343,6 +343,8 @@ def test_graph_overlaps_only_after_our_kernels():
     (registry.hpp, follows_library_kernels): in [elementwise, GEMM, GEMM, split GEMM, GEMM] the GEMMs after a GEMM
     overlap and the first does not; eager launches always do; with PDL off none does. Counted by the op
     (gemm_launch_counts), and the replayed graph computes what eager mode does."""
+    from origami_nv.ops import load_op
+    load_op()  # registers torch.ops.origami_nv.* (this test may run alone)
     counts = torch.ops.origami_nv.gemm_launch_counts
     cc = torch.cuda.get_device_capability()
     if cc < (9, 0):

@@ -96,6 +96,9 @@ cudaError_t launch_gemm(const KernelEntry& e, const GemmArgs& g) {
 }
 
 bool follows_library_kernels(cudaStream_t stream) {
+  // The legacy default stream cannot be captured (cudaStreamBeginCapture refuses it): eager launches on it, torch's
+  // default, ask the driver nothing.
+  if (stream == nullptr || stream == cudaStreamLegacy) return true;
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   const cudaGraphNode_t* deps = nullptr;
   size_t n = 0;

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# One-off device job of 2026-11-26 (fifteenth session): per suite, a resumed `bench run` within its share of the time;
+# flags: r adds --retime-picks, s adds --retime-stale (kernel change 10: the realigning mma_sync kernels made the
+# small tiles' launches at sizes with a misaligned operand stale). New shards as one tar.
+#   bash benchmarks/results/probes/device_session15.sh GPU_NAME DEADLINE_S SUITE:SECONDS[:FLAGS] ...   (SECONDS 0: the rest)
+set -uo pipefail
+source benchmarks/results/probes/device_lib.sh
+target=$1; deadline=$2; shift 2
+device_prepare "$target"
+for item in "$@"; do
+  IFS=: read -r suite share flags <<< "$item"
+  left=$(( deadline - ($(date +%s) - t0) - 45 ))
+  [ "$left" -gt 20 ] || { echo "$suite: no time left"; continue; }
+  [ "${share:-0}" -gt 0 ] && [ "$share" -lt "$left" ] && left=$share
+  extra=()
+  [[ "${flags:-}" == *r* ]] && extra+=(--retime-picks)
+  [[ "${flags:-}" == *s* ]] && extra+=(--retime-stale)
+  python3 -m origami_nv bench run --suite "$suite" --out /tmp/rep --resume-from reports --gpu-name "$target" --no-seed \
+    --no-plots --no-report --time-budget "$left" "${extra[@]}" 2>&1 | tail -2
+  echo "$suite done at $(( $(date +%s) - t0 )) s"
+done
+device_ship_shards
+echo "total $(( $(date +%s) - t0 )) s"
