@@ -364,9 +364,9 @@ def test_rank_terms_are_the_error_spread_and_a_soft_pick():
     assert all(math.isnan(x) for x in fm.rank_terms([1.0], [1.0], 1.0))
 
 
-@pytest.mark.parametrize("gpu_dir,row,sizes,min_geomean,min_abf,min_tau", [
-    ("nvidia-h100", "H100_SXM", 118, 0.96, 0.54, 0.74), ("nvidia-h200", "H200", 118, 0.965, 0.70, 0.78)])
-def test_installed_model_on_the_validation_sets(gpu_dir, row, sizes, min_geomean, min_abf, min_tau):
+@pytest.mark.parametrize("gpu_dir,row,sizes,stale,min_geomean,min_abf,min_tau", [
+    ("nvidia-h100", "H100_SXM", 118, 0, 0.96, 0.54, 0.74), ("nvidia-h200", "H200", 118, 8, 0.965, 0.70, 0.78)])
+def test_installed_model_on_the_validation_sets(gpu_dir, row, sizes, stale, min_geomean, min_abf, min_tau):
     """Offline A/BF of the installed model on gen-valid (never read by a fit), both GPUs. Thresholds: what the
     installed model reaches (benchmarks/results/model_fit_latency.md: H100 0.961 / min 0.55 / tau 0.710, H200 0.964 /
     0.66 / 0.733) with a little slack. The brute force has the wgmma 64x64 and 64x128 tiles since 2026-11-25; without
@@ -387,7 +387,10 @@ def test_installed_model_on_the_validation_sets(gpu_dir, row, sizes, min_geomean
     and the split launch cost refit on H100 gen-train (split_k_tail_overhead_fraction; before -> after): H100 0.978 /
     0.85 / 0.773 -> 0.978 / 0.85 / 0.780, H200 0.968 / 0.77 / 0.795 -> 0.969 / 0.71 / 0.803: tau up on both, the H200
     minimum down at one size (128x1024x4096 bf16: 128x64 split 8 picked, 64x80 split 4 best; was 128x96 split 4 at
-    0.83), hence 0.70 there (benchmarks/results/model_fit_split_tail.md)."""
+    0.83), hence 0.70 there (benchmarks/results/model_fit_split_tail.md). Fifteenth session: kernel change 10 (the small
+    mma.sync tiles read a misaligned operand in place) made 8 sizes of the H200 set stale, which the evaluation leaves
+    out until they are re-timed there (`bench run --retime-stale` on an H200; no H200 was lent after the change); the
+    H100 set was re-timed for it (`stale` = the sizes left out, so a size cannot go missing unnoticed)."""
     raw = ROOT / "reports" / gpu_dir / "raw" / "gen-valid" / "rotate"
     if not raw.is_dir():
         pytest.skip(f"no raw measurements at {raw}")
@@ -400,7 +403,8 @@ def test_installed_model_on_the_validation_sets(gpu_dir, row, sizes, min_geomean
         summ = fm.evaluate(s, hw, list(s.kernel_resources().values()), None)["summary"]
     finally:
         fm.KERNEL_TABLE = []
-    assert summ["sizes"] == sizes and summ["unmeasured_picks"] == 0
+    assert len(s.stale_sizes) == stale
+    assert summ["sizes"] == sizes - stale and summ["unmeasured_picks"] == 0
     assert summ["a_bf_geomean"] >= min_geomean
     assert summ["a_bf_min"] >= min_abf
     assert summ["tau_mean"] >= min_tau
