@@ -3,17 +3,20 @@
 # of the time; flag r adds --retime-picks (every pick timed again with its best launch right after it, so the report's
 # A/BF is a ratio of one run); any run also times the kernels no record of the suite has timed (the thirteenth
 # session's 128x96/112/144 tiles at gen-train). New shards as one tar.
-#   bash benchmarks/results/probes/device_session14.sh GPU_NAME DEADLINE_S SUITE:SECONDS[:r] ...   (SECONDS 0: the rest)
+#   bash benchmarks/results/probes/device_session14.sh GPU_NAME DEADLINE_S SUITE:SECONDS[:FLAGS] ...   (SECONDS 0: the rest;
+#   FLAGS: r = --retime-picks, s = --retime-stale)
 set -uo pipefail
 source benchmarks/results/probes/device_lib.sh
 target=$1; deadline=$2; shift 2
 device_prepare "$target"
 for item in "$@"; do
-  IFS=: read -r suite share flag <<< "$item"
+  IFS=: read -r suite share flags <<< "$item"
   left=$(( deadline - ($(date +%s) - t0) - 45 ))
   [ "$left" -gt 20 ] || { echo "$suite: no time left"; continue; }
   [ "${share:-0}" -gt 0 ] && [ "$share" -lt "$left" ] && left=$share
-  extra=(); [ "${flag:-}" = r ] && extra=(--retime-picks)
+  extra=()
+  [[ "${flags:-}" == *r* ]] && extra+=(--retime-picks)
+  [[ "${flags:-}" == *s* ]] && extra+=(--retime-stale)  # (fifteenth session: kernel change 10's stale launches)
   python3 -m origami_nv bench run --suite "$suite" --out /tmp/rep --resume-from reports --gpu-name "$target" --no-seed \
     --no-plots --no-report --time-budget "$left" "${extra[@]}" 2>&1 | tail -2
   echo "$suite done at $(( $(date +%s) - t0 )) s"
