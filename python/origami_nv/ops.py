@@ -220,7 +220,9 @@ class programmatic_dependent_launch:
     a kernel launches while the previous kernel of the stream is still running and does its set-up,
     then waits (``griddepcontrol.wait``) before touching global memory, so it is safe after any kernel;
     it saves part of the ~2 us fixed cost of a small GEMM in back-to-back launches (cpp/kernels/pdl.hpp,
-    benchmarks/METHOD.md). Use as a call, ``programmatic_dependent_launch(False)``, or as a context
+    benchmarks/METHOD.md). While a CUDA graph is captured a GEMM asks for the overlap only after a kernel of this
+    library (after torch's kernels the programmatic edge costs more than it saves: cpp/kernels/registry.hpp,
+    follows_library_kernels). Use as a call, ``programmatic_dependent_launch(False)``, or as a context
     manager that restores the previous setting: ``with programmatic_dependent_launch(False): ...``.
     """
 
