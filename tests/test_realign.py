@@ -186,11 +186,21 @@ def test_misaligned_problem_with_a_realigning_kernel_has_no_copy_charge(h100):
         assert cp["operand_copy_bytes"] > 0 and not cp["realign_read"]
         assert "misaligned" in cp["operand_copy_reason"]
         # the launch itself: the aligned kernel's terms, except that its loads keep one k-tile in flight (Little's
-        # law with depth 1, not stages - 1 = 5) and issue at realign_load_factor (2) times a cp.async's cost
+        # law with depth 1, not stages - 1 = 5; 8 chunks per thread: one group) and issue at realign_load_factor (2)
+        # times a cp.async's cost
         latency = cp["latency_bound_cycles"] * (6 - 1) - cp["load_issue_cycles"]
         assert ra["load_issue_cycles"] == pytest.approx(2.0 * cp["load_issue_cycles"])
         assert ra["latency_bound_cycles"] == pytest.approx(latency + ra["load_issue_cycles"])
         assert ra["memory_cycles"] >= ra["latency_bound_cycles"] > cp["latency_bound_cycles"]
+    # a tile whose copy is 12 chunks per thread (16x32x64, one warp: 4 of A, 8 of B) loads them in two groups of
+    # registers, one memory round trip each (gemm_mma_sync.cuh kRealignGroups)
+    cfg2, with2 = _kr(16, 32, 64, 6, 1, 128, 0b0111)
+    _, without2 = _kr(16, 32, 64, 6, 1, 128, 0)
+    ra2 = _predict(h100, 1, 4097, 4099, cfg2, with2, "nn", True, False)
+    cp2 = _predict(h100, 1, 4097, 4099, cfg2, without2, "nn", True, False)
+    latency2 = cp2["latency_bound_cycles"] * (6 - 1) - cp2["load_issue_cycles"]
+    assert ra["realign_groups"] == 1 and ra2["realign_groups"] == 2
+    assert ra2["latency_bound_cycles"] == pytest.approx(2 * latency2 + ra2["load_issue_cycles"])
     # "tt" has no kernel of either kind: the cheapest copy (a transposing one) stays, whatever realigns
     tt = _predict(h100, 64, 4097, 4099, cfg, with_ra, "tt", False, False)
     assert tt["operand_copy_bytes"] > 0

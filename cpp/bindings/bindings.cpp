@@ -156,6 +156,7 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["operand_copy_cycles"] = b.operand_copy_cycles;
   d["operand_copy_reason"] = b.operand_copy_reason;
   d["realign_read"] = b.realign_read;
+  d["realign_groups"] = b.realign_groups;
   d["realign_a"] = b.realign_a;
   d["realign_b"] = b.realign_b;
   return d;

@@ -668,8 +668,17 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   // one-warp 16x16x512 s3 kernel takes 6077 cycles per K-iteration at 1x4096x4096, 16x16x64 s6 458).
   // A realigning kernel (NvModelConstants::realign_load_factor) issues its chunks at that factor's cost and keeps one
   // k-tile in flight.
-  if (b.realign_read) b.load_issue_cycles *= o.nv.realign_load_factor;
-  b.latency_bound_cycles = (latency + b.load_issue_cycles) / (b.realign_read ? 1 : std::max(1, c.stages - 1));
+  // Its copy goes in groups of at most 8 chunks per thread (the registers that hold them), one memory round trip each,
+  // in series within the k-tile (gemm_mma_sync.cuh, kRealignGroups; ptxas stores a group before loading the next).
+  if (b.realign_read) {
+    b.load_issue_cycles *= o.nv.realign_load_factor;
+    const double threads = 32.0 * std::max(c.warps, 1);
+    const double chunks = std::ceil(double(c.block_m) * c.block_k / 8.0 / threads) +
+                          std::ceil(double(c.block_n) * c.block_k / 8.0 / threads);
+    b.realign_groups = std::ceil(chunks / 8.0);
+  }
+  b.latency_bound_cycles = b.realign_read ? latency * b.realign_groups + b.load_issue_cycles
+                                          : (latency + b.load_issue_cycles) / std::max(1, c.stages - 1);
   b.memory_cycles = b.l2_cycles;
   b.memory_bound = "L2 bandwidth";
   if (b.dram_cycles > b.memory_cycles) { b.memory_cycles = b.dram_cycles; b.memory_bound = "DRAM bandwidth"; }

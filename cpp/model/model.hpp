@@ -343,7 +343,8 @@ struct NvModelConstants {
   // operand that breaks the 16-byte rule in place instead of the op copying it first) loads every 16-byte chunk of
   // both operands as the one or two aligned 16-byte blocks that hold it into registers and stores it to shared
   // memory itself: a k-tile's loads are issued at its start and stored at its end, so one k-tile is in flight per
-  // thread, not stages - 1 (memory_latency: the Little's-law term with depth 1), and issuing a chunk costs this
+  // thread, not stages - 1 (memory_latency: the Little's-law term with depth 1), in groups of at most 8 chunks per
+  // thread, one round trip each (LatencyBreakdown::realign_groups, the kernel's kRealignGroups), and issuing a chunk costs this
   // many times a cp.async (load_issue_cycles): two 16-byte global loads where the chunk straddles two aligned
   // blocks, the byte permutes and the shared store, where cp.async is one instruction. 2: the loads counted, not
   // fitted. Checked against benchmarks/results/probes/probe_realign_h100.txt (H100: every realigning launch of the
@@ -569,6 +570,7 @@ struct LatencyBreakdown {
   // operand(s) in place instead of the copy; its loads keep one k-tile in flight (memory_latency,
   // NvModelConstants::realign_load_factor).
   bool realign_read = false;
+  double realign_groups = 0;  // its copy groups per k-tile, one memory round trip each (memory_latency)
   bool realign_a = false, realign_b = false;  // the operands that break the 16-byte rule and are read in place
   // Tie-break key (phase 1): arithmetic intensity of the tile, flops per byte loaded
   double arithmetic_intensity = 0;

@@ -323,7 +323,8 @@ class Explanation:
             L.append(f"[Operand reads] misaligned operand {ops or '(none)'} (16-byte base / leading dimension rule) read in"
                      " place by a realigning kernel (the config's _ra variant: each 16-byte chunk loaded as the aligned"
                      " blocks that hold it and realigned in registers) instead of the copy; its loads keep one k-tile in"
-                     " flight (the latency term's depth is 1, not stages - 1) and issue at realign_load_factor ="
+                     f" flight (the latency term's depth is 1, not stages - 1; {b.get('realign_groups', 0):g} memory round"
+                     " trip(s) per k-tile, one per group of 8 chunks a thread holds) and issue at realign_load_factor ="
                      f" {_realign_load_factor():g} x a cp.async (two 16-byte loads per chunk; model.hpp)")
         return L
 
