@@ -375,16 +375,26 @@ def test_kernel_changes_mark_the_launches_they_alter():
     # version 6: an operand the op copies (ld 4099: not 16-byte aligned), any family; a one-row A has no ld
     dec = {"M": 1, "N": 4097, "K": 4099, "dtype": "float16"}
     assert C.stale_kernel_record(dict(rec, size_info=dec, kernel_version=5))           # B rows of 4097
-    assert not C.stale_kernel_record(dict(rec, size_info=dict(dec, N=4096), kernel_version=5))
+    assert not C.stale_kernel_record(dict(rec, size_info=dict(dec, N=4096), kernel_version=5), upto=10)
     assert C.stale_kernel_record(dict(rec, size_info=dict(dec, N=4096, layout="nt"), kernel_version=5))  # W.t(): ld K
-    assert not C.stale_kernel_record(dict(rec, size_info=dec, kernel_version=6))
+    assert not C.stale_kernel_record(dict(rec, size_info=dec, kernel_version=6), upto=10)
     # version 7: wgmma with an operand shorter than the tile side (M < BLOCK_M or N < BLOCK_N); A is 128 x 128
     d7 = dict(rec, size_info=dict(dec, N=4096, K=4096), config=dict(A, family="wgmma"), kernel_version=6)
     assert C.stale_kernel_record(d7)                                                       # M = 1 < 128
     assert C.stale_kernel_record(dict(d7, size_info=dict(big, N=100)))                     # N = 100 < 128
     assert not C.stale_kernel_record(dict(d7, size_info=big))                              # whole tiles at 8192
-    assert not C.stale_kernel_record(dict(d7, config=A))                                   # mma.sync unchanged
+    assert not C.stale_kernel_record(dict(d7, config=A), upto=10)                          # mma.sync unchanged
     assert not C.stale_kernel_record(dict(d7, kernel_version=7))
+    # version 11: mma.sync with every CTA at the M edge (M < BLOCK_M) and A K-contiguous copies A's M rows only
+    d11 = dict(rec, size_info=dict(dec, N=4096, K=4096), kernel_version=10)
+    v11 = lambda r: C.stale_kernel_record(r, upto=11)  # noqa: E731
+    assert v11(d11)                                                                        # M = 1 < 128, A "n"
+    assert not v11(dict(d11, size_info=dict(dec, N=4096, K=4096, layout="tn")))            # A stored M-contiguous
+    assert not v11(dict(d11, size_info=dict(big, M=128 * 3 + 5)))                          # more than one CTA row
+    assert not v11(dict(d11, config=dict(A, family="wgmma")))                              # wgmma unchanged
+    ra = dict(A, block_m=16, block_n=16, block_k=64)                                       # a tile with an `_ra` twin
+    assert v11(dict(d11, config=ra))
+    assert not v11(dict(d11, config=ra, size_info=dec))                                    # B ld 4097: the `_ra` kernel
 
 
 def test_superseded_up_to_the_newest_retimed_version():

@@ -115,6 +115,34 @@ def test_every_config_steady_state_loop(dtype):
             _check(_run_config(cfg, a, b, dt), a, b, dt, f"{cfg} {la}{lb} {M}x{N}x{K}")
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_every_config_at_the_m_edge_with_stale_shared_memory(dtype):
+    """Where every CTA is at the M edge (M < BLOCK_M, decode) with A row-major, the steady loop copies A's M rows
+    only and leaves the tile's other rows of each stage as they were (gemm_mma_sync.cuh copy_rows): whatever they
+    hold must not reach C. Each config first runs a GEMM whose C tiles are all inf (so the CTAs' shared memory,
+    which stages C in the epilogue, is left full of inf), then at M = 1 and M = BLOCK_M - 1 (or 1) with K long
+    enough for the ring to wrap (stages + 3 k-tiles and a K remainder), N two whole tiles (the steady loop) plus
+    a ragged one, both B layouts; the output is checked against the reference and for NaN/inf."""
+    dt = DTYPES[dtype]
+    configs = _configs(dtype)
+    assert configs, "no mma_sync kernels compiled"
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    for i, cfg in enumerate(configs):
+        bm, bn, bk, stages = cfg[:4]
+        k_long = (stages + 3) * bk + 24
+        # 12 x 12 tiles: more CTAs than SMs, so every SM the next launch can use staged inf
+        inf_a = torch.full((12 * bm, bk), float("inf"), device="cuda", dtype=dt)
+        inf_b = torch.ones((bk, 12 * bn), device="cuda", dtype=dt)
+        for M in sorted({1, max(1, bm - 1)}):
+            _run_config(cfg, inf_a, inf_b, dt)  # C = inf everywhere: stale inf in every SM's shared memory
+            lb = "rc"[(i + M) % 2]
+            a = _operand(M, k_long, dt, "r", gen=gen)
+            b = _operand(k_long, 2 * bn + 7, dt, lb, gen=gen)
+            out = _run_config(cfg, a, b, dt)
+            assert torch.isfinite(out).all(), f"{cfg} r{lb} M={M}: non-finite output (stale shared memory reached C)"
+            _check(out, a, b, dt, f"{cfg} r{lb} {M}x{2 * bn + 7}x{k_long}")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_odd_sizes_rotating_subset(dtype):
     dt = DTYPES[dtype]
     configs = _configs(dtype)

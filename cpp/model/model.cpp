@@ -645,8 +645,15 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
                          (c.family == Family::Wgmma ? o.nv.wgmma_pipeline_latency_factor : 1.0);
   // mma.sync: the block's warps issue every 16-byte cp.async of the tile themselves, each warp at
   // a limited rate (NvModelConstants::mma_sync_warp_load_bytes_per_cycle): issuing one stage takes
-  // issued bytes / (warps x rate). Every row of the tile is issued (the zero-filled rows past the
-  // matrix edge too). TMA (wgmma) issues a whole tile with one instruction.
+  // issued bytes / (warps x rate). Every row of the tile is counted, the rows past the matrix edge too: since kernel
+  // change 11 a CTA at the M edge with A K-contiguous copies only A's M rows (copy_rows), but counting the copied rows
+  // here and in the per-warp floor below described the re-timed launches worse (sixteenth session, both GPUs'
+  // gen-train and gen-valid, offline A/BF geomean / min / mean tau, BLOCK_M rows -> copied rows: H100 gen-train
+  // 0.975 / 0.71 / 0.777 -> 0.934 / 0.44 / 0.755, small-lm 0.985 / 0.93 / 0.757 -> 0.833 / 0.43 / 0.653; refit with a
+  // per-k-step latency floor for lone warps still lower in tau everywhere): at decode a one-warp CTA's k-iteration
+  // is not set by its copy bytes (H100, 1x3584x14336, M = 1: ~5.4 cycles per element of BLOCK_K plus ~1 cycle per
+  // 15 bytes of B per warp), which these two terms stand in for until a term for it is found. TMA (wgmma) issues a
+  // whole tile with one instruction.
   if (c.family != Family::Wgmma && o.nv.mma_sync_warp_load_bytes_per_cycle > 0) {
     const double issued_bytes = (double(c.block_m) + c.block_n) * c.block_k * bytes;
     // The warps of every block resident on the SM share the SM's cp.async throughput: at most

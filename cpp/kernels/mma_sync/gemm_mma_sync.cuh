@@ -235,6 +235,22 @@ struct Kernel {
       cp_async_16(stage_smem + Tile::offset(r0 + C::drow(i), c0 + C::dchunk(i)) * 2, src + C::dchunk(i) * 8, 16);
     advance<C>(src, ld, i);
   }
+  // Iteration i of a K-contiguous tile at the M (N) edge whose chunks all lie inside K: a chunk of a row inside
+  // the matrix is one full cp.async (as copy_full), a chunk of a row past the edge is not copied at all. Those
+  // rows of the stage keep what they held (zeros of the prologue's fill, an earlier k-tile's, or nothing yet):
+  // row r of an mma's D depends on row r of A alone (B: column), and rows (columns) past the edge are never
+  // stored, so their contents cannot reach C. At decode (M = 1 with 16-row tiles) this leaves 1 row of 16 to
+  // copy, where the predicated copy_edge issued all 16 with its per-chunk index math: on the H100 a one-warp
+  // 16x16x512 k-tile took 4490 cycles at M = 1 (reports/nvidia-h100/raw/gen-train, 1x3584x14336), each edge
+  // chunk ~3.5x the issue cost of a steady one.
+  template <typename C, typename Tile>
+  __device__ __forceinline__ static void copy_rows(unsigned stage_smem, const T*& src, long long ld, int r0, int c0,
+                                                   int i, int rows_valid) {
+    const int row = r0 + C::drow(i);
+    if ((!C::kPartial || r0 < C::kRows) && row < rows_valid)
+      cp_async_16(stage_smem + Tile::offset(row, c0 + C::dchunk(i)) * 2, src + C::dchunk(i) * 8, 16);
+    advance<C>(src, ld, i);
+  }
   template <typename C>
   __device__ __forceinline__ static void advance(const T*& src, long long ld, int i) {
     if (C::kWide || i % C::kItersPerRow == C::kItersPerRow - 1) src += C::kRowsPerIter * ld;
@@ -506,6 +522,7 @@ struct Kernel {
     // A CTA away from the M (N) edge copies its A (B) tiles without per-chunk predicates, except the
     // last k-tile when K % BK != 0.
     const bool a_mn_full = m0 + BM <= p.M;
+    const int a_rows_valid = p.M - m0;  // copy_rows: A's rows inside the matrix (K-contiguous A at the M edge)
     const bool b_mn_full = n0 + BN <= p.N;
 
     // Per-thread copy origin (Copy<Tile>::r0/c0).
@@ -527,9 +544,11 @@ struct Kernel {
 
     // Copy iteration i of A (is_a) or B, k-tile at column/row k0, through the predicate-free path when
     // the operand's tile is full.
-    auto copy_one = [&](auto is_a, int i, unsigned a_s, unsigned b_s, int k0, bool a_full, bool b_full) {
+    auto copy_one = [&](auto is_a, int i, unsigned a_s, unsigned b_s, int k0, bool a_full, bool b_full,
+                        auto a_rows_tag) {
       if constexpr (decltype(is_a)::value) {
-        if (a_full) copy_full<CopyA, TileA>(a_s, a_cur, p.lda, a_r0, a_c0, i);
+        if constexpr (decltype(a_rows_tag)::value) copy_rows<CopyA, TileA>(a_s, a_cur, p.lda, a_r0, a_c0, i, a_rows_valid);
+        else if (a_full) copy_full<CopyA, TileA>(a_s, a_cur, p.lda, a_r0, a_c0, i);
         else if (A_K) copy_edge<CopyA, TileA>(a_s, a_cur, A, p.lda, m0, p.M, k0, K, a_r0, a_c0, i);
         else          copy_edge<CopyA, TileA>(a_s, a_cur, A, p.lda, k0, K, m0, p.M, a_r0, a_c0, i);
       } else {
@@ -541,7 +560,7 @@ struct Kernel {
     // Copy iterations [J0, J1) of k-tile kt into ring stage `stage`; iteration j < CopyA::kIters is A's
     // iteration j, the rest are B's. Unrolled when short (the usual case: <= 4 per k-step), else a loop
     // unrolled by 4 (long copies of the 1-warp BLOCK_K >= 256 tiles).
-    auto copy_range = [&](auto j0_c, auto j1_c, int stage, int kt, bool a_full, bool b_full) {
+    auto copy_range = [&](auto j0_c, auto j1_c, int stage, int kt, bool a_full, bool b_full, auto a_rows_tag) {
       constexpr int J0 = decltype(j0_c)::value, J1 = decltype(j1_c)::value;
       constexpr int A0 = J0 < CopyA::kIters ? J0 : CopyA::kIters, A1 = J1 < CopyA::kIters ? J1 : CopyA::kIters;
       constexpr int B0 = J0 > CopyA::kIters ? J0 - CopyA::kIters : 0;
@@ -550,16 +569,16 @@ struct Kernel {
       const unsigned b_s = a_s + TileA::kElems * 2;
       const int k0 = kt * BK;
       if constexpr (A1 - A0 <= 8) {
-        static_for<A0, A1>([&](auto i) { copy_one(std::true_type(), decltype(i)::value, a_s, b_s, k0, a_full, b_full); });
+        static_for<A0, A1>([&](auto i) { copy_one(std::true_type(), decltype(i)::value, a_s, b_s, k0, a_full, b_full, a_rows_tag); });
       } else {
 #pragma unroll 4
-        for (int i = A0; i < A1; ++i) copy_one(std::true_type(), i, a_s, b_s, k0, a_full, b_full);
+        for (int i = A0; i < A1; ++i) copy_one(std::true_type(), i, a_s, b_s, k0, a_full, b_full, a_rows_tag);
       }
       if constexpr (B1 - B0 <= 8) {
-        static_for<B0, B1>([&](auto i) { copy_one(std::false_type(), decltype(i)::value, a_s, b_s, k0, a_full, b_full); });
+        static_for<B0, B1>([&](auto i) { copy_one(std::false_type(), decltype(i)::value, a_s, b_s, k0, a_full, b_full, a_rows_tag); });
       } else {
 #pragma unroll 4
-        for (int i = B0; i < B1; ++i) copy_one(std::false_type(), i, a_s, b_s, k0, a_full, b_full);
+        for (int i = B0; i < B1; ++i) copy_one(std::false_type(), i, a_s, b_s, k0, a_full, b_full, a_rows_tag);
       }
     };
     // REALIGN: iteration i of A (is_a) or B into `st`; a group's loads (RealignGroup<Q>: the copy iterations
@@ -602,9 +621,9 @@ struct Kernel {
       const unsigned b_s = a_s + TileA::kElems * 2;
       const int k0 = kt * BK;
 #pragma unroll 2
-      for (int i = 0; i < CopyA::kIters; ++i) copy_one(std::true_type(), i, a_s, b_s, k0, a_full, b_full);
+      for (int i = 0; i < CopyA::kIters; ++i) copy_one(std::true_type(), i, a_s, b_s, k0, a_full, b_full, std::false_type());
 #pragma unroll 2
-      for (int i = 0; i < CopyB::kIters; ++i) copy_one(std::false_type(), i, a_s, b_s, k0, a_full, b_full);
+      for (int i = 0; i < CopyB::kIters; ++i) copy_one(std::false_type(), i, a_s, b_s, k0, a_full, b_full, std::false_type());
     };
 
     float acc[kMi][kNi][4];
@@ -667,8 +686,11 @@ struct Kernel {
     // of K, 2-2.7x slower on the H100 (1x3584x14336 with 16x16x64: 94.5 us at M = 1, 45.3 at M = 16;
     // reports/nvidia-h100/raw/gen-train). The general form checks whether there is a tile to load and which
     // of its chunks cross an edge.
-    auto k_tile = [&](auto steady_a_tag, auto steady_b_tag) {
+    // kRowsA (K-contiguous A at the M edge, B steady): A's rows inside the matrix without predicates (copy_rows).
+    auto k_tile = [&](auto steady_a_tag, auto steady_b_tag, auto rows_a_tag) {
       constexpr bool kSteadyA = decltype(steady_a_tag)::value, kSteadyB = decltype(steady_b_tag)::value;
+      constexpr bool kRowsA = decltype(rows_a_tag)::value;
+      static_assert(!kRowsA || (A_K && kSteadyB && !kSteadyA && !REALIGN), "copy_rows: K-contiguous A, steady B");
       constexpr bool kSteady = kSteadyA || kSteadyB;
       const bool load_now = kSteady || kt_load < k_tiles;
       const bool k_full = kt_load < k_full_tiles;
@@ -711,7 +733,7 @@ struct Kernel {
             if (load_now && g == 0)  // this k-step's share of the copy of tile kt_load
               copy_range(std::integral_constant<int, ki * kCopyIters / kStepsUnrolled>(),
                          std::integral_constant<int, (ki + 1) * kCopyIters / kStepsUnrolled>(), write_stage,
-                         kt_load, a_full, b_full);
+                         kt_load, a_full, b_full, rows_a_tag);
           }
           if constexpr (DOUBLE_FRAGS) {
             if (last_step) next_tile();
@@ -747,13 +769,16 @@ struct Kernel {
     // Every tile up to the last full one in K: the operands away from their edge without predicates.
     const int kt_steady = k_full_tiles - (STAGES - 1);  // iterations whose kt_load < k_full_tiles
     if (a_mn_full && b_mn_full) {
-      for (; kt < kt_steady; ++kt) k_tile(std::true_type(), std::true_type());
+      for (; kt < kt_steady; ++kt) k_tile(std::true_type(), std::true_type(), std::false_type());
     } else if (b_mn_full) {
-      for (; kt < kt_steady; ++kt) k_tile(std::false_type(), std::true_type());
+      if constexpr (A_K && !REALIGN)
+        for (; kt < kt_steady; ++kt) k_tile(std::false_type(), std::true_type(), std::true_type());
+      else
+        for (; kt < kt_steady; ++kt) k_tile(std::false_type(), std::true_type(), std::false_type());
     } else if (a_mn_full) {
-      for (; kt < kt_steady; ++kt) k_tile(std::true_type(), std::false_type());
+      for (; kt < kt_steady; ++kt) k_tile(std::true_type(), std::false_type(), std::false_type());
     }
-    for (; kt < k_tiles; ++kt) k_tile(std::false_type(), std::false_type());
+    for (; kt < k_tiles; ++kt) k_tile(std::false_type(), std::false_type(), std::false_type());
 
     // The tile's coordinates again, from a fresh read of the CTA index: kept live across the main loop they
     // cost the big tiles registers they do not have (ptxas spilled 128x256x32 with them).

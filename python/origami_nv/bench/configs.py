@@ -119,6 +119,13 @@ def _mma_sync_realigned(info: dict, cfg: dict) -> bool:
             and _operand_copied(info, cfg))
 
 
+def _mma_sync_a_rows_at_m_edge(info: dict, cfg: dict) -> bool:
+    """An mma_sync launch of the aligned kernels whose every CTA is at the M edge (M < BLOCK_M) with A K-contiguous
+    (layout "n."): its steady loop now copies A's M rows only (copy_rows), not the tile's BLOCK_M."""
+    return (cfg["family"] == "mma_sync" and int(info.get("M", 0)) < cfg["block_m"]
+            and (info.get("layout", "nn") or "nn")[0] == "n" and not _mma_sync_realigned(info, cfg))
+
+
 # Kernel changes that alter the time of some launches, oldest first: (version, commit, what changed, which launches
 # it alters). Raw records of origami_nv's launches (config and pick) carry the version they were measured with as
 # "kernel_version" (absent = 1: the kernels before the first change listed). A record is stale when a change newer
@@ -143,6 +150,8 @@ KERNEL_CHANGES = (
      _wgmma_cluster_split),
     (10, "fifteenth session", "mma_sync: the small tiles read an operand breaking the 16-byte rule in place (`_ra` "
      "kernels) instead of the op copying it", _mma_sync_realigned),
+    (11, "sixteenth session", "mma_sync: at the M edge (M < BLOCK_M) a K-contiguous A is copied by its M rows only, "
+     "not BLOCK_M rows through the predicated edge copy", _mma_sync_a_rows_at_m_edge),
 )
 KERNEL_VERSION = KERNEL_CHANGES[-1][0]
 
