@@ -102,6 +102,7 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["latency_bound_cycles"] = b.latency_bound_cycles;
   d["load_issue_cycles"] = b.load_issue_cycles;
   d["copy_throttle_cycles"] = b.copy_throttle_cycles;
+  d["lone_warp_cycles"] = b.lone_warp_cycles;
   d["simt_copy_instructions"] = b.simt_copy_instructions;
   d["simt_copy_cycles"] = b.simt_copy_cycles;
   d["warps_m"] = b.warps_m;
@@ -388,7 +389,8 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, mma_sync_load_issue_warps_per_sm)
       RW(NvModelConstants, mma_sync_warp_copy_queue_bytes)
       RW(NvModelConstants, mma_sync_warp_copy_throttled_bytes_per_cycle)
-      RW(NvModelConstants, mma_sync_smem_efficiency)
+      RW(NvModelConstants, mma_sync_smem_efficiency) RW(NvModelConstants, mma_sync_lone_warp_k_step_cycles)
+      RW(NvModelConstants, mma_sync_lone_warp_cycles_per_warp_load) RW(NvModelConstants, mma_sync_lone_warp_short_k_factor)
       RW(NvModelConstants, simt_k_iter_overhead_cycles) RW(NvModelConstants, simt_k_step_extra_issue)
       RW(NvModelConstants, simt_l2_bandwidth_factor) RW(NvModelConstants, simt_copy_cycles_per_warp_instruction)
       RW(NvModelConstants, simt_split_k_slice_cycles)

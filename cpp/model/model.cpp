@@ -652,8 +652,8 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   // 0.975 / 0.71 / 0.777 -> 0.934 / 0.44 / 0.755, small-lm 0.985 / 0.93 / 0.757 -> 0.833 / 0.43 / 0.653; refit with a
   // per-k-step latency floor for lone warps still lower in tau everywhere): at decode a one-warp CTA's k-iteration
   // is not set by its copy bytes (H100, 1x3584x14336, M = 1: ~5.4 cycles per element of BLOCK_K plus ~1 cycle per
-  // 15 bytes of B per warp), which these two terms stand in for until a term for it is found. TMA (wgmma) issues a
-  // whole tile with one instruction.
+  // 15 bytes of B per warp): the lone-warp term below (NvModelConstants::mma_sync_lone_warp_k_step_cycles) models it.
+  // TMA (wgmma) issues a whole tile with one instruction.
   if (c.family != Family::Wgmma && o.nv.mma_sync_warp_load_bytes_per_cycle > 0) {
     const double issued_bytes = (double(c.block_m) + c.block_n) * c.block_k * bytes;
     // The warps of every block resident on the SM share the SM's cp.async throughput: at most
@@ -693,9 +693,30 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
     b.memory_cycles = b.latency_bound_cycles;
     b.memory_bound = b.load_issue_cycles > latency ? "load issue + latency" : "memory latency";
   }
+  // mma.sync warps alone on their sub-partition: the serial issue of one warp (NvModelConstants::
+  // mma_sync_lone_warp_k_step_cycles) instead of the per-warp copy floor (16-bit operands: the m16n8k16 k-steps it
+  // was fitted on).
+  const NvModelConstants& nv = o.nv;
+  if (c.family == Family::MmaSync && bytes == 2.0 && nv.mma_sync_lone_warp_k_step_cycles > 0 &&
+      b.resident_blocks * c.warps <= nv.smsp_per_sm) {
+    const auto [wm, wn] = mma_sync_warp_layout(c.block_m, c.block_n, c.warps);
+    const double hmma_per_k_step = wm > 0 ? double(c.block_m / wm / 16) * double(c.block_n / wn / 8) : 1.0;
+    // one m16n8k16 at one sub-partition's share of the SM's mma.sync rate
+    const double hmma_cycles = 2.0 * 16 * 8 * 16 / (hw.mma_sync_flops_per_cycle / nv.smsp_per_sm);
+    const double k_steps = std::ceil(c.block_k / 16.0);
+    const double warp_loads = std::ceil((double(c.block_m) + c.block_n) * c.block_k * bytes / std::max(c.warps, 1) / 512.0);
+    b.lone_warp_cycles = (k_steps * std::max(nv.mma_sync_lone_warp_k_step_cycles, hmma_per_k_step * hmma_cycles) +
+                          warp_loads * nv.mma_sync_lone_warp_cycles_per_warp_load) *
+                         (c.block_k <= 64 ? nv.mma_sync_lone_warp_short_k_factor : 1.0);
+    b.copy_throttle_cycles = 0.0;
+  }
   if (b.copy_throttle_cycles > b.memory_cycles) {
     b.memory_cycles = b.copy_throttle_cycles;
     b.memory_bound = "per-warp cp.async issue";
+  }
+  if (b.lone_warp_cycles > b.memory_cycles) {
+    b.memory_cycles = b.lone_warp_cycles;
+    b.memory_bound = "lone-warp issue";
   }
   // simt: the ring is filled by the warps' cp.async, 16-byte chunks for an operand whose contiguous dimension is the
   // shared-memory one (A M-contiguous, B N-contiguous) and 4-byte copies for a K-contiguous operand, which the

@@ -175,7 +175,8 @@ struct NvModelConstants {
   // are picked): 4096 B and 3.85 B/cycle; validated on the seed suite (benchmarks/results/model_fit.md).
   // 0 (rate) = term off.
   // Refit 2026-11-25 with the shared-memory term, on the H100 and H200 training sets (current kernels; the llm
-  // figures above were measured before 848a8cb): 3540 B and 5.36 B/cycle.
+  // figures above were measured before 848a8cb): 3540 B and 5.36 B/cycle. Since 2026-11-26 (sixteenth session) a CTA
+  // whose warps are each alone on a sub-partition takes the lone-warp term below instead.
   double mma_sync_warp_copy_queue_bytes = 3540.0;
   double mma_sync_warp_copy_throttled_bytes_per_cycle = 5.36;
   // mma.sync kernels read every operand fragment from shared memory (ldmatrix: each warp its warp tile's A rows
@@ -204,6 +205,32 @@ struct NvModelConstants {
   // -0.004..+0.005). Fitted on the pick alone (--objective abf) the term goes to 0.51 and the mma.sync kernels are
   // predicted 1.5x slower than they run relative to wgmma (meas/pred 0.58-0.70 against 0.86-1.00): not adopted.
   double mma_sync_smem_efficiency = 0.68;
+  // mma.sync: a warp alone on its sub-partition (the SM's resident blocks hold at most smsp_per_sm warps: the one-warp
+  // decode tiles, 16-row tiles of 2-4 warps) has no other warp to issue while it waits, so its k-iteration is the
+  // serial sum of its own work, which replaces the per-warp copy floor above for such CTAs
+  // (LatencyBreakdown::lone_warp_cycles):
+  //   k-steps x max(mma_sync_lone_warp_k_step_cycles, HMMA of its warp tile x one HMMA at the SMSP's rate)
+  //     + stage bytes per warp / 512 x mma_sync_lone_warp_cycles_per_warp_load
+  // the first the ldmatrix -> mma dependency of one k-step (double-buffered fragments hide it only behind enough
+  // mma), the second the warp-wide 16-byte instructions of the stage (the B tile's cp.async; A counted over the
+  // tile's BLOCK_M rows, as every warp's A fragments are read by ldmatrix over all of them whatever M is), and with
+  // BLOCK_K <= 64 (5-6 stages, the copy spread over few k-steps) the sum times mma_sync_lone_warp_short_k_factor.
+  // Why: after kernel change 11 (the M-edge copy of A's rows only) the one-warp k-iterations at M = 1 (H100,
+  // 1x3584x14336, reports/nvidia-h100/raw/gen-train) ran ~5.4 cycles per element of BLOCK_K plus ~1 cycle per 15
+  // bytes of B per warp, which the per-warp copy floor (bytes beyond a queue) put 1.3-2x too slow for the wide
+  // 16x64 / 16x128 tiles and too fast for 16x16x128-512. The three constants fitted together on the H100 training
+  // set alone (benchmarks/fit_model.py --fit mma_sync_lone_warp_k_step_cycles,mma_sync_lone_warp_cycles_per_warp_load,
+  // mma_sync_lone_warp_short_k_factor --fit-on gen-train --objective rank; benchmarks/results/model_fit_lone_warp.md:
+  // 125.9, 36.6, 0.42), rounded. Offline A/BF geomean / min / mean tau, term off -> on: training (H100 gen-train)
+  // 0.975 / 0.71 / 0.777 -> 0.976 / 0.71 / 0.785; validation, never read by the fit: H100 gen-valid 0.980 / 0.88 /
+  // 0.774 -> 0.980 / 0.88 / 0.781, small-lm 0.985 / 0.93 / 0.757 -> 0.761, batched 0.964 / 0.92 / 0.787 -> 0.794, odd
+  // 0.736 -> 0.734; the other GPU (H200): gen-valid 0.976 / 0.78 / 0.801 -> 0.976 / 0.78 / 0.811, gen-train 0.973 ->
+  // 0.974 / 0.801 -> 0.809, llm 0.798 -> 0.809, seed 0.975 / 0.791 -> 0.977 / 0.801; the log error variance down
+  // ~10 % on every set. Counting A's copied rows (M) instead of BLOCK_M fitted to the same ~163 cycles per k-step at
+  // BLOCK_M = 16 and ranked worse (H100 small-lm tau 0.738). 0 (k-step cycles) = term off.
+  double mma_sync_lone_warp_k_step_cycles = 126.0;
+  double mma_sync_lone_warp_cycles_per_warp_load = 37.0;
+  double mma_sync_lone_warp_short_k_factor = 0.42;
   // wgmma kernels: a TMA box that hangs over the matrix edge (M < BLOCK_M: decode, small batch)
   // has its out-of-bounds part zero-filled by the TMA unit, and that fill is slow and does not overlap
   // the box's real bytes: on the H200 the 128x64x64 kernel at 1x4096x4096 takes 941 cycles per
@@ -512,6 +539,7 @@ struct LatencyBreakdown {
   double latency_bound_cycles = 0;     // nv: (memory latency + load issue) / (stages - 1) per K-iteration
   double load_issue_cycles = 0;        // nv mma.sync: stage bytes / (warps x warp load rate)
   double copy_throttle_cycles = 0;     // nv mma.sync: (stage bytes per warp - queue) / throttled rate
+  double lone_warp_cycles = 0;         // nv mma.sync, warps alone on their SMSP: k-step chain + stage loads (0: not)
   double simt_copy_instructions = 0;   // nv simt: warp cp.async instructions per stage (4-byte copies transpose)
   double simt_copy_cycles = 0;         // nv simt: resident CTAs x those x cycles per warp instruction
   double l2_feed_factor = 1;           // nv: family factor on l2_perf_ratio (wgmma: TMA)

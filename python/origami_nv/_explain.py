@@ -242,6 +242,11 @@ class Explanation:
         if b.get("copy_throttle_cycles"):
             L.append(f"  cp.async issue floor = (stage bytes / warps - mma_sync_warp_copy_queue_bytes) / throttled"
                      f" per-warp rate = {_n(b['copy_throttle_cycles'], 1)} cycles")
+        if b.get("lone_warp_cycles"):
+            L.append("  lone-warp issue (each warp alone on its sub-partition, in place of the cp.async floor) ="
+                     " (k-steps x max(mma_sync_lone_warp_k_step_cycles, the warp tile's HMMAs) + stage bytes per"
+                     " warp / 512 x mma_sync_lone_warp_cycles_per_warp_load) [x mma_sync_lone_warp_short_k_factor at"
+                     f" BLOCK_K <= 64] = {_n(b['lone_warp_cycles'], 1)} cycles")
         if b.get("simt_copy_cycles"):
             L.append(f"  cp.async copy floor = resident blocks x {_n(b['simt_copy_instructions'])} warp copies per stage"
                      " (16-byte chunks; 4-byte where the operand is K-contiguous and transposed on the fly) x"
