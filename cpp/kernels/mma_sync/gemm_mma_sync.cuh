@@ -240,9 +240,10 @@ struct Kernel {
   // rows of the stage keep what they held (zeros of the prologue's fill, an earlier k-tile's, or nothing yet):
   // row r of an mma's D depends on row r of A alone (B: column), and rows (columns) past the edge are never
   // stored, so their contents cannot reach C. At decode (M = 1 with 16-row tiles) this leaves 1 row of 16 to
-  // copy, where the predicated copy_edge issued all 16 with its per-chunk index math: on the H100 a one-warp
-  // 16x16x512 k-tile took 4490 cycles at M = 1 (reports/nvidia-h100/raw/gen-train, 1x3584x14336), each edge
-  // chunk ~3.5x the issue cost of a steady one.
+  // copy, where the predicated copy_edge issued all 16 with its per-chunk index math (kernel change 11): the
+  // re-timed decode and small-M launches of both GPUs ran a median 1.04-1.07x faster, BLOCK_K >= 128 1.05-1.16x
+  // (benchmarks/results/probes/kernel_change_11_speedup.txt; H100 one-warp 16x16x512 at 1x3584x14336: 4490 -> 3890
+  // cycles per k-tile).
   template <typename C, typename Tile>
   __device__ __forceinline__ static void copy_rows(unsigned stage_smem, const T*& src, long long ld, int r0, int c0,
                                                    int i, int rows_valid) {
