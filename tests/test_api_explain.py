@@ -86,3 +86,17 @@ def test_explain_shows_the_tma_terms_of_a_wgmma_pick(monkeypatch):
                                       / nv.wgmma_tma_box_bytes_per_cycle)
     finally:
         _api.clear_caches()
+
+
+def test_explain_prints_the_lone_warp_term():
+    # A one-warp mma.sync pick at decode: the walk-through names the lone-warp issue term and its value, and the memory
+    # time it sets.
+    from origami_nv import _core
+    e = origami_nv.explain(1, 3584, 14336, dtype="bfloat16", layout="nt")
+    tc = _core.TileConfig(16, 16, 512, group_size_m=8, stages=3, warps=1, family="mma_sync")
+    hw = _core.resolve_hardware(None, _core.default_gpu_name(), "")
+    b = _core.predict(1, 3584, 14336, "bfloat16", tc, hw, _core.ModelOptions("nv"), layout="nt")
+    e.selection = dict(e.selection, config=tc, breakdown=b)
+    lines = [ln for ln in str(e).splitlines() if "lone-warp" in ln]
+    assert any(f"= {b['lone_warp_cycles']:,.1f} cycles" in ln for ln in lines), lines
+    assert any("L_mem" in ln and "lone-warp issue" in ln for ln in lines), lines
