@@ -4,7 +4,8 @@
 # A/BF is a ratio of one run); any run also times the kernels no record of the suite has timed (the thirteenth
 # session's 128x96/112/144 tiles at gen-train). New shards as one tar.
 #   bash benchmarks/results/probes/device_session14.sh GPU_NAME DEADLINE_S SUITE:SECONDS[:FLAGS] ...   (SECONDS 0: the rest;
-#   FLAGS: r = --retime-picks, s = --retime-stale)
+#   FLAGS: r = --retime-picks, s = --retime-stale; the item tests:SECONDS runs the whole GPU test suite instead,
+#   log in $OUT/tests.log: seventeenth session)
 set -uo pipefail
 source benchmarks/results/probes/device_lib.sh
 target=$1; deadline=$2; shift 2
@@ -14,6 +15,10 @@ for item in "$@"; do
   left=$(( deadline - ($(date +%s) - t0) - 45 ))
   [ "$left" -gt 20 ] || { echo "$suite: no time left"; continue; }
   [ "${share:-0}" -gt 0 ] && [ "$share" -lt "$left" ] && left=$share
+  if [ "$suite" = tests ]; then
+    timeout "$left" python3 -m pytest tests -q -p no:cacheprovider >"$OUT/tests.log" 2>&1; echo "tests rc=$?"
+    tail -4 "$OUT/tests.log"; echo "tests done at $(( $(date +%s) - t0 )) s"; continue
+  fi
   extra=()
   [[ "${flags:-}" == *r* ]] && extra+=(--retime-picks)
   [[ "${flags:-}" == *s* ]] && extra+=(--retime-stale)  # (fifteenth session: kernel change 10's stale launches)
