@@ -23,7 +23,6 @@ rounds; per size: the best of each group, and the seed's Triton brute-force figu
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import statistics
 import sys
@@ -48,9 +47,9 @@ def _stored_best(raw_dir: Path, M: int, N: int, K: int, dtype: str, per_family: 
     """The fastest configs per family at this size in the committed brute-force records."""
     key = f"{M}x{N}x{K}-{dtype}"
     best: dict[str, dict] = {}
+    from origami_nv.bench.store import open_shard
     for f in sorted(raw_dir.glob("*.jsonl*")):
-        opener = gzip.open if f.suffix == ".gz" else open
-        with opener(f, "rt") as fh:
+        with open_shard(f) as fh:
             for line in fh:
                 r = json.loads(line)
                 if r.get("kind") != "config" or r.get("size") != key or r.get("status") != "ok":

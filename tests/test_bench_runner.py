@@ -268,13 +268,15 @@ def test_sigterm_stops_cleanly_and_is_not_a_crash(tmp_path):
     assert not idx.has("64x64x64-float16", "origami", "pick")      # measured again next run
 
 
-def test_gzipped_finished_shards_read_and_resume_like_plain_ones(tmp_path):
+@pytest.mark.parametrize("suffix", [".xz", ".gz"])
+def test_compressed_finished_shards_read_and_resume_like_plain_ones(tmp_path, suffix):
     import gzip
+    import lzma
     h, s = make()
     run_suite(Suite("t", "", SUITE.sizes[:1]), tmp_path, h, [s], RunOptions())
     (path,) = tmp_path.glob("shard-0-of-1-*.jsonl")
     before = results(tmp_path)
-    with open(path, "rb") as src, gzip.open(str(path) + ".gz", "wb") as dst:
+    with open(path, "rb") as src, {".xz": lzma.open, ".gz": gzip.open}[suffix](str(path) + suffix, "wb") as dst:
         dst.write(src.read())
     assert len(results(tmp_path)) == len(before)          # both spellings of one shard count once
     path.unlink()

@@ -4,7 +4,8 @@
 #   device_require GPU     exit 3 unless this is GPU (nvidia-h100 / nvidia-h200): never file one GPU's timings
 #                          under the other's name (the device may lend the other Hopper GPU)
 #   device_ensure_built    the package is built (device_build.sh) unless the op already loads
-#   device_ship_shards     the raw shards under /tmp/rep gzipped into $OUT/shards.tar (bench run --out /tmp/rep)
+#   device_ship_shards     the raw shards under /tmp/rep gzipped into $OUT/shards.tar (bench run --out /tmp/rep);
+#                          here, unpack_shards.sh stores them as committed (.jsonl.xz)
 #   device_prepare GPU     the three above in order, then the time so far
 device_start() {
   t0=$(date +%s)

@@ -20,6 +20,7 @@ Record kinds (all carry suite, size (key), system, t):
 from __future__ import annotations
 
 import gzip
+import lzma
 import json
 import math
 import os
@@ -81,23 +82,39 @@ def _run_order(name: str) -> tuple:
     return (m.group(1) if m else "", name)
 
 
+# The suffixes of a compressed shard and how to read it. xz is what finished shards are committed as: the JSON
+# records compress ~35 % better than with gzip (H100 gen-valid, 26 shards: 10.9 MB gzip -9, 7.0 MB xz -9e), and the
+# working tree that travels to the GPU machine is capped at 64 MiB.
+_COMPRESSED = {".xz": lzma.open, ".gz": gzip.open}
+
+
+def shard_name(path: Path) -> str:
+    """A shard's name without its compression suffix (shard-....jsonl)."""
+    return path.name[:-len(path.suffix)] if path.suffix in _COMPRESSED else path.name
+
+
+def open_shard(path: Path):
+    """A shard file (plain, .xz or .gz) opened for reading text."""
+    return _COMPRESSED.get(path.suffix, open)(path, "rt", encoding="utf-8")
+
+
 def load_records(*raw_dirs: Path) -> list[dict]:
     """All records of every shard file in the raw folders, file by file in run order
     (_run_order), so a later result of the same item wins. A line that does not parse (a write cut short
     by a kill) is skipped; a file name seen in an earlier folder is read once."""
     out = []
     files: dict[str, Path] = {}
-    # Finished shards may be committed gzip-compressed (shard-*.jsonl.gz: the raw data of a suite is
-    # tens of MB as text); both spellings of one shard count once.
+    # Finished shards may be committed compressed (shard-*.jsonl.xz or .gz: the raw data of a suite is tens of MB
+    # as text); every spelling of one shard counts once.
     for d in raw_dirs:
         d = Path(d)
         if d.is_dir():
-            for p in sorted(d.glob("shard-*.jsonl")) + sorted(d.glob("shard-*.jsonl.gz")):
-                files.setdefault(p.name.removesuffix(".gz"), p)
+            for pattern in ("shard-*.jsonl", "shard-*.jsonl.xz", "shard-*.jsonl.gz"):
+                for p in sorted(d.glob(pattern)):
+                    files.setdefault(shard_name(p), p)
     for name in sorted(files, key=_run_order):
         p = files[name]
-        opener = gzip.open if p.suffix == ".gz" else open
-        with opener(p, "rt", encoding="utf-8") as f:
+        with open_shard(p) as f:
             for line in f:
                 line = line.strip()
                 if not line:
