@@ -5,7 +5,7 @@
 # session's 128x96/112/144 tiles at gen-train). New shards as one tar.
 #   bash benchmarks/results/probes/device_session14.sh GPU_NAME DEADLINE_S SUITE:SECONDS[:FLAGS] ...   (SECONDS 0: the rest;
 #   FLAGS: r = --retime-picks, s = --retime-stale; the item tests:SECONDS runs the whole GPU test suite instead,
-#   log in $OUT/tests.log: seventeenth session)
+#   log in $OUT/tests.log, and dram-probe:SECONDS runs probe_dram_inflight.cu: seventeenth session)
 set -uo pipefail
 source benchmarks/results/probes/device_lib.sh
 target=$1; deadline=$2; shift 2
@@ -15,6 +15,10 @@ for item in "$@"; do
   left=$(( deadline - ($(date +%s) - t0) - 45 ))
   [ "$left" -gt 20 ] || { echo "$suite: no time left"; continue; }
   [ "${share:-0}" -gt 0 ] && [ "$share" -lt "$left" ] && left=$share
+  if [ "$suite" = dram-probe ]; then  # probe_dram_inflight.cu (seventeenth session): DRAM rate by SMs and bytes in flight
+    nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a benchmarks/results/probes/probe_dram_inflight.cu \
+      -o /tmp/probe_dram && timeout "$left" /tmp/probe_dram >"$OUT/probe_dram_inflight.txt"; echo "dram-probe rc=$?"; continue
+  fi
   if [ "$suite" = tests ]; then
     timeout "$left" python3 -m pytest tests -q -p no:cacheprovider >"$OUT/tests.log" 2>&1; echo "tests rc=$?"
     tail -4 "$OUT/tests.log"; echo "tests done at $(( $(date +%s) - t0 )) s"; continue
