@@ -1,8 +1,6 @@
 // Registry lookups and the driver's view of a kernel's resources.
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <mutex>
 #include <tuple>
 
 #include "registry.hpp"
@@ -63,19 +61,8 @@ ClusterSlots cluster_slots(const KernelEntry& e) {
     cudaGetLastError();
     return ClusterSlots{};
   }
-  // The answer for one kernel on one device does not change while the process runs, and the op asks at every new
-  // split plan (plans are cached per shape): 7 driver queries once per (device, kernel), a map lookup after.
-  static std::mutex mu;
-  static std::map<std::pair<int, const KernelEntry*>, ClusterSlots> known;
-  const std::pair<int, const KernelEntry*> key{dev, &e};
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    const auto it = known.find(key);
-    if (it != known.end()) return it->second;
-  }
-  const ClusterSlots cs = query_cluster_slots(e);  // outside the lock: driver calls; a racing twin computes the same
-  std::lock_guard<std::mutex> lock(mu);
-  return known.emplace(key, cs).first->second;
+  // The op asks at every new split plan (plans are cached per shape): 7 driver queries once per (device, kernel).
+  return per_device_kernel_memo(dev, e, [&e] { return query_cluster_slots(e); });
 }
 
 cudaError_t launch_gemm(const KernelEntry& e, const GemmArgs& g) {

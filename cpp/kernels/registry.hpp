@@ -1,7 +1,10 @@
 // The registry of compiled kernels (every family): what the op can launch, with the facts the
 // selector needs. The table itself is generated (cpp/kernels/generate.py -> kernel_table.cpp).
 #pragma once
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gemm_args.hpp"
@@ -58,5 +61,24 @@ struct DeviceKernelResources {
   cudaError_t error = cudaSuccess;   // of the queries (e.g. the kernel's arch is not loadable here)
 };
 DeviceKernelResources query_device_resources(const KernelEntry& e);
+
+// query() (driver calls about kernel `e` on device `dev`, whose answer does not change while the process runs) once
+// per (device, kernel), a map lookup after: for the op's per-call questions. The query runs outside the lock (a racing
+// twin computes the same answer). One memo per call site: each instantiation (its own Query type) has its own map.
+template <class Query>
+auto per_device_kernel_memo(int dev, const KernelEntry& e, Query&& query) -> decltype(query()) {
+  using Answer = decltype(query());
+  static std::mutex mu;
+  static std::map<std::pair<int, const KernelEntry*>, Answer> known;
+  const std::pair<int, const KernelEntry*> key{dev, &e};
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    const auto it = known.find(key);
+    if (it != known.end()) return it->second;
+  }
+  Answer answer = query();
+  std::lock_guard<std::mutex> lock(mu);
+  return known.emplace(key, std::move(answer)).first->second;
+}
 
 }  // namespace origami

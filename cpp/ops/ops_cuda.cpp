@@ -118,18 +118,10 @@ bool realign_enabled() {
 // per (device, kernel): a new plan scans the variants, and the driver query is not free.
 bool realign_usable(const KernelEntry& e, int dev) {
   if (!realign_enabled()) return false;
-  static std::mutex mu;
-  static std::map<std::pair<int, const KernelEntry*>, bool> known;
-  const std::pair<int, const KernelEntry*> key{dev, &e};
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    const auto it = known.find(key);
-    if (it != known.end()) return it->second;
-  }
-  const origami::DeviceKernelResources d = origami::query_device_resources(e);  // the current device (the guard's)
-  const bool ok = d.error == cudaSuccess && d.local_size_bytes == 0 && d.max_active_blocks_per_sm > 0;
-  std::lock_guard<std::mutex> lock(mu);
-  return known.emplace(key, ok).first->second;
+  return origami::per_device_kernel_memo(dev, e, [&e] {
+    const origami::DeviceKernelResources d = origami::query_device_resources(e);  // the current device (the guard's)
+    return d.error == cudaSuccess && d.local_size_bytes == 0 && d.max_active_blocks_per_sm > 0;
+  });
 }
 
 // t: (batch, D0, D1). Try reading it with D1 contiguous (layout "D1"), with ld = stride of D0. align: the kernel's
