@@ -382,11 +382,17 @@ def test_stats_reset_and_shape():
     with origami_nv.enabled(devices=CPU):
         A @ B
         A.double() @ B.double()
+    with origami_nv.enabled(devices=CPU, dispatcher=True):
+        A @ B
     st = origami_nv.dispatch_stats()
+    zero = {"aten::mm": {"routed": 0, "fallback": 0}, "aten::bmm": {"routed": 0, "fallback": 0},
+            "aten::addmm": {"routed": 0, "fallback": 0}}
     assert st == {"routed": 1, "fallback": 1, "routed_calls": {"Tensor.matmul": 1},
-                  "fallback_calls": {"Tensor.matmul: dtype torch.float64": 1}}
+                  "fallback_calls": {"Tensor.matmul: dtype torch.float64": 1},
+                  "dispatcher": dict(zero, **{"aten::mm": {"routed": 1, "fallback": 0}})}
     origami_nv.reset_dispatch_stats()
-    assert origami_nv.dispatch_stats() == {"routed": 0, "fallback": 0, "routed_calls": {}, "fallback_calls": {}}
+    assert origami_nv.dispatch_stats() == {"routed": 0, "fallback": 0, "routed_calls": {}, "fallback_calls": {},
+                                           "dispatcher": zero}
 
 
 # ---- switch semantics: nesting, enable/disable, threads ----------------------------------------------------
@@ -481,6 +487,127 @@ def test_bad_devices_argument():
         origami_nv.enabled(devices=("cuda:0",))
     with pytest.raises(RuntimeError):
         origami_nv.enabled(devices=("nonsense",))
+
+
+# ---- the dispatcher path (enable(dispatcher=True): torch's aten::mm/bmm/addmm kernels replaced) -------------
+def _aten(st=None):
+    st = st or origami_nv.dispatch_stats()
+    return {op: (c["routed"], c["fallback"]) for op, c in st["dispatcher"].items()}
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_dispatcher_path_model_matches_torch_every_gemm_routed_no_mode(dtype):
+    model, tok = make_model(dtype), tokens()
+    base = torch._C._len_torch_function_stack()
+    with torch.no_grad():
+        ref = model(tok)
+        with origami_nv.enabled(devices=CPU, dispatcher=True):
+            assert origami_nv.is_enabled("cpu") and torch._C._len_torch_function_stack() == base  # no mode
+            out = model(tok)
+    st = origami_nv.dispatch_stats()
+    assert st["routed"] == 0 and st["fallback"] == 0, st  # the mode saw nothing
+    # per layer: 4 bias-free Linear (matmul folds them into mm), 3 with bias (addmm), 2 attention GEMMs (bmm:
+    # 4-D @ folds into bmm as well); the head's addmm
+    layers = len(model.layers)
+    assert _aten(st) == {"aten::mm": (4 * layers, 0), "aten::bmm": (2 * layers, 0),
+                         "aten::addmm": (3 * layers + 1, 0)}, st
+    torch.testing.assert_close(out, ref, **TOL[dtype])
+
+
+def test_dispatcher_path_runs_the_op_bit_for_bit():
+    x, w, bias = _r(4, 5, 8, seed=11), W, BIAS
+    with torch.no_grad(), origami_nv.enabled(devices=CPU, dispatcher=True):
+        got_linear = F.linear(x, w, bias)
+        got_mm = torch.mm(A, B)
+        got_bmm = torch.bmm(A3, B3)
+        got_addmm_row = torch.addmm(BIAS.view(1, -1), A, B)
+    assert torch.equal(got_linear, origami_nv.matmul(x, w.t(), bias=bias))
+    assert torch.equal(got_mm, origami_nv.matmul(A, B))
+    assert torch.equal(got_bmm, origami_nv.matmul(A3, B3))
+    assert torch.equal(got_addmm_row, origami_nv.matmul(A, B, bias=BIAS))
+    assert _aten() == {"aten::mm": (1, 0), "aten::bmm": (1, 0), "aten::addmm": (2, 0)}
+
+
+def test_dispatcher_path_leaves_the_rest_to_torchs_kernel():
+    cases = {
+        "aten::mm": [lambda: torch.mm(A.double(), B.double()),                      # dtype
+                     lambda: torch.mm(A.float(), B.float()),                        # fp32 on the CPU
+                     lambda: torch.mm(A[:, :0], B[:0])],                            # K = 0
+        "aten::addmm": [lambda: torch.addmm(BIAS, A, B, beta=2),                    # beta
+                        lambda: torch.addmm(BIAS, A, B, alpha=0.5),                 # alpha
+                        lambda: torch.addmm(C, A, B),                               # a full (M, N) input
+                        lambda: torch.addmm(BIAS.float(), A.float(), B.float())],   # dtype
+    }
+    want = {op: [fn() for fn in fns] for op, fns in cases.items()}  # torch's own kernels: the dispatcher path is off
+    origami_nv.reset_dispatch_stats()
+    with origami_nv.enabled(devices=CPU, dispatcher=True):
+        got = {op: [fn() for fn in fns] for op, fns in cases.items()}
+    for op in cases:
+        for g, w in zip(got[op], want[op]):
+            assert g.dtype == w.dtype and torch.equal(g, w), op
+    assert _aten() == {"aten::mm": (0, 3), "aten::bmm": (0, 0), "aten::addmm": (0, 4)}
+
+
+def test_dispatcher_path_off_is_torchs_kernel_again():
+    before = torch.mm(A, B)
+    with origami_nv.enabled(devices=CPU, dispatcher=True):
+        routed = torch.mm(A, B)
+    after = torch.mm(A, B)
+    assert torch.equal(before, after)
+    assert torch.equal(routed, origami_nv.matmul(A, B))
+    assert _aten()["aten::mm"] == (1, 0)  # the calls while off are not counted
+
+
+def test_dispatcher_path_gradients():
+    torch.manual_seed(3)
+    model = make_model(torch.float16).train()
+    tok = tokens()
+    model(tok).float().square().mean().backward()
+    ref = {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
+    model.zero_grad(set_to_none=True)
+    with origami_nv.enabled(devices=CPU, dispatcher=True):
+        model(tok).float().square().mean().backward()
+    routed = sum(r for r, _ in _aten().values())
+    assert routed > model.gemm_calls()  # the forward's GEMMs and the backward's (mm's derivatives are mm calls)
+    for n, p in model.named_parameters():
+        if n in ref:
+            torch.testing.assert_close(p.grad, ref[n], atol=5e-3, rtol=5e-2, msg=n)
+
+
+def test_dispatcher_path_enable_disable_and_disabled_block():
+    origami_nv.enable(devices=CPU, dispatcher=True)
+    try:
+        assert origami_nv.is_enabled("cpu") and not origami_nv.is_enabled("cuda")
+        with origami_nv.disabled():
+            assert not origami_nv.is_enabled("cpu")
+            A @ B
+        assert origami_nv.is_enabled("cpu")
+        A @ B
+    finally:
+        origami_nv.disable()
+    assert not origami_nv.is_enabled("cpu")
+    A @ B
+    assert _aten()["aten::mm"] == (1, 0)
+
+
+def test_dispatcher_path_is_process_wide():
+    seen = {}
+
+    def worker():
+        seen["out"] = A @ B
+
+    with origami_nv.enabled(devices=CPU, dispatcher=True):
+        t = threading.Thread(target=worker)
+        t.start()
+        t.join()
+    assert torch.equal(seen["out"], origami_nv.matmul(A, B))
+    assert _aten()["aten::mm"] == (1, 0)
+
+
+def test_dispatcher_path_bad_devices():
+    with pytest.raises(ValueError, match="dispatcher path routes 'cpu' and 'cuda'"):
+        origami_nv.enable(devices=("meta",), dispatcher=True)
+    assert not origami_nv.is_enabled("meta")
 
 
 # ---- origami_nv.nn ----------------------------------------------------------------------------------------

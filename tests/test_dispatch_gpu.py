@@ -184,3 +184,104 @@ def test_cuda_graph_capture_and_replay(variant, dtype):
             if variant == "nn":
                 origami_nv.nn.convert(model)
             torch.testing.assert_close(static_out, ref, **TOL[dtype])
+
+
+# ---- the dispatcher path (enable(dispatcher=True), cpp/ops/aten_route.cpp) ---------------------------------
+def _aten():
+    return {op: (c["routed"], c["fallback"]) for op, c in origami_nv.dispatch_stats()["dispatcher"].items()}
+
+
+def _dispatcher():
+    return origami_nv.enabled(dispatcher=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_dispatcher_path_eager_matches_cublas_and_the_mode(dtype):
+    model, tok = model_and_tokens(dtype)
+    layers = len(model.layers)
+    with torch.no_grad():
+        ref = model(tok)
+        with origami_nv.enabled():
+            by_mode = model(tok)
+        origami_nv.reset_dispatch_stats()
+        with _dispatcher():
+            out = model(tok)
+    assert _aten() == {"aten::mm": (4 * layers, 0), "aten::bmm": (2 * layers, 0), "aten::addmm": (3 * layers + 1, 0)}
+    assert origami_nv.dispatch_stats()["routed"] == 0  # no mode
+    torch.testing.assert_close(out, ref, **TOL[dtype])
+    torch.testing.assert_close(out, by_mode, **TOL[dtype])
+    # the routed results are the op's, bit for bit
+    x = torch.randn(3, 37, SIZES["dim"], device=DEV, dtype=dtype)
+    lin = model.layers[0].q_proj
+    with torch.no_grad(), _dispatcher():
+        got = lin(x)
+    assert torch.equal(got, origami_nv.matmul(x, lin.weight.t(), bias=lin.bias))
+
+
+def test_dispatcher_path_fallbacks_are_torchs_kernel():
+    a = torch.randn(33, 65, device=DEV, dtype=torch.float16)
+    b = torch.randn(65, 17, device=DEV, dtype=torch.float16)
+    c = torch.randn(33, 17, device=DEV, dtype=torch.float16)
+    cases = [lambda: torch.mm(a.double(), b.double()), lambda: torch.addmm(c, a, b), lambda: torch.addmm(c[0], a, b, beta=2)]
+    want = [f() for f in cases]
+    origami_nv.reset_dispatch_stats()
+    with _dispatcher():
+        got = [f() for f in cases]
+    for g, w in zip(got, want):
+        assert torch.equal(g, w)
+    assert _aten() == {"aten::mm": (0, 1), "aten::bmm": (0, 0), "aten::addmm": (0, 2)}
+
+
+def test_dispatcher_path_gradients_on_cuda():
+    torch.manual_seed(3)
+    model, tok = model_and_tokens(torch.bfloat16)
+    model.train()
+    model(tok).float().square().mean().backward()
+    ref = {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
+    model.zero_grad(set_to_none=True)
+    with _dispatcher():
+        model(tok).float().square().mean().backward()
+    assert sum(r for r, _ in _aten().values()) > model.gemm_calls()  # the backward's GEMMs too (process-wide)
+    for n, p in model.named_parameters():
+        if n in ref:
+            torch.testing.assert_close(p.grad, ref[n], atol=5e-2, rtol=1e-1, msg=n)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_dispatcher_path_cuda_graph_capture_and_replay(dtype):
+    model, tok = model_and_tokens(dtype)
+    static = tok.clone()
+    with torch.no_grad():
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream), _dispatcher():
+            for _ in range(2):
+                model(static)
+        torch.cuda.current_stream().wait_stream(stream)
+        origami_nv.reset_dispatch_stats()
+        graph = torch.cuda.CUDAGraph()
+        with _dispatcher(), torch.cuda.graph(graph):
+            static_out = model(static)
+        assert sum(r for r, _ in _aten().values()) == model.gemm_calls()
+        for seed in (11, 12):
+            new = tokens(3, 37, seed=seed, vocab=SIZES["vocab"], device=DEV)
+            static.copy_(new)
+            graph.replay()
+            with _dispatcher():
+                eager = model(new)
+            assert torch.equal(static_out, eager)  # the same kernels with the same inputs: the same bits
+            torch.testing.assert_close(static_out, model(new), **TOL[dtype])
+
+
+def test_dispatcher_path_under_torch_compile():
+    # Inductor's GEMMs are its own or torch's out= kernels, which the dispatcher path leaves to torch: compiling with
+    # it on must still give torch's results.
+    torch._dynamo.reset()
+    model, tok = model_and_tokens(torch.float16)
+    with torch.no_grad():
+        ref = model(tok)
+        with _dispatcher():
+            compiled = torch.compile(model)
+            out = compiled(tok)
+    torch._dynamo.reset()
+    torch.testing.assert_close(out, ref, **TOL[torch.float16])

@@ -3,7 +3,7 @@
 // a CUDA build and nvcc is present: ORIGAMI_NV_TORCH_CUDA).
 //
 // CPU implementation: the same contract as the CUDA kernels (fp16/bf16 in, fp32 accumulation, result
-// rounded once to the input dtype): upcast both operands to fp32, at::matmul, cast back. It exists so
+// rounded once to the input dtype): upcast both operands to fp32, torch's CPU bmm, cast back. It exists so
 // the op runs (and is testable, opcheck-able, torch.compile-able) everywhere; it is not tuned.
 #include <torch/library.h>
 #include <ATen/ATen.h>
@@ -18,6 +18,7 @@
 #include <optional>
 
 #include <ATen/Context.h>
+#include <ATen/ops/bmm_cpu_dispatch.h>
 #include <torch/version.h>
 
 #include "matmul_shapes.hpp"
@@ -45,7 +46,8 @@ static at::Tensor matmul_cpu_impl(const at::Tensor& a, const at::Tensor& b, cons
   if (bias) check_bias(*bias, a, s, op);
   const at::Tensor a3 = a_as_3d(a, s).to(at::kFloat);
   const at::Tensor b3 = b_as_3d(b, s).to(at::kFloat);
-  at::Tensor c32 = at::matmul(a3, b3);  // K = 0 gives zeros
+  // torch's CPU kernel itself, not the dispatcher: with the dispatcher path on (aten_route.cpp) aten::bmm is ours.
+  at::Tensor c32 = at::cpu::bmm(a3, b3);  // K = 0 gives zeros
   if (bias) c32 = c32 + bias->to(at::kFloat);  // in fp32, then one rounding, as the kernels do
   return c32.to(a.scalar_type()).reshape(s.out_sizes).contiguous();
 }
@@ -57,6 +59,15 @@ static at::Tensor matmul_cpu(const at::Tensor& a, const at::Tensor& b) {
 static at::Tensor matmul_bias_cpu(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
   return matmul_cpu_impl(a, b, &bias, "origami_nv.matmul_bias");
 }
+
+// The CPU op for the dispatcher path (aten_route.cpp).
+at::Tensor matmul_cpu_routed(const at::Tensor& a, const at::Tensor& b) { return matmul_cpu(a, b); }
+at::Tensor matmul_bias_cpu_routed(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
+  return matmul_bias_cpu(a, b, bias);
+}
+int64_t set_aten_route(int64_t devices);                 // aten_route.cpp
+int64_t aten_route_devices();                            // aten_route.cpp
+std::vector<int64_t> aten_route_counts(bool reset);      // aten_route.cpp
 
 // The CPU result does not depend on the tile; the config is still validated so a bad config fails
 // the same way on every device (whether it is compiled is only known to the CUDA side).
@@ -164,6 +175,9 @@ TORCH_LIBRARY(origami_nv, m) {
   m.def("set_programmatic_dependent_launch(bool enabled) -> bool", &origami_ops::set_programmatic_dependent_launch);
   m.def("gemm_launch_counts() -> int[]", &origami_ops::gemm_launch_counts);
   m.def("tf32_allowed() -> bool", &origami_ops::tf32_allowed);
+  m.def("set_aten_route(int devices) -> int", &origami_ops::set_aten_route);
+  m.def("aten_route_devices() -> int", &origami_ops::aten_route_devices);
+  m.def("aten_route_counts(bool reset=False) -> int[]", &origami_ops::aten_route_counts);
 }
 
 TORCH_LIBRARY_IMPL(origami_nv, CPU, m) {

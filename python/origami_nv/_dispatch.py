@@ -22,6 +22,17 @@ Falls back: other dtypes (fp64, int), fp32 with TF32 allowed on a device without
 broadcast batch dims, addmm's alpha/beta != 1 or an input that does not broadcast to (M, N), tensor
 subclasses, non-strided layouts, negative-bit views, functorch transforms (vmap/grad), forward-mode AD.
 
+The dispatcher path (``enable(dispatcher=True)``, cpp/ops/aten_route.cpp): instead of the mode, torch's own
+aten::mm, aten::bmm and aten::addmm kernels (CPU and CUDA keys) are replaced by ones that run the op where it computes
+the call and torch's kernel otherwise, in C++: no Python per call, so eager mode costs what the op costs (the mode
+runs Python for every torch call of its thread, matmul or not). It routes the same dtypes; addmm with alpha = beta =
+1 and a row-vector bias (nn.Linear's); everything else (a full (M, N) addmm input, other dtypes, empty dimensions) to
+torch's kernel, counted (dispatch_stats()["dispatcher"]). It sees the calls the mode does once torch has turned them
+into mm/bmm/addmm (@, matmul, F.linear, nn.Linear), and also autograd's backward GEMMs and CUDA-graph captures.
+Not torch.compile's: Inductor writes some GEMMs itself and calls torch's out= kernels (aten::mm.out) for the rest,
+which this path leaves alone (Llama-3.2-1B compiled: none routed); under torch.compile use the mode or
+origami_nv.nn.convert. Process-wide (the dispatcher has no thread state), not per thread.
+
 torch.compile: Dynamo inlines the mode, so the compiled graph holds origami_nv::matmul (no graph break);
 the routing decision is made once per call site while tracing, and counted then (a compiled graph does
 not count again: the guards on dtype/device/rank keep the decision valid). CUDA graphs: the op is
@@ -78,18 +89,27 @@ def _count(kind: str, where: str) -> bool:
     return True
 
 
+_ATEN_OPS = ("aten::mm", "aten::bmm", "aten::addmm")  # the order of the op's aten_route_counts()
+
+
 def dispatch_stats() -> dict:
     """What the switch and origami_nv.nn.Linear did since the last reset, process-wide:
 
     ``{"routed": n, "fallback": n, "routed_calls": {"F.linear": n, ...},
-    "fallback_calls": {"torch.matmul: dtype torch.float32": n, ...}}``
+    "fallback_calls": {"torch.matmul: dtype torch.float32": n, ...},
+    "dispatcher": {"aten::mm": {"routed": n, "fallback": n}, "aten::bmm": ..., "aten::addmm": ...}}``
+
+    "dispatcher" counts the calls of the dispatcher path (enable(dispatcher=True)) while it was on for the call's
+    device, kept apart from the mode's: the same user call reaches it as aten::mm/bmm/addmm.
 
     Eager calls count each time; under torch.compile a call site counts once per trace (see the module
     doc). With Dynamo's "eager" backend, torch <= 2.13 runs the compiled graph with the mode still on the
     stack, so the fallback calls left in such a graph count again at run time (pytorch PR 196056)."""
+    counts = list(_OPS.aten_route_counts(False))
+    aten = {name: {"routed": counts[2 * i], "fallback": counts[2 * i + 1]} for i, name in enumerate(_ATEN_OPS)}
     with _stats_lock:
         return {"routed": sum(_routed.values()), "fallback": sum(_fallback.values()),
-                "routed_calls": dict(_routed), "fallback_calls": dict(_fallback)}
+                "routed_calls": dict(_routed), "fallback_calls": dict(_fallback), "dispatcher": aten}
 
 
 def reset_dispatch_stats() -> None:
@@ -97,6 +117,7 @@ def reset_dispatch_stats() -> None:
     with _stats_lock:
         _routed.clear()
         _fallback.clear()
+        _OPS.aten_route_counts(True)
 
 
 # ---- where and in which dtype can the op run? ---------------------------------------------------------------
@@ -418,8 +439,29 @@ def _pop(sw: _Switch) -> None:
     _tls.switch = None
 
 
-def enable(devices: Iterable[str] = _DEFAULT_DEVICES) -> None:
+_DEVICE_BITS = {"cpu": 1, "cuda": 2}  # cpp/ops/aten_route.cpp, set_aten_route
+
+
+def _dispatcher_mask(devices: frozenset) -> int:
+    mask = 0
+    for d in devices:
+        if d not in _DEVICE_BITS:
+            raise ValueError(f"origami_nv switch: the dispatcher path routes 'cpu' and 'cuda' tensors, got {d!r}")
+        mask |= _DEVICE_BITS[d]
+    return mask
+
+
+def _dispatcher_devices() -> frozenset:
+    mask = int(_OPS.aten_route_devices())
+    return frozenset(d for d, bit in _DEVICE_BITS.items() if mask & bit)
+
+
+def enable(devices: Iterable[str] = _DEFAULT_DEVICES, *, dispatcher: bool = False) -> None:
     """Route torch's matmul family to origami_nv on the calling thread from now on (until disable()).
+
+    dispatcher=True: through torch's dispatcher instead of a torch function mode (see the module doc): no Python
+    per call, process-wide, torch's aten::mm/bmm/addmm kernels on `devices` ("cpu", "cuda") replaced until
+    disable(); the thread's mode, if any, is left as it is.
 
     devices: the device types whose tensors are routed ("cuda" by default; "cpu" routes to the op's CPU
     implementation, which computes in fp32 and rounds once: for tests, not speed). Calling it again
@@ -428,6 +470,9 @@ def enable(devices: Iterable[str] = _DEFAULT_DEVICES) -> None:
     torch.no_grad). Thread-local, as every torch function mode is: other threads, including those started
     later from this one, are not affected; call enable() in each thread that should route."""
     devs = _device_set(devices)
+    if dispatcher:
+        _OPS.set_aten_route(_dispatcher_mask(devs))
+        return
     sw = _current()
     if sw is None:
         _push(devs, pushed_by_enable=True)
@@ -436,9 +481,10 @@ def enable(devices: Iterable[str] = _DEFAULT_DEVICES) -> None:
 
 
 def disable() -> None:
-    """Stop routing on the calling thread (see enable()). When the switch was pushed by enable() and no
-    `with` block is open on it, its mode is removed from the torch function mode stack, so torch calls
-    no longer pass through Python at all."""
+    """Stop routing on the calling thread (see enable()), and the dispatcher path (process-wide). When the switch
+    was pushed by enable() and no `with` block is open on it, its mode is removed from the torch function mode
+    stack, so torch calls no longer pass through Python at all."""
+    _OPS.set_aten_route(0)
     sw = _current()
     if sw is None:
         return
@@ -448,9 +494,10 @@ def disable() -> None:
 
 
 def is_enabled(device_type: str = "cuda") -> bool:
-    """Whether tensors of this device type are routed on the calling thread now."""
+    """Whether tensors of this device type are routed on the calling thread now (by the mode or the dispatcher
+    path)."""
     sw = _current()
-    return sw is not None and device_type in sw.devices
+    return (sw is not None and device_type in sw.devices) or device_type in _dispatcher_devices()
 
 
 @contextlib.contextmanager
@@ -471,7 +518,16 @@ def _scoped(devices: frozenset):
         sw.devices = sw.saved.pop()
 
 
-def enabled(devices: Iterable[str] = _DEFAULT_DEVICES):
+@contextlib.contextmanager
+def _dispatcher_scoped(mask: int):
+    previous = _OPS.set_aten_route(mask)
+    try:
+        yield
+    finally:
+        _OPS.set_aten_route(previous)
+
+
+def enabled(devices: Iterable[str] = _DEFAULT_DEVICES, *, dispatcher: bool = False):
     """Context manager: route torch.matmul, @, torch.mm, torch.bmm, torch.addmm and F.linear (and the
     Tensor-method spellings) on tensors of `devices` ("cuda" by default) to origami_nv inside the block,
     on the calling thread; everything the op does not compute goes to torch unchanged (counted with the
@@ -481,13 +537,21 @@ def enabled(devices: Iterable[str] = _DEFAULT_DEVICES):
     (``with disabled():`` turns routing off inside). A thread has one origami mode on the torch function
     mode stack however deeply blocks nest, so a call is decided once. Thread-local (see enable()).
     torch.compile: enter the block outside the compiled function; Dynamo traces the mode into the graph,
-    and leaving/changing the switch makes the compiled code recompile (its guards see the mode)."""
+    and leaving/changing the switch makes the compiled code recompile (its guards see the mode).
+    dispatcher=True: the dispatcher path on `devices` inside the block (see enable()), its previous setting back on
+    exit; process-wide while the block runs."""
+    if dispatcher:
+        return _dispatcher_scoped(_dispatcher_mask(_device_set(devices)))
     return _scoped(_device_set(devices))
 
 
 def disabled():
-    """Context manager: no routing inside the block (the previous state returns on exit). Where the switch is
-    off already it does nothing: no mode is pushed, so torch calls do not pass through Python."""
-    if _current() is None:
-        return contextlib.nullcontext()
-    return _scoped(frozenset())
+    """Context manager: no routing inside the block, by the mode or the dispatcher path (the previous state returns
+    on exit; the dispatcher path's process-wide). Where the switch is off already it does nothing: no mode is pushed,
+    so torch calls do not pass through Python."""
+    stack = contextlib.ExitStack()
+    if _dispatcher_devices():
+        stack.enter_context(_dispatcher_scoped(0))
+    if _current() is not None:
+        stack.enter_context(_scoped(frozenset()))
+    return stack

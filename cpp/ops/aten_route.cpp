@@ -1,0 +1,199 @@
+// The switch's dispatcher path (origami_nv.enable(dispatcher=True), python/origami_nv/_dispatch.py): torch's own
+// aten::mm, aten::bmm and aten::addmm kernels at the CPU and CUDA dispatch keys are replaced by ones that run
+// origami_nv's op where it computes the call with torch's meaning, and call torch's kernel otherwise (at::cuda::mm,
+// at::cpu::mm, ...: the kernel itself, not the dispatcher, so there is no recursion and nothing else changes).
+//
+// Why: the TorchFunctionMode switch runs Python for every torch call of its thread, matmul or not; in an eager
+// decode step that is most of the step (H200, Llama-3.2-1B eager decode through the mode 0.77 of cuBLAS, 1.02 with
+// the modules swapped: benchmarks/results/e2e_llama_h200_session16/). Here no Python runs per call, and only the three
+// GEMM ops pay a branch. What reaches these kernels: torch.mm/bmm/addmm, @ / torch.matmul (which fold into mm or
+// bmm), F.linear and nn.Linear (addmm with a bias, matmul without), in eager mode, in CUDA graphs and in autograd's
+// backward (the derivatives of mm are mm calls). Not code torch.compile generates: Inductor's GEMMs are its own or
+// torch's out= kernels (aten::mm.out), which stay torch's.
+//
+// Routed: both operands plain strided tensors (no negative or conjugate bit) of one dtype the op computes (fp16, bf16;
+// fp32 on CUDA, where the op follows torch's float32 matmul precision), M, N, K in 1 .. 2^31 - 1; addmm with beta = alpha
+// = 1 and a bias of N elements (1-D, or (1, N)) of the same dtype, fused in the kernel's epilogue. Everything else
+// (other dtypes, alpha/beta, a full (M, N) input, empty dimensions) calls torch's kernel. Results: the op's contract
+// (fp32 accumulation, one rounding to the dtype), deterministic.
+//
+// The replacement kernels are registered once, at the first enable, with torch's "overriding a previously registered
+// kernel" warnings silenced (they are the point); while routing is off they call torch's kernel directly. The setting
+// is process-wide (an autograd backward runs on another thread), unlike the mode, which is per thread.
+#include <torch/library.h>
+#include <ATen/ATen.h>
+#include <ATen/ops/addmm_cpu_dispatch.h>
+#include <ATen/ops/bmm_cpu_dispatch.h>
+#include <ATen/ops/mm_cpu_dispatch.h>
+#include <c10/util/Exception.h>
+
+#include <atomic>
+#include <climits>
+#include <mutex>
+
+#ifdef ORIGAMI_NV_TORCH_CUDA
+#include <ATen/ops/addmm_cuda_dispatch.h>
+#include <ATen/ops/bmm_cuda_dispatch.h>
+#include <ATen/ops/mm_cuda_dispatch.h>
+
+#include "ops_cuda.hpp"
+#endif
+
+namespace origami_ops {
+at::Tensor matmul_cpu_routed(const at::Tensor& a, const at::Tensor& b);                           // ops.cpp
+at::Tensor matmul_bias_cpu_routed(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias);  // ops.cpp
+
+namespace {
+enum DeviceBit : int { kCpuBit = 1, kCudaBit = 2 };
+std::atomic<int> g_devices{0};
+
+// Per op: [routed, fell back] while routing was on for the call's device.
+enum Op : int { kMm = 0, kBmm = 1, kAddmm = 2, kOps = 3 };
+std::atomic<int64_t> g_counts[kOps][2];
+
+// A routed call that reaches one of these kernels again (the CPU op computes in fp32 with at::matmul) goes to torch.
+thread_local int t_inside = 0;
+struct Inside {
+  Inside() { ++t_inside; }
+  ~Inside() { --t_inside; }
+};
+
+bool on_for(const at::Tensor& t) {
+  const int bit = t.is_cuda() ? kCudaBit : t.is_cpu() ? kCpuBit : 0;
+  return t_inside == 0 && (g_devices.load(std::memory_order_relaxed) & bit) != 0;
+}
+
+bool plain(const at::Tensor& t) { return t.layout() == at::kStrided && !t.is_neg() && !t.is_conj(); }
+
+bool dtype_routed(const at::Tensor& t) {
+  const at::ScalarType s = t.scalar_type();
+  // CPU: 16-bit only (the CPU op computes in fp32 through torch's own fp32 kernel).
+  return s == at::kHalf || s == at::kBFloat16 || (s == at::kFloat && t.is_cuda());
+}
+
+bool extent_ok(int64_t v) { return v >= 1 && v <= INT_MAX; }
+
+// a (.., M, K) @ b (.., K, N) of `dims` dimensions with equal leading extents: the op computes it.
+bool routable(const at::Tensor& a, const at::Tensor& b, int64_t dims) {
+  if (a.dim() != dims || b.dim() != dims || !plain(a) || !plain(b)) return false;
+  if (a.scalar_type() != b.scalar_type() || a.device() != b.device() || !dtype_routed(a)) return false;
+  if (dims == 3 && (a.size(0) != b.size(0) || !extent_ok(a.size(0)))) return false;
+  return a.size(-1) == b.size(-2) && extent_ok(a.size(-2)) && extent_ok(a.size(-1)) && extent_ok(b.size(-1));
+}
+
+void count(Op op, bool routed) { g_counts[op][routed ? 0 : 1].fetch_add(1, std::memory_order_relaxed); }
+
+at::Tensor run_matmul(const at::Tensor& a, const at::Tensor& b) {
+  Inside inside;
+#ifdef ORIGAMI_NV_TORCH_CUDA
+  if (a.is_cuda()) return matmul_cuda(a, b);
+#endif
+  return matmul_cpu_routed(a, b);
+}
+
+at::Tensor run_matmul_bias(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
+  Inside inside;
+#ifdef ORIGAMI_NV_TORCH_CUDA
+  if (a.is_cuda()) return matmul_bias_cuda(a, b, bias);
+#endif
+  return matmul_bias_cpu_routed(a, b, bias);
+}
+
+template <class Fallback>
+at::Tensor mm_route(const at::Tensor& a, const at::Tensor& b, Fallback torch_mm) {
+  if (!on_for(a)) return torch_mm(a, b);
+  const bool r = routable(a, b, 2);
+  count(kMm, r);
+  return r ? run_matmul(a, b) : torch_mm(a, b);
+}
+
+template <class Fallback>
+at::Tensor bmm_route(const at::Tensor& a, const at::Tensor& b, Fallback torch_bmm) {
+  if (!on_for(a)) return torch_bmm(a, b);
+  const bool r = routable(a, b, 3);
+  count(kBmm, r);
+  return r ? run_matmul(a, b) : torch_bmm(a, b);
+}
+
+bool is_one(const at::Scalar& s) { return !s.isComplex() && s.toDouble() == 1.0; }
+
+template <class Fallback>
+at::Tensor addmm_route(const at::Tensor& self, const at::Tensor& a, const at::Tensor& b, const at::Scalar& beta,
+                       const at::Scalar& alpha, Fallback torch_addmm) {
+  if (!on_for(a)) return torch_addmm(self, a, b, beta, alpha);
+  const int64_t n = b.dim() == 2 ? b.size(1) : -1;
+  const bool bias_row = plain(self) && self.scalar_type() == a.scalar_type() && self.device() == a.device() &&
+                        ((self.dim() == 1 && self.size(0) == n) || (self.dim() == 2 && self.size(0) == 1 && self.size(1) == n));
+  const bool r = bias_row && is_one(beta) && is_one(alpha) && routable(a, b, 2);
+  count(kAddmm, r);
+  return r ? run_matmul_bias(a, b, self.reshape({n})) : torch_addmm(self, a, b, beta, alpha);
+}
+
+at::Tensor mm_cpu(const at::Tensor& a, const at::Tensor& b) {
+  return mm_route(a, b, [](const at::Tensor& x, const at::Tensor& y) { return at::cpu::mm(x, y); });
+}
+at::Tensor bmm_cpu(const at::Tensor& a, const at::Tensor& b) {
+  return bmm_route(a, b, [](const at::Tensor& x, const at::Tensor& y) { return at::cpu::bmm(x, y); });
+}
+at::Tensor addmm_cpu(const at::Tensor& s, const at::Tensor& a, const at::Tensor& b, const at::Scalar& beta,
+                     const at::Scalar& alpha) {
+  return addmm_route(s, a, b, beta, alpha,
+                     [](const at::Tensor& s_, const at::Tensor& x, const at::Tensor& y, const at::Scalar& be,
+                        const at::Scalar& al) { return at::cpu::addmm(s_, x, y, be, al); });
+}
+#ifdef ORIGAMI_NV_TORCH_CUDA
+at::Tensor mm_cuda(const at::Tensor& a, const at::Tensor& b) {
+  return mm_route(a, b, [](const at::Tensor& x, const at::Tensor& y) { return at::cuda::mm(x, y); });
+}
+at::Tensor bmm_cuda(const at::Tensor& a, const at::Tensor& b) {
+  return bmm_route(a, b, [](const at::Tensor& x, const at::Tensor& y) { return at::cuda::bmm(x, y); });
+}
+at::Tensor addmm_cuda(const at::Tensor& s, const at::Tensor& a, const at::Tensor& b, const at::Scalar& beta,
+                      const at::Scalar& alpha) {
+  return addmm_route(s, a, b, beta, alpha,
+                     [](const at::Tensor& s_, const at::Tensor& x, const at::Tensor& y, const at::Scalar& be,
+                        const at::Scalar& al) { return at::cuda::addmm(s_, x, y, be, al); });
+}
+#endif
+
+struct Silent : c10::WarningHandler {
+  void process(const c10::Warning&) override {}
+};
+
+void register_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Silent silent;
+    c10::WarningUtils::WarningHandlerGuard quiet(&silent);
+    // Never destroyed: the replacements stay registered for the life of the process (off = torch's kernel called).
+    auto* lib = new torch::Library(torch::Library::IMPL, "aten", std::nullopt, __FILE__, __LINE__);
+    lib->impl("mm", torch::dispatch(c10::DispatchKey::CPU, TORCH_FN(mm_cpu)));
+    lib->impl("bmm", torch::dispatch(c10::DispatchKey::CPU, TORCH_FN(bmm_cpu)));
+    lib->impl("addmm", torch::dispatch(c10::DispatchKey::CPU, TORCH_FN(addmm_cpu)));
+#ifdef ORIGAMI_NV_TORCH_CUDA
+    lib->impl("mm", torch::dispatch(c10::DispatchKey::CUDA, TORCH_FN(mm_cuda)));
+    lib->impl("bmm", torch::dispatch(c10::DispatchKey::CUDA, TORCH_FN(bmm_cuda)));
+    lib->impl("addmm", torch::dispatch(c10::DispatchKey::CUDA, TORCH_FN(addmm_cuda)));
+#endif
+  });
+}
+}  // namespace
+
+// devices: bit 1 CPU, bit 2 CUDA (0: off). Returns the previous setting.
+int64_t set_aten_route(int64_t devices) {
+  TORCH_CHECK(devices >= 0 && devices <= (kCpuBit | kCudaBit), "set_aten_route: devices must be a mask of 1 (CPU) and 2 "
+              "(CUDA), got ", devices);
+  if (devices != 0) register_once();
+  return g_devices.exchange(static_cast<int>(devices));
+}
+
+int64_t aten_route_devices() { return g_devices.load(); }
+
+// [mm routed, mm to torch, bmm routed, bmm to torch, addmm routed, addmm to torch] since the last reset.
+std::vector<int64_t> aten_route_counts(bool reset) {
+  std::vector<int64_t> out;
+  for (auto& op : g_counts)
+    for (auto& c : op) out.push_back(reset ? c.exchange(0) : c.load());
+  return out;
+}
+}  // namespace origami_ops
