@@ -21,7 +21,10 @@ StaticCache of prefill + decode tokens. Per configuration (preset, dtype, batch,
                               once per trace or capture; replays run no Python).
 
 Variants: "cublas" (torch unchanged), "switch" (``with origami_nv.enabled():``), "nn"
-(``origami_nv.nn.convert(model)``: only the Linear layers, no TorchFunctionMode on the stack).
+(``origami_nv.nn.convert(model)``: only the Linear layers, no TorchFunctionMode on the stack), "dispatcher"
+(``with origami_nv.enabled(dispatcher=True):``: torch's aten::mm/bmm/addmm kernels replaced, no Python per call; its
+routed / fallback counts are the dispatcher's, per aten op, without reasons; under --modes compile it routes nothing:
+Inductor's GEMMs call torch's out= kernels).
 Modes: "eager"; "compile" (torch.compile of the whole model, --compile-mode, static shapes: one graph for the
 prefill and one for the decode step per variant; compiling a layer at a time does not share the code across
 layers, as each layer's index into the KV cache is a constant of its graph); "graph" (eager prefill, decode
@@ -65,7 +68,7 @@ PRESETS = {
                  rope_theta=500000.0, tie_word_embeddings=True, rms_norm_eps=1e-5),
 }
 MODES = ("eager", "compile", "graph")
-VARIANTS = ("cublas", "switch", "nn")
+VARIANTS = ("cublas", "switch", "nn", "dispatcher")
 
 
 def _import_transformers():
@@ -197,7 +200,19 @@ def measure_config(runner, variants, batch, prefill, decode, mode, reps, seed, r
             origami_nv.nn.convert(runner.model, devices=route_devices)
         else:
             origami_nv.nn.revert(runner.model)
+        if variant == "dispatcher":
+            return origami_nv.enabled(devices=route_devices, dispatcher=True)
         return origami_nv.enabled(devices=route_devices) if variant == "switch" else origami_nv.disabled()
+
+    def stats(variant):
+        """dispatch_stats() in the shape the records use; the dispatcher path's counts for its variant."""
+        st = origami_nv.dispatch_stats()
+        if variant != "dispatcher":
+            return st
+        aten = st["dispatcher"]
+        return {"routed": sum(c["routed"] for c in aten.values()), "fallback": sum(c["fallback"] for c in aten.values()),
+                "routed_calls": {k: c["routed"] for k, c in aten.items() if c["routed"]},
+                "fallback_calls": {k: c["fallback"] for k, c in aten.items() if c["fallback"]}}
 
     rec = {"batch": batch, "prefill": prefill, "decode": decode, "mode": mode, "variants": {}}
     logits = {}
@@ -216,7 +231,7 @@ def measure_config(runner, variants, batch, prefill, decode, mode, reps, seed, r
                     rec["variants"][v]["error"] = f"CUDA graph capture failed: {type(e).__name__}: {e}"[:500]
             else:
                 runner.decode_eager(dec_tokens[:, :8], prefill)
-        rec["variants"][v]["dispatch_warmup"] = origami_nv.dispatch_stats()
+        rec["variants"][v]["dispatch_warmup"] = stats(v)
     rec["warmup_s"] = time.perf_counter() - t_warm
     if any("error" in rec["variants"][v] for v in variants):
         return rec
@@ -235,7 +250,7 @@ def measure_config(runner, variants, batch, prefill, decode, mode, reps, seed, r
             r["decode_s"].append(t_dec)
             # Eager: what one timed rep routed. Compiled code and graph replays run no Python per call, so
             # for those modes the counts are the warm-up's (the traced / captured call sites).
-            r["dispatch"] = origami_nv.dispatch_stats() if mode == "eager" else r["dispatch_warmup"]
+            r["dispatch"] = stats(v) if mode == "eager" else r["dispatch_warmup"]
             if rep == 0:
                 logits[v] = torch.stack([last] + steps).float()  # (1 + decode, batch, vocab)
     origami_nv.nn.revert(runner.model)
