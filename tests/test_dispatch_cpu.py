@@ -230,19 +230,23 @@ def test_autocast_operands_cast_as_autocast_would():
     assert origami_nv.dispatch_stats()["routed"] == model.gemm_calls()
 
 
-def test_gradients_through_the_switch():
-    torch.manual_seed(3)
-    model = make_model(torch.float16).train()
-    tok = tokens()
+def gradients_match_torch(model, tok, ctx, atol, rtol):
+    """Backward of a loss on model(tok) inside ctx() gives torch's parameter gradients (within atol / rtol)."""
     model(tok).float().square().mean().backward()
     ref = {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
     model.zero_grad(set_to_none=True)
-    with origami_nv.enabled(devices=CPU):
+    with ctx():
         model(tok).float().square().mean().backward()
-    assert origami_nv.dispatch_stats()["routed"] == model.gemm_calls()
     for n, p in model.named_parameters():
         if n in ref:
-            torch.testing.assert_close(p.grad, ref[n], atol=5e-3, rtol=5e-2, msg=n)
+            torch.testing.assert_close(p.grad, ref[n], atol=atol, rtol=rtol, msg=n)
+
+
+def test_gradients_through_the_switch():
+    torch.manual_seed(3)
+    model = make_model(torch.float16).train()
+    gradients_match_torch(model, tokens(), lambda: origami_nv.enabled(devices=CPU), atol=5e-3, rtol=5e-2)
+    assert origami_nv.dispatch_stats()["routed"] == model.gemm_calls()
 
 
 # ---- every spelling routed -------------------------------------------------------------------------------
@@ -561,17 +565,10 @@ def test_dispatcher_path_off_is_torchs_kernel_again():
 def test_dispatcher_path_gradients():
     torch.manual_seed(3)
     model = make_model(torch.float16).train()
-    tok = tokens()
-    model(tok).float().square().mean().backward()
-    ref = {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
-    model.zero_grad(set_to_none=True)
-    with origami_nv.enabled(devices=CPU, dispatcher=True):
-        model(tok).float().square().mean().backward()
+    gradients_match_torch(model, tokens(), lambda: origami_nv.enabled(devices=CPU, dispatcher=True),
+                          atol=5e-3, rtol=5e-2)
     routed = sum(r for r, _ in _aten().values())
     assert routed > model.gemm_calls()  # the forward's GEMMs and the backward's (mm's derivatives are mm calls)
-    for n, p in model.named_parameters():
-        if n in ref:
-            torch.testing.assert_close(p.grad, ref[n], atol=5e-3, rtol=5e-2, msg=n)
 
 
 def test_dispatcher_path_enable_disable_and_disabled_block():

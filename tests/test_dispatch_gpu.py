@@ -8,7 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 import origami_nv  # noqa: E402
 from origami_nv import _dispatch  # noqa: E402,F401  (loads the op)
-from test_dispatch_cpu import TinyDecoder, tokens  # noqa: E402,F401
+from test_dispatch_cpu import TinyDecoder, gradients_match_torch, tokens  # noqa: E402,F401
 
 pytestmark = pytest.mark.gpu
 
@@ -152,13 +152,20 @@ def test_compile_reduce_overhead_cuda_graphs():
     assert torch.equal(outs[-1], outs[-2])  # replays are deterministic
 
 
-@pytest.mark.parametrize("variant", ["switch", "nn"])
+def _routed(variant):
+    """The GEMMs sent to the op: by the mode and origami_nv.nn.Linear, or by the dispatcher path."""
+    st = origami_nv.dispatch_stats()
+    return sum(c["routed"] for c in st["dispatcher"].values()) if variant == "dispatcher" else st["routed"]
+
+
+@pytest.mark.parametrize("variant", ["switch", "nn", "dispatcher"])
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_cuda_graph_capture_and_replay(variant, dtype):
     model, tok = model_and_tokens(dtype)
     if variant == "nn":
         origami_nv.nn.convert(model)
-    ctx = origami_nv.enabled if variant == "switch" else origami_nv.disabled
+    ctx = {"switch": origami_nv.enabled, "nn": origami_nv.disabled,
+           "dispatcher": lambda: origami_nv.enabled(dispatcher=True)}[variant]
     static = tok.clone()
     with torch.no_grad():
         stream = torch.cuda.Stream()
@@ -171,7 +178,7 @@ def test_cuda_graph_capture_and_replay(variant, dtype):
         graph = torch.cuda.CUDAGraph()
         with ctx(), torch.cuda.graph(graph):
             static_out = model(static)
-        assert origami_nv.dispatch_stats()["routed"] == (model.gemm_calls() if variant == "switch" else 14)
+        assert _routed(variant) == (14 if variant == "nn" else model.gemm_calls())
         for seed in (11, 12):
             new = tokens(3, 37, seed=seed, vocab=SIZES["vocab"], device=DEV)
             static.copy_(new)
@@ -235,42 +242,8 @@ def test_dispatcher_path_fallbacks_are_torchs_kernel():
 def test_dispatcher_path_gradients_on_cuda():
     torch.manual_seed(3)
     model, tok = model_and_tokens(torch.bfloat16)
-    model.train()
-    model(tok).float().square().mean().backward()
-    ref = {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
-    model.zero_grad(set_to_none=True)
-    with _dispatcher():
-        model(tok).float().square().mean().backward()
+    gradients_match_torch(model.train(), tok, _dispatcher, atol=5e-2, rtol=1e-1)
     assert sum(r for r, _ in _aten().values()) > model.gemm_calls()  # the backward's GEMMs too (process-wide)
-    for n, p in model.named_parameters():
-        if n in ref:
-            torch.testing.assert_close(p.grad, ref[n], atol=5e-2, rtol=1e-1, msg=n)
-
-
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-def test_dispatcher_path_cuda_graph_capture_and_replay(dtype):
-    model, tok = model_and_tokens(dtype)
-    static = tok.clone()
-    with torch.no_grad():
-        stream = torch.cuda.Stream()
-        stream.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(stream), _dispatcher():
-            for _ in range(2):
-                model(static)
-        torch.cuda.current_stream().wait_stream(stream)
-        origami_nv.reset_dispatch_stats()
-        graph = torch.cuda.CUDAGraph()
-        with _dispatcher(), torch.cuda.graph(graph):
-            static_out = model(static)
-        assert sum(r for r, _ in _aten().values()) == model.gemm_calls()
-        for seed in (11, 12):
-            new = tokens(3, 37, seed=seed, vocab=SIZES["vocab"], device=DEV)
-            static.copy_(new)
-            graph.replay()
-            with _dispatcher():
-                eager = model(new)
-            assert torch.equal(static_out, eager)  # the same kernels with the same inputs: the same bits
-            torch.testing.assert_close(static_out, model(new), **TOL[dtype])
 
 
 def test_dispatcher_path_under_torch_compile():

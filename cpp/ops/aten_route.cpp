@@ -99,62 +99,62 @@ at::Tensor run_matmul_bias(const at::Tensor& a, const at::Tensor& b, const at::T
   return matmul_bias_cpu_routed(a, b, bias);
 }
 
-template <class Fallback>
-at::Tensor mm_route(const at::Tensor& a, const at::Tensor& b, Fallback torch_mm) {
-  if (!on_for(a)) return torch_mm(a, b);
+// Torch's own kernels of one backend, called directly (not through the dispatcher, where ours stand in for them).
+struct CpuKernels {
+  static at::Tensor mm(const at::Tensor& a, const at::Tensor& b) { return at::cpu::mm(a, b); }
+  static at::Tensor bmm(const at::Tensor& a, const at::Tensor& b) { return at::cpu::bmm(a, b); }
+  static at::Tensor addmm(const at::Tensor& s, const at::Tensor& a, const at::Tensor& b, const at::Scalar& beta,
+                          const at::Scalar& alpha) {
+    return at::cpu::addmm(s, a, b, beta, alpha);
+  }
+};
+#ifdef ORIGAMI_NV_TORCH_CUDA
+struct CudaKernels {
+  static at::Tensor mm(const at::Tensor& a, const at::Tensor& b) { return at::cuda::mm(a, b); }
+  static at::Tensor bmm(const at::Tensor& a, const at::Tensor& b) { return at::cuda::bmm(a, b); }
+  static at::Tensor addmm(const at::Tensor& s, const at::Tensor& a, const at::Tensor& b, const at::Scalar& beta,
+                          const at::Scalar& alpha) {
+    return at::cuda::addmm(s, a, b, beta, alpha);
+  }
+};
+#endif
+
+template <class Torch>
+at::Tensor mm_routed(const at::Tensor& a, const at::Tensor& b) {
+  if (!on_for(a)) return Torch::mm(a, b);
   const bool r = routable(a, b, 2);
   count(kMm, r);
-  return r ? run_matmul(a, b) : torch_mm(a, b);
+  return r ? run_matmul(a, b) : Torch::mm(a, b);
 }
 
-template <class Fallback>
-at::Tensor bmm_route(const at::Tensor& a, const at::Tensor& b, Fallback torch_bmm) {
-  if (!on_for(a)) return torch_bmm(a, b);
+template <class Torch>
+at::Tensor bmm_routed(const at::Tensor& a, const at::Tensor& b) {
+  if (!on_for(a)) return Torch::bmm(a, b);
   const bool r = routable(a, b, 3);
   count(kBmm, r);
-  return r ? run_matmul(a, b) : torch_bmm(a, b);
+  return r ? run_matmul(a, b) : Torch::bmm(a, b);
 }
 
 bool is_one(const at::Scalar& s) { return !s.isComplex() && s.toDouble() == 1.0; }
 
-template <class Fallback>
-at::Tensor addmm_route(const at::Tensor& self, const at::Tensor& a, const at::Tensor& b, const at::Scalar& beta,
-                       const at::Scalar& alpha, Fallback torch_addmm) {
-  if (!on_for(a)) return torch_addmm(self, a, b, beta, alpha);
+template <class Torch>
+at::Tensor addmm_routed(const at::Tensor& self, const at::Tensor& a, const at::Tensor& b, const at::Scalar& beta,
+                        const at::Scalar& alpha) {
+  if (!on_for(a)) return Torch::addmm(self, a, b, beta, alpha);
   const int64_t n = b.dim() == 2 ? b.size(1) : -1;
   const bool bias_row = plain(self) && self.scalar_type() == a.scalar_type() && self.device() == a.device() &&
                         ((self.dim() == 1 && self.size(0) == n) || (self.dim() == 2 && self.size(0) == 1 && self.size(1) == n));
   const bool r = bias_row && is_one(beta) && is_one(alpha) && routable(a, b, 2);
   count(kAddmm, r);
-  return r ? run_matmul_bias(a, b, self.reshape({n})) : torch_addmm(self, a, b, beta, alpha);
+  return r ? run_matmul_bias(a, b, self.reshape({n})) : Torch::addmm(self, a, b, beta, alpha);
 }
 
-at::Tensor mm_cpu(const at::Tensor& a, const at::Tensor& b) {
-  return mm_route(a, b, [](const at::Tensor& x, const at::Tensor& y) { return at::cpu::mm(x, y); });
+template <class Torch>
+void register_backend(torch::Library& lib, c10::DispatchKey key) {
+  lib.impl("mm", torch::dispatch(key, TORCH_FN(mm_routed<Torch>)));
+  lib.impl("bmm", torch::dispatch(key, TORCH_FN(bmm_routed<Torch>)));
+  lib.impl("addmm", torch::dispatch(key, TORCH_FN(addmm_routed<Torch>)));
 }
-at::Tensor bmm_cpu(const at::Tensor& a, const at::Tensor& b) {
-  return bmm_route(a, b, [](const at::Tensor& x, const at::Tensor& y) { return at::cpu::bmm(x, y); });
-}
-at::Tensor addmm_cpu(const at::Tensor& s, const at::Tensor& a, const at::Tensor& b, const at::Scalar& beta,
-                     const at::Scalar& alpha) {
-  return addmm_route(s, a, b, beta, alpha,
-                     [](const at::Tensor& s_, const at::Tensor& x, const at::Tensor& y, const at::Scalar& be,
-                        const at::Scalar& al) { return at::cpu::addmm(s_, x, y, be, al); });
-}
-#ifdef ORIGAMI_NV_TORCH_CUDA
-at::Tensor mm_cuda(const at::Tensor& a, const at::Tensor& b) {
-  return mm_route(a, b, [](const at::Tensor& x, const at::Tensor& y) { return at::cuda::mm(x, y); });
-}
-at::Tensor bmm_cuda(const at::Tensor& a, const at::Tensor& b) {
-  return bmm_route(a, b, [](const at::Tensor& x, const at::Tensor& y) { return at::cuda::bmm(x, y); });
-}
-at::Tensor addmm_cuda(const at::Tensor& s, const at::Tensor& a, const at::Tensor& b, const at::Scalar& beta,
-                      const at::Scalar& alpha) {
-  return addmm_route(s, a, b, beta, alpha,
-                     [](const at::Tensor& s_, const at::Tensor& x, const at::Tensor& y, const at::Scalar& be,
-                        const at::Scalar& al) { return at::cuda::addmm(s_, x, y, be, al); });
-}
-#endif
 
 struct Silent : c10::WarningHandler {
   void process(const c10::Warning&) override {}
@@ -167,13 +167,9 @@ void register_once() {
     c10::WarningUtils::WarningHandlerGuard quiet(&silent);
     // Never destroyed: the replacements stay registered for the life of the process (off = torch's kernel called).
     auto* lib = new torch::Library(torch::Library::IMPL, "aten", std::nullopt, __FILE__, __LINE__);
-    lib->impl("mm", torch::dispatch(c10::DispatchKey::CPU, TORCH_FN(mm_cpu)));
-    lib->impl("bmm", torch::dispatch(c10::DispatchKey::CPU, TORCH_FN(bmm_cpu)));
-    lib->impl("addmm", torch::dispatch(c10::DispatchKey::CPU, TORCH_FN(addmm_cpu)));
+    register_backend<CpuKernels>(*lib, c10::DispatchKey::CPU);
 #ifdef ORIGAMI_NV_TORCH_CUDA
-    lib->impl("mm", torch::dispatch(c10::DispatchKey::CUDA, TORCH_FN(mm_cuda)));
-    lib->impl("bmm", torch::dispatch(c10::DispatchKey::CUDA, TORCH_FN(bmm_cuda)));
-    lib->impl("addmm", torch::dispatch(c10::DispatchKey::CUDA, TORCH_FN(addmm_cuda)));
+    register_backend<CudaKernels>(*lib, c10::DispatchKey::CUDA);
 #endif
   });
 }
