@@ -51,7 +51,8 @@ std::atomic<int> g_devices{0};
 enum Op : int { kMm = 0, kBmm = 1, kAddmm = 2, kOps = 3 };
 std::atomic<int64_t> g_counts[kOps][2];
 
-// A routed call that reaches one of these kernels again (the CPU op computes in fp32 with at::matmul) goes to torch.
+// A routed call that reaches one of these kernels again goes to torch (defensive: the op calls no GEMM through the
+// dispatcher; its CPU implementation calls torch's CPU bmm kernel directly).
 thread_local int t_inside = 0;
 struct Inside {
   Inside() { ++t_inside; }
@@ -67,7 +68,7 @@ bool plain(const at::Tensor& t) { return t.layout() == at::kStrided && !t.is_neg
 
 bool dtype_routed(const at::Tensor& t) {
   const at::ScalarType s = t.scalar_type();
-  // CPU: 16-bit only (the CPU op computes in fp32 through torch's own fp32 kernel).
+  // CPU: 16-bit only (for fp32 the CPU op is torch's own fp32 kernel: nothing to route).
   return s == at::kHalf || s == at::kBFloat16 || (s == at::kFloat && t.is_cuda());
 }
 
