@@ -572,10 +572,11 @@ def test_dispatcher_path_gradients():
 
 
 def test_dispatcher_path_enable_disable_and_disabled_block():
+    block = origami_nv.disabled()  # made while off, entered while on: decides when entered
     origami_nv.enable(devices=CPU, dispatcher=True)
     try:
         assert origami_nv.is_enabled("cpu") and not origami_nv.is_enabled("cuda")
-        with origami_nv.disabled():
+        with block:
             assert not origami_nv.is_enabled("cpu")
             A @ B
         assert origami_nv.is_enabled("cpu")

@@ -549,9 +549,14 @@ def disabled():
     """Context manager: no routing inside the block, by the mode or the dispatcher path (the previous state returns
     on exit; the dispatcher path's process-wide). Where the switch is off already it does nothing: no mode is pushed,
     so torch calls do not pass through Python."""
-    stack = contextlib.ExitStack()
-    if _dispatcher_devices():
-        stack.enter_context(_dispatcher_scoped(0))
-    if _current() is not None:
-        stack.enter_context(_scoped(frozenset()))
-    return stack
+    return _disabled()
+
+
+@contextlib.contextmanager
+def _disabled():
+    with contextlib.ExitStack() as stack:  # decided on entering the block, as the blocks above are
+        if _dispatcher_devices():
+            stack.enter_context(_dispatcher_scoped(0))
+        if _current() is not None:
+            stack.enter_context(_scoped(frozenset()))
+        yield
