@@ -79,6 +79,9 @@ bool routable(const at::Tensor& a, const at::Tensor& b, int64_t dims) {
   if (a.dim() != dims || b.dim() != dims || !plain(a) || !plain(b)) return false;
   if (a.scalar_type() != b.scalar_type() || a.device() != b.device() || !dtype_routed(a)) return false;
   if (dims == 3 && (a.size(0) != b.size(0) || !extent_ok(a.size(0)))) return false;
+#ifdef ORIGAMI_NV_TORCH_CUDA
+  if (a.is_cuda() && !op_runs_on_cuda(a.get_device(), a.scalar_type())) return false;  // e.g. before sm_80
+#endif
   return a.size(-1) == b.size(-2) && extent_ok(a.size(-2)) && extent_ok(a.size(-1)) && extent_ok(b.size(-1));
 }
 

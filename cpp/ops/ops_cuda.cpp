@@ -606,6 +606,27 @@ at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor*
 
 }  // namespace
 
+bool op_runs_on_cuda(int dev, at::ScalarType t) {
+#ifdef ORIGAMI_NV_HAVE_MODEL
+  if (dev < 0 || dev >= 64 || (t != at::kHalf && t != at::kBFloat16 && t != at::kFloat)) return false;
+  const DType d = to_dtype(t, dev);  // float32: TF32 or exact, as a call now would run it
+  static std::atomic<signed char> known[64][4];  // [device][DType]: 0 unknown, 1 yes, -1 no
+  std::atomic<signed char>& k = known[dev][static_cast<int>(d) & 3];
+  signed char v = k.load(std::memory_order_relaxed);
+  if (v == 0) {
+    const int cc = device_cc(dev), optin = smem_optin_bytes(dev);
+    v = -1;
+    for (const KernelEntry& e : origami::compiled_kernels())
+      if (e.dtype == d && runs_on(e, cc, optin)) v = 1;
+    k.store(v, std::memory_order_relaxed);
+  }
+  return v > 0;
+#else
+  (void)dev; (void)t;
+  return false;  // no model library: the op selects nothing (matmul_config only)
+#endif
+}
+
 at::Tensor matmul_cuda(const at::Tensor& a, const at::Tensor& b) {
   return run(a, b, nullptr, nullptr, "origami_nv.matmul");
 }

@@ -8,6 +8,9 @@
 #include <vector>
 
 namespace origami_ops {
+// Whether the op (its selection) has a compiled kernel for this tensor dtype that runs on CUDA device `dev` (float32 as
+// torch's matmul precision makes it now). Asked once per (device, math dtype).
+bool op_runs_on_cuda(int dev, at::ScalarType t);
 at::Tensor matmul_cuda(const at::Tensor& a, const at::Tensor& b);
 at::Tensor matmul_bias_cuda(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias);
 at::Tensor matmul_config_cuda(const at::Tensor& a, const at::Tensor& b, int64_t block_m, int64_t block_n,
