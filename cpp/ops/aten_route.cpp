@@ -31,6 +31,8 @@
 #include <climits>
 #include <mutex>
 
+#include "matmul_shapes.hpp"
+
 #ifdef ORIGAMI_NV_TORCH_CUDA
 #include <ATen/ops/addmm_cuda_dispatch.h>
 #include <ATen/ops/bmm_cuda_dispatch.h>
@@ -68,8 +70,8 @@ bool plain(const at::Tensor& t) { return t.layout() == at::kStrided && !t.is_neg
 
 bool dtype_routed(const at::Tensor& t) {
   const at::ScalarType s = t.scalar_type();
-  // CPU: 16-bit only (for fp32 the CPU op is torch's own fp32 kernel: nothing to route).
-  return s == at::kHalf || s == at::kBFloat16 || (s == at::kFloat && t.is_cuda());
+  // The op's dtypes (matmul_shapes.hpp); on the CPU 16-bit only (for fp32 the CPU op is torch's own fp32 kernel).
+  return dtype_supported(s) && (t.is_cuda() || s != at::kFloat);
 }
 
 bool extent_ok(int64_t v) { return v >= 1 && v <= INT_MAX; }
@@ -87,20 +89,13 @@ bool routable(const at::Tensor& a, const at::Tensor& b, int64_t dims) {
 
 void count(Op op, bool routed) { g_counts[op][routed ? 0 : 1].fetch_add(1, std::memory_order_relaxed); }
 
-at::Tensor run_matmul(const at::Tensor& a, const at::Tensor& b) {
+// The op on a's device, with the bias fused where given.
+at::Tensor run_op(const at::Tensor& a, const at::Tensor& b, const at::Tensor* bias = nullptr) {
   Inside inside;
 #ifdef ORIGAMI_NV_TORCH_CUDA
-  if (a.is_cuda()) return matmul_cuda(a, b);
+  if (a.is_cuda()) return bias ? matmul_bias_cuda(a, b, *bias) : matmul_cuda(a, b);
 #endif
-  return matmul_cpu_routed(a, b);
-}
-
-at::Tensor run_matmul_bias(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
-  Inside inside;
-#ifdef ORIGAMI_NV_TORCH_CUDA
-  if (a.is_cuda()) return matmul_bias_cuda(a, b, bias);
-#endif
-  return matmul_bias_cpu_routed(a, b, bias);
+  return bias ? matmul_bias_cpu_routed(a, b, *bias) : matmul_cpu_routed(a, b);
 }
 
 // Torch's own kernels of one backend, called directly (not through the dispatcher, where ours stand in for them).
@@ -128,7 +123,7 @@ at::Tensor mm_routed(const at::Tensor& a, const at::Tensor& b) {
   if (!on_for(a)) return Torch::mm(a, b);
   const bool r = routable(a, b, 2);
   count(kMm, r);
-  return r ? run_matmul(a, b) : Torch::mm(a, b);
+  return r ? run_op(a, b) : Torch::mm(a, b);
 }
 
 template <class Torch>
@@ -136,7 +131,7 @@ at::Tensor bmm_routed(const at::Tensor& a, const at::Tensor& b) {
   if (!on_for(a)) return Torch::bmm(a, b);
   const bool r = routable(a, b, 3);
   count(kBmm, r);
-  return r ? run_matmul(a, b) : Torch::bmm(a, b);
+  return r ? run_op(a, b) : Torch::bmm(a, b);
 }
 
 bool is_one(const at::Scalar& s) { return !s.isComplex() && s.toDouble() == 1.0; }
@@ -150,7 +145,9 @@ at::Tensor addmm_routed(const at::Tensor& self, const at::Tensor& a, const at::T
                         ((self.dim() == 1 && self.size(0) == n) || (self.dim() == 2 && self.size(0) == 1 && self.size(1) == n));
   const bool r = bias_row && is_one(beta) && is_one(alpha) && routable(a, b, 2);
   count(kAddmm, r);
-  return r ? run_matmul_bias(a, b, self.reshape({n})) : Torch::addmm(self, a, b, beta, alpha);
+  if (!r) return Torch::addmm(self, a, b, beta, alpha);
+  const at::Tensor bias = self.reshape({n});
+  return run_op(a, b, &bias);
 }
 
 template <class Torch>
