@@ -16,6 +16,10 @@ Sets (issues 12 and 13; the projection shapes are y = x @ W.t(), W of shape (N, 
   squares-nt the same in the nn.Linear layout x @ w.t() (what the wgmma tf32 kernels read without a copy)
   batched the `batched` suite: torch.bmm as models run it, eager attention (Q K^T and P V per head at prefill and
           decode) and MoE expert GEMMs with equal tokens per expert
+  unseen  shape classes no suite of the project holds and no fit has read (issue 11's "work we have not seen"):
+          LoRA adapters (rank 16 / 64 on a 4096 hidden: N = r and K = r), MoE routers (N = 8..256 experts), ViT
+          encoders (odd token counts 197 / 577 / 6304), the backward GEMMs of a Llama-3-8B layer at 2048 tokens
+          (weight gradients dY^T X: "tn"; input gradients dY W: "nn"), K <= 64 and N <= 2 heads
   small-lm the `small-lm` suite: Llama-3.2-1B, Qwen2.5-0.5B/1.5B projections and lm_head at M = 1, 8 (use
           --dtypes bfloat16, the dtype those models run in)
 
@@ -51,7 +55,6 @@ FAMILIES = {
     "llama3-70b": {"q,o": (8192, 8192), "kv": (2048, 8192), "gate/up": (28672, 8192), "down": (8192, 28672)},
 }
 
-
 def _projections():
     for fam, shapes in FAMILIES.items():
         for proj, (n, k) in shapes.items():
@@ -60,7 +63,7 @@ def _projections():
 
 def shape_sets() -> dict:
     """name -> [(label, M, N, K, layout, batch)]."""
-    from origami_nv.bench.suites import BATCHED_SIZES, ODD_SIZES, SEED_SIZES, SMALL_LM_SIZES
+    from origami_nv.bench.suites import BATCHED_SIZES, ODD_SIZES, SEED_SIZES, SMALL_LM_SIZES, UNSEEN_SIZES
     sets = {
         "seed": [("seed", m, n, k, "nn") for m, n, k in SEED_SIZES],
         "squares": [("square", n, n, n, "nn") for n in (4096, 8192)],
@@ -73,6 +76,7 @@ def shape_sets() -> dict:
         "shortk": [("short K", m, n, k, "nn") for m, n, k in ((16384, 16384, 256), (8192, 8192, 128), (4096, 16384, 512))],
         "batched": [(lab, m, n, k, lay, b) for lab, b, m, n, k, lay in BATCHED_SIZES],
         "small-lm": [(lab, m, n, k, "nt") for lab, m, n, k in SMALL_LM_SIZES],
+        "unseen": [(lab, m, n, k, lay) for lab, m, n, k, lay in UNSEEN_SIZES],
     }
     return {name: [t if len(t) == 6 else t + (1,) for t in shapes] for name, shapes in sets.items()}
 
@@ -102,17 +106,17 @@ def main(argv=None) -> int:
     from origami_nv.bench.suites import Size
     from origami_nv.bench.timing import CudaHarness, HarnessOptions, checked_and_interleaved
 
-    harness = {lay: CudaHarness(HarnessOptions(repeats=args.repeats, b_layout="col" if lay == "nt" else "row"))
-               for lay in ("nn", "nt")}
+    # One harness: each size carries its own layout (nn, nt, tn, tt), which the harness builds its operands in.
+    harness = CudaHarness(HarnessOptions(repeats=args.repeats))
     ops = origami_nv.ops.load_op()
-    dev = harness["nn"].device_info()
+    dev = harness.device_info()
     rows = []
     t_start = time.time()
     for set_name in args.sets:
         for label, M, N, K, layout, batch in sets[set_name]:
             for dtype in args.dtypes:
-                h = harness[layout]
-                size = Size(M, N, K, dtype, label, batch)
+                h = harness
+                size = Size(M, N, K, dtype, label, batch, layout)
                 ctx = h.prepare(size)
                 cfg = list(ops.select_config(M, N, K, dtype, batch, layout))
                 pick = {"family": family_name(cfg[6]), "block_m": cfg[0], "block_n": cfg[1],
@@ -157,7 +161,7 @@ def main(argv=None) -> int:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         meta = {"device": dev, "rounds": args.rounds, "repeats": args.repeats,
-                "timing": harness["nn"].timing_description(),
+                "timing": harness.timing_description(),
                 "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "command": "python benchmarks/vs_cublas.py " + " ".join(argv if argv is not None else sys.argv[1:])}
         out.with_suffix(".json").write_text(json.dumps({"meta": meta, "summary": summary, "rows": rows}, indent=1))

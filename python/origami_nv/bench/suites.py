@@ -303,6 +303,30 @@ SMALL_LM_TOKENS = (1, 8)
 SMALL_LM_SIZES = [(f"{fam} {proj}", m, n, k) for fam, projs in SMALL_LM_FAMILIES.items()
                   for proj, (n, k) in projs.items() for m in SMALL_LM_TOKENS]
 
+# Shape classes no other suite holds and no fit reads (issue 11's "work we have not seen"; a validation set):
+# (label, M, N, K, layout). Shapes from the models' published config.json files: Llama-3-8B
+# (hidden 4096, intermediate 14336), LoRA ranks 16 and 64 on it; Mixtral-8x7B (8 experts, hidden 4096),
+# Qwen1.5-MoE-A2.7B (60 experts, hidden 2048; 64 here, the padded router), DeepSeek-V3 (256 experts, hidden 7168);
+# ViT-B/16 (197 tokens at 224 px, hidden 768, MLP 3072; batch 32 = 6304 rows), ViT-L/14 at 336 px (577 tokens,
+# hidden 1024, MLP 4096); a reward / value head (N = 1) and a 2-class head on a 4096 hidden.
+UNSEEN_SIZES = [
+    ("lora-16 down", 1, 16, 4096, "nt"), ("lora-16 down", 512, 16, 4096, "nt"),
+    ("lora-16 down", 4096, 16, 4096, "nt"), ("lora-64 down", 4096, 64, 4096, "nt"),
+    ("lora-16 up", 512, 4096, 16, "nt"), ("lora-16 up", 4096, 4096, 16, "nt"), ("lora-64 up", 4096, 4096, 64, "nt"),
+    ("mixtral router", 1, 8, 4096, "nt"), ("mixtral router", 128, 8, 4096, "nt"),
+    ("mixtral router", 4096, 8, 4096, "nt"), ("qwen-moe router", 4096, 64, 2048, "nt"),
+    ("deepseek-v3 router", 4096, 256, 7168, "nt"),
+    ("vit-b/16 qkv", 197, 2304, 768, "nt"), ("vit-b/16 fc1", 197, 3072, 768, "nt"),
+    ("vit-b/16 fc2", 197, 768, 3072, "nt"), ("vit-b/16 qkv b32", 6304, 2304, 768, "nt"),
+    ("vit-b/16 o b32", 6304, 768, 768, "nt"), ("vit-b/16 fc2 b32", 6304, 768, 3072, "nt"),
+    ("vit-l/14-336 fc1", 577, 4096, 1024, "nt"), ("vit-l/14-336 fc2", 577, 1024, 4096, "nt"),
+    ("llama3-8b dW q,o", 4096, 4096, 2048, "tn"), ("llama3-8b dW down", 4096, 14336, 2048, "tn"),
+    ("llama3-8b dW gate", 14336, 4096, 2048, "tn"), ("llama3-8b dX q,o", 2048, 4096, 4096, "nn"),
+    ("llama3-8b dX gate", 2048, 4096, 14336, "nn"), ("llama3-8b dX down", 2048, 14336, 4096, "nn"),
+    ("K 32", 8192, 8192, 32, "nn"), ("K 64 tt", 4096, 4096, 64, "tt"),
+    ("value head", 8192, 1, 4096, "nt"), ("2-class head", 4096, 2, 4096, "nt"),
+]
+
 # For the end-to-end GPU test: small, fast, one aligned, one odd.
 TINY_SIZES = [(128, 128, 128), (512, 512, 512), (1000, 1000, 1000)]
 
@@ -333,6 +357,12 @@ SUITES: dict[str, Suite] = {
     "small-lm": Suite("small-lm", "small language models at decode / batch 8 (Llama-3.2-1B, Qwen2.5-0.5B, "
                                   "Qwen2.5-1.5B: q/o, k/v, gate/up, down, lm_head; M = 1, 8), bf16, nt",
                       tuple(Size(m, n, k, "bfloat16", lab, 1, "nt") for lab, m, n, k in SMALL_LM_SIZES)),
+    # Held out from every fit: LoRA, MoE routers, ViT, a Llama layer's backward GEMMs, K <= 64, N <= 2 heads;
+    # fp16 and bf16 alternate over the list (both dtypes at one brute force's cost).
+    "unseen": Suite("unseen", "shape classes no other suite holds (LoRA ranks, MoE routers, ViT token counts, "
+                              "backward tn/nn GEMMs of a Llama-3-8B layer, K <= 64, N <= 2), fp16/bf16",
+                    tuple(Size(m, n, k, ("float16", "bfloat16")[i % 2], lab, 1, lay)
+                          for i, (lab, m, n, k, lay) in enumerate(UNSEEN_SIZES))),
     "tiny": Suite("tiny", "3 small sizes for the end-to-end GPU test, fp16",
                   tuple(Size(m, n, k, "float16") for m, n, k in TINY_SIZES)),
     # Issue 11's data sets: fit constants on gen-train only; every reported figure is from gen-valid.
