@@ -39,6 +39,15 @@ def test_row_names_are_case_insensitive():
     assert _core.resolve_hardware(None, "h200", "").name == "H200"
 
 
+def test_row_names_as_users_type_them():
+    # the row's name or a device-name pattern, without case, spaces, '-' or '_', as the start of one row's
+    for typed, row in (("h100", "H100_SXM"), ("H100 SXM", "H100_SXM"), ("h100-sxm", "H100_SXM"),
+                       ("rtx3090", "RTX_3090"), ("RTX 3090", "RTX_3090")):
+        assert _core.resolve_hardware(None, typed, "").name == row, typed
+    with pytest.raises(ValueError, match="ambiguous"):
+        _core.resolve_hardware(None, "h", "")  # the start of both Hopper rows
+
+
 def test_unknown_gpu_lists_known_names():
     with pytest.raises(ValueError) as e:
         _core.resolve_hardware(None, "RTX_9999", "")

@@ -2,6 +2,7 @@
 // "default" for values no tier supplied. One definition of every key, its unit and validation.
 #include "hardware.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
@@ -341,6 +342,14 @@ void apply_override(HardwareParams& hw, const std::string& path) {
   }
 }
 
+// Letters and digits only, lower case: the form in which a user's GPU name is compared with the table's.
+std::string alnum_lower(const std::string& s) {
+  std::string out;
+  for (unsigned char ch : s)
+    if (std::isalnum(ch)) out += static_cast<char>(std::tolower(ch));
+  return out;
+}
+
 const TableRow* match_row(const Table& t, const std::string& device_name) {
   const TableRow* best = nullptr;
   size_t best_len = 0;
@@ -372,15 +381,18 @@ HardwareParams resolve_hardware_with_override(const DeviceProperties* live, cons
   if (!gpu.empty()) {
     auto it = t.rows.find(gpu);
     if (it == t.rows.end()) {
-      // Accept a case-insensitive match too ("h100_sxm").
+      // Accept what a user types for a row: the name or one of its device-name patterns, ignoring case, spaces,
+      // '-' and '_' ("h100_sxm", "h100", "H100 SXM", "h200"), as the start of exactly one row's.
+      const std::string want = alnum_lower(gpu);
+      std::vector<const TableRow*> hits;
       for (const auto& [n, r] : t.rows) {
-        if (n.size() == gpu.size()) {
-          bool eq = true;
-          for (size_t i = 0; i < n.size() && eq; ++i) eq = std::tolower((unsigned char)n[i]) == std::tolower((unsigned char)gpu[i]);
-          if (eq) row = &r;
-        }
+        bool hit = !want.empty() && alnum_lower(n).rfind(want, 0) == 0;
+        for (const auto& m : r.match) hit = hit || (!want.empty() && alnum_lower(m).rfind(want, 0) == 0);
+        if (hit) hits.push_back(&r);
       }
-      if (!row) throw std::invalid_argument("unknown gpu '" + gpu + "' (known: " + row_names(t) + ")");
+      if (hits.size() == 1) row = hits.front();
+      if (!row) throw std::invalid_argument("unknown gpu '" + gpu + "' (" + (hits.empty() ? "known" : "ambiguous among") +
+                                            ": " + row_names(t) + ")");
     } else {
       row = &it->second;
     }
