@@ -23,8 +23,8 @@ StaticCache of prefill + decode tokens. Per configuration (preset, dtype, batch,
 Variants: "cublas" (torch unchanged), "switch" (``with origami_nv.enabled():``), "nn"
 (``origami_nv.nn.convert(model)``: only the Linear layers, no TorchFunctionMode on the stack), "dispatcher"
 (``with origami_nv.enabled(dispatcher=True):``: torch's aten::mm/bmm/addmm kernels replaced, no Python per call; its
-routed / fallback counts are the dispatcher's, per aten op, without reasons; under --modes compile it routes nothing:
-Inductor's GEMMs call torch's out= kernels).
+routed / fallback counts are the dispatcher's, per aten op, without reasons; under --modes compile it routes the
+GEMMs Inductor's generated code leaves to torch's out= kernels: aten::mm.out, bmm.out, addmm.out).
 Modes: "eager"; "compile" (torch.compile of the whole model, --compile-mode, static shapes: one graph for the
 prefill and one for the decode step per variant; compiling a layer at a time does not share the code across
 layers, as each layer's index into the KV cache is a constant of its graph); "graph" (eager prefill, decode

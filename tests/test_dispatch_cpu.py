@@ -389,8 +389,8 @@ def test_stats_reset_and_shape():
     with origami_nv.enabled(devices=CPU, dispatcher=True):
         A @ B
     st = origami_nv.dispatch_stats()
-    zero = {"aten::mm": {"routed": 0, "fallback": 0}, "aten::bmm": {"routed": 0, "fallback": 0},
-            "aten::addmm": {"routed": 0, "fallback": 0}}
+    zero = {op: {"routed": 0, "fallback": 0} for op in ("aten::mm", "aten::bmm", "aten::addmm", "aten::mm.out",
+                                                        "aten::bmm.out", "aten::addmm.out")}
     assert st == {"routed": 1, "fallback": 1, "routed_calls": {"Tensor.matmul": 1},
                   "fallback_calls": {"Tensor.matmul: dtype torch.float64": 1},
                   "dispatcher": dict(zero, **{"aten::mm": {"routed": 1, "fallback": 0}})}
@@ -499,6 +499,12 @@ def _aten(st=None):
     return {op: (c["routed"], c["fallback"]) for op, c in st["dispatcher"].items()}
 
 
+def _counts(**by_op):
+    """_aten()'s form: every aten op (0, 0) but those given (mm=(1, 0), mm_out=(0, 2), ...)."""
+    ops = ("mm", "bmm", "addmm", "mm.out", "bmm.out", "addmm.out")
+    return {f"aten::{op}": by_op.get(op.replace(".", "_"), (0, 0)) for op in ops}
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_dispatcher_path_model_matches_torch_every_gemm_routed_no_mode(dtype):
     model, tok = make_model(dtype), tokens()
@@ -513,8 +519,7 @@ def test_dispatcher_path_model_matches_torch_every_gemm_routed_no_mode(dtype):
     # per layer: 4 bias-free Linear (matmul folds them into mm), 3 with bias (addmm), 2 attention GEMMs (bmm:
     # 4-D @ folds into bmm as well); the head's addmm
     layers = len(model.layers)
-    assert _aten(st) == {"aten::mm": (4 * layers, 0), "aten::bmm": (2 * layers, 0),
-                         "aten::addmm": (3 * layers + 1, 0)}, st
+    assert _aten(st) == _counts(mm=(4 * layers, 0), bmm=(2 * layers, 0), addmm=(3 * layers + 1, 0)), st
     torch.testing.assert_close(out, ref, **TOL[dtype])
 
 
@@ -529,7 +534,7 @@ def test_dispatcher_path_runs_the_op_bit_for_bit():
     assert torch.equal(got_mm, origami_nv.matmul(A, B))
     assert torch.equal(got_bmm, origami_nv.matmul(A3, B3))
     assert torch.equal(got_addmm_row, origami_nv.matmul(A, B, bias=BIAS))
-    assert _aten() == {"aten::mm": (1, 0), "aten::bmm": (1, 0), "aten::addmm": (2, 0)}
+    assert _aten() == _counts(mm=(1, 0), bmm=(1, 0), addmm=(2, 0))
 
 
 def test_dispatcher_path_leaves_the_rest_to_torchs_kernel():
@@ -549,7 +554,69 @@ def test_dispatcher_path_leaves_the_rest_to_torchs_kernel():
     for op in cases:
         for g, w in zip(got[op], want[op]):
             assert g.dtype == w.dtype and torch.equal(g, w), op
-    assert _aten() == {"aten::mm": (0, 3), "aten::bmm": (0, 0), "aten::addmm": (0, 4)}
+    assert _aten() == _counts(mm=(0, 3), addmm=(0, 4))
+
+
+def test_dispatcher_path_out_forms_run_the_op_into_out():
+    outs = {"mm": torch.empty(A.shape[0], B.shape[1], dtype=A.dtype), "bmm": torch.empty(A3.shape[0], A3.shape[1],
+            B3.shape[2], dtype=A3.dtype), "addmm": torch.empty(A.shape[0], B.shape[1], dtype=A.dtype)}
+    with torch.no_grad(), origami_nv.enabled(devices=CPU, dispatcher=True):
+        r_mm = torch.mm(A, B, out=outs["mm"])
+        r_bmm = torch.bmm(A3, B3, out=outs["bmm"])
+        r_addmm = torch.addmm(BIAS, A, B, out=outs["addmm"])
+    for r, op in ((r_mm, "mm"), (r_bmm, "bmm"), (r_addmm, "addmm")):
+        assert r.data_ptr() == outs[op].data_ptr(), op  # written where asked, and returned
+    assert torch.equal(outs["mm"], origami_nv.matmul(A, B))
+    assert torch.equal(outs["bmm"], origami_nv.matmul(A3, B3))
+    assert torch.equal(outs["addmm"], origami_nv.matmul(A, B, bias=BIAS))
+    assert _aten() == _counts(mm_out=(1, 0), bmm_out=(1, 0), addmm_out=(1, 0))
+
+
+def test_dispatcher_path_out_forms_left_to_torch():
+    m, n = A.shape[0], B.shape[1]
+    big = torch.empty(m + 4, n + 3, dtype=A.dtype)
+    square = _r(m, m, seed=5)
+    cases = [  # (what torch is asked; each must come out as torch's own out= kernel makes it)
+        lambda: torch.mm(A, B, out=torch.empty(0, dtype=A.dtype)),     # wrong shape: torch resizes it
+        lambda: torch.mm(A, B, out=big[:m, :n]),                       # not contiguous
+        lambda: torch.mm(A, B, out=torch.empty(n, m, dtype=A.dtype).t()),  # transposed
+        lambda: torch.mm(square, square, out=square.clone()),          # (control: apart, routed)
+        lambda: torch.addmm(BIAS, A, B, beta=2, out=torch.empty(m, n, dtype=A.dtype)),  # beta
+    ]
+
+    def run():
+        return [fn().clone() for fn in cases]
+    want = run()
+    origami_nv.reset_dispatch_stats()
+    with torch.no_grad(), origami_nv.enabled(devices=CPU, dispatcher=True):
+        got = run()
+        sq = square.clone()
+        overlap = torch.mm(sq, square, out=sq)  # out is an operand: torch's to define
+    for i, (g, w) in enumerate(zip(got, want)):
+        if i == 3:
+            assert torch.equal(g, origami_nv.matmul(square, square))
+        else:
+            assert g.shape == w.shape and torch.equal(g, w), i
+    with torch.no_grad():
+        sq = square.clone()
+        assert torch.equal(overlap, torch.mm(sq, square, out=sq))  # the same aliasing, torch's kernel
+    assert _aten() == _counts(mm_out=(1, 4), addmm_out=(0, 1))
+
+
+def test_dispatcher_path_under_inductor_routes_its_extern_gemms():
+    # Inductor's generated code calls torch's out= GEMMs (extern_kernels.mm / addmm with out=): the dispatcher path
+    # routes them, so a compiled model runs the op with no mode and no graph break
+    torch._dynamo.reset()
+    model, tok = make_model(torch.bfloat16), tokens()
+    with torch.no_grad(), origami_nv.enabled(devices=CPU, dispatcher=True):
+        eager = model(tok)
+        origami_nv.reset_dispatch_stats()
+        out = torch.compile(model, fullgraph=True)(tok)
+    counts = _aten()
+    routed_out = sum(counts[f"aten::{op}.out"][0] for op in ("mm", "bmm", "addmm"))
+    assert routed_out == model.gemm_calls() and all(f == 0 for _, f in counts.values()), counts  # every GEMM
+    torch.testing.assert_close(out, eager, **TOL[torch.bfloat16])
+    torch._dynamo.reset()
 
 
 def test_dispatcher_path_off_is_torchs_kernel_again():

@@ -8,7 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 import origami_nv  # noqa: E402
 from origami_nv import _dispatch  # noqa: E402,F401  (loads the op)
-from test_dispatch_cpu import TinyDecoder, gradients_match_torch, tokens  # noqa: E402,F401
+from test_dispatch_cpu import TinyDecoder, _counts, gradients_match_torch, tokens  # noqa: E402,F401
 
 pytestmark = pytest.mark.gpu
 
@@ -213,7 +213,7 @@ def test_dispatcher_path_eager_matches_cublas_and_the_mode(dtype):
         origami_nv.reset_dispatch_stats()
         with _dispatcher():
             out = model(tok)
-    assert _aten() == {"aten::mm": (4 * layers, 0), "aten::bmm": (2 * layers, 0), "aten::addmm": (3 * layers + 1, 0)}
+    assert _aten() == _counts(mm=(4 * layers, 0), bmm=(2 * layers, 0), addmm=(3 * layers + 1, 0))
     assert origami_nv.dispatch_stats()["routed"] == 0  # no mode
     torch.testing.assert_close(out, ref, **TOL[dtype])
     torch.testing.assert_close(out, by_mode, **TOL[dtype])
@@ -236,7 +236,7 @@ def test_dispatcher_path_fallbacks_are_torchs_kernel():
         got = [f() for f in cases]
     for g, w in zip(got, want):
         assert torch.equal(g, w)
-    assert _aten() == {"aten::mm": (0, 1), "aten::bmm": (0, 0), "aten::addmm": (0, 2)}
+    assert _aten() == _counts(mm=(0, 1), addmm=(0, 2))
 
 
 def test_dispatcher_path_gradients_on_cuda():
@@ -246,15 +246,21 @@ def test_dispatcher_path_gradients_on_cuda():
     assert sum(r for r, _ in _aten().values()) > model.gemm_calls()  # the backward's GEMMs too (process-wide)
 
 
-def test_dispatcher_path_under_torch_compile():
-    # Inductor's GEMMs are its own or torch's out= kernels, which the dispatcher path leaves to torch: compiling with
-    # it on must still give torch's results.
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_dispatcher_path_under_torch_compile(dtype):
+    # Inductor's generated code leaves its GEMMs to torch's out= kernels (extern_kernels.mm / bmm / addmm with out=):
+    # the dispatcher path routes every one of them into Inductor's buffers, and the compiled model gives cuBLAS's
+    # output within tolerance.
     torch._dynamo.reset()
-    model, tok = model_and_tokens(torch.float16)
+    model, tok = model_and_tokens(dtype)
     with torch.no_grad():
         ref = model(tok)
         with _dispatcher():
             compiled = torch.compile(model)
+            origami_nv.reset_dispatch_stats()
             out = compiled(tok)
     torch._dynamo.reset()
-    torch.testing.assert_close(out, ref, **TOL[torch.float16])
+    counts = _aten()
+    routed_out = sum(counts[f"aten::{op}.out"][0] for op in ("mm", "bmm", "addmm"))
+    assert routed_out == model.gemm_calls() and all(f == 0 for _, f in counts.values()), counts
+    torch.testing.assert_close(out, ref, **TOL[dtype])

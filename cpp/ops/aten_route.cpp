@@ -8,8 +8,11 @@
 // the modules swapped: benchmarks/results/e2e_llama_h200_session16/). Here no Python runs per call, and only the three
 // GEMM ops pay a branch. What reaches these kernels: torch.mm/bmm/addmm, @ / torch.matmul (which fold into mm or
 // bmm), F.linear and nn.Linear (addmm with a bias, matmul without), in eager mode, in CUDA graphs and in autograd's
-// backward (the derivatives of mm are mm calls). Not code torch.compile generates: Inductor's GEMMs are its own or
-// torch's out= kernels (aten::mm.out), which stay torch's.
+// backward (the derivatives of mm are mm calls). Their out= forms (aten::mm.out, bmm.out, addmm.out) too: the GEMMs
+// torch.compile's generated code leaves to torch (Inductor's extern kernels: `extern_kernels.mm(a, b, out=buf)`) reach
+// the op through them, written into Inductor's buffer where it is contiguous and of the result's shape and dtype
+// (otherwise, or where it overlaps an operand, torch's out= kernel). GEMMs Inductor writes itself (its Triton or C++
+// templates under max-autotune) stay its own.
 //
 // Routed: both operands plain strided tensors (no negative or conjugate bit) of one dtype the op computes (fp16, bf16;
 // fp32 on CUDA, where the op follows torch's float32 matmul precision), M, N, K in 1 .. 2^31 - 1; addmm with beta = alpha
@@ -25,6 +28,7 @@
 #include <ATen/ops/addmm_cpu_dispatch.h>
 #include <ATen/ops/bmm_cpu_dispatch.h>
 #include <ATen/ops/mm_cpu_dispatch.h>
+#include <ATen/MemoryOverlap.h>
 #include <c10/util/Exception.h>
 
 #include <atomic>
@@ -49,8 +53,8 @@ namespace {
 enum DeviceBit : int { kCpuBit = 1, kCudaBit = 2 };
 std::atomic<int> g_devices{0};
 
-// Per op: [routed, fell back] while routing was on for the call's device.
-enum Op : int { kMm = 0, kBmm = 1, kAddmm = 2, kOps = 3 };
+// Per op: [routed, fell back] while routing was on for the call's device (the order of aten_route_counts()).
+enum Op : int { kMm = 0, kBmm = 1, kAddmm = 2, kMmOut = 3, kBmmOut = 4, kAddmmOut = 5, kOps = 6 };
 std::atomic<int64_t> g_counts[kOps][2];
 
 // A routed call that reaches one of these kernels again goes to torch (defensive: the op calls no GEMM through the
@@ -98,6 +102,28 @@ at::Tensor run_op(const at::Tensor& a, const at::Tensor& b, const at::Tensor* bi
   return bias ? matmul_bias_cpu_routed(a, b, *bias) : matmul_cpu_routed(a, b);
 }
 
+// An out= call's buffer the op can write C into: plain, contiguous, the result's shape and a's dtype and device, and
+// sharing no memory with an operand (a result written over its own inputs is torch's to define).
+bool out_writable(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* self,
+                  at::IntArrayRef sizes) {
+  auto apart = [&](const at::Tensor& t) { return at::get_overlap_status(out, t) == at::MemOverlapStatus::No; };
+  return plain(out) && out.scalar_type() == a.scalar_type() && out.device() == a.device() && out.sizes() == sizes &&
+         out.is_contiguous() && apart(a) && apart(b) && (!self || apart(*self));
+}
+
+// The op into out (the CUDA op writes it; the CPU op's result is copied in: the CPU path is torch's own fp32 GEMM).
+at::Tensor& run_op_into(const at::Tensor& a, const at::Tensor& b, const at::Tensor* bias, at::Tensor& out) {
+#ifdef ORIGAMI_NV_TORCH_CUDA
+  if (a.is_cuda()) {
+    Inside inside;
+    matmul_cuda_into(a, b, bias, out);
+    return out;
+  }
+#endif
+  out.copy_(run_op(a, b, bias));
+  return out;
+}
+
 // Torch's own kernels of one backend, called directly (not through the dispatcher, where ours stand in for them).
 struct CpuKernels {
   static at::Tensor mm(const at::Tensor& a, const at::Tensor& b) { return at::cpu::mm(a, b); }
@@ -105,6 +131,16 @@ struct CpuKernels {
   static at::Tensor addmm(const at::Tensor& s, const at::Tensor& a, const at::Tensor& b, const at::Scalar& beta,
                           const at::Scalar& alpha) {
     return at::cpu::addmm(s, a, b, beta, alpha);
+  }
+  static at::Tensor& mm_out(const at::Tensor& a, const at::Tensor& b, at::Tensor& out) {
+    return at::cpu::mm_outf(a, b, out);
+  }
+  static at::Tensor& bmm_out(const at::Tensor& a, const at::Tensor& b, at::Tensor& out) {
+    return at::cpu::bmm_outf(a, b, out);
+  }
+  static at::Tensor& addmm_out(const at::Tensor& s, const at::Tensor& a, const at::Tensor& b, const at::Scalar& beta,
+                               const at::Scalar& alpha, at::Tensor& out) {
+    return at::cpu::addmm_outf(s, a, b, beta, alpha, out);
   }
 };
 #ifdef ORIGAMI_NV_TORCH_CUDA
@@ -114,6 +150,16 @@ struct CudaKernels {
   static at::Tensor addmm(const at::Tensor& s, const at::Tensor& a, const at::Tensor& b, const at::Scalar& beta,
                           const at::Scalar& alpha) {
     return at::cuda::addmm(s, a, b, beta, alpha);
+  }
+  static at::Tensor& mm_out(const at::Tensor& a, const at::Tensor& b, at::Tensor& out) {
+    return at::cuda::mm_outf(a, b, out);
+  }
+  static at::Tensor& bmm_out(const at::Tensor& a, const at::Tensor& b, at::Tensor& out) {
+    return at::cuda::bmm_outf(a, b, out);
+  }
+  static at::Tensor& addmm_out(const at::Tensor& s, const at::Tensor& a, const at::Tensor& b, const at::Scalar& beta,
+                               const at::Scalar& alpha, at::Tensor& out) {
+    return at::cuda::addmm_outf(s, a, b, beta, alpha, out);
   }
 };
 #endif
@@ -136,18 +182,52 @@ at::Tensor bmm_routed(const at::Tensor& a, const at::Tensor& b) {
 
 bool is_one(const at::Scalar& s) { return !s.isComplex() && s.toDouble() == 1.0; }
 
+// addmm's input as the op's fused bias: a row of N elements (1-D, or (1, N)) of a's dtype and device, beta = alpha = 1.
+bool bias_row(const at::Tensor& self, const at::Tensor& a, const at::Tensor& b, const at::Scalar& beta,
+              const at::Scalar& alpha) {
+  const int64_t n = b.dim() == 2 ? b.size(1) : -1;
+  return plain(self) && self.scalar_type() == a.scalar_type() && self.device() == a.device() && is_one(beta) &&
+         is_one(alpha) && ((self.dim() == 1 && self.size(0) == n) || (self.dim() == 2 && self.size(0) == 1 && self.size(1) == n));
+}
+
 template <class Torch>
 at::Tensor addmm_routed(const at::Tensor& self, const at::Tensor& a, const at::Tensor& b, const at::Scalar& beta,
                         const at::Scalar& alpha) {
   if (!on_for(a)) return Torch::addmm(self, a, b, beta, alpha);
-  const int64_t n = b.dim() == 2 ? b.size(1) : -1;
-  const bool bias_row = plain(self) && self.scalar_type() == a.scalar_type() && self.device() == a.device() &&
-                        ((self.dim() == 1 && self.size(0) == n) || (self.dim() == 2 && self.size(0) == 1 && self.size(1) == n));
-  const bool r = bias_row && is_one(beta) && is_one(alpha) && routable(a, b, 2);
+  const bool r = bias_row(self, a, b, beta, alpha) && routable(a, b, 2);
   count(kAddmm, r);
   if (!r) return Torch::addmm(self, a, b, beta, alpha);
-  const at::Tensor bias = self.reshape({n});
+  const at::Tensor bias = self.reshape({b.size(1)});
   return run_op(a, b, &bias);
+}
+
+// ---- out= forms --------------------------------------------------------------------------------------------------
+template <class Torch>
+at::Tensor& mm_out_routed(const at::Tensor& a, const at::Tensor& b, at::Tensor& out) {
+  if (!on_for(a)) return Torch::mm_out(a, b, out);
+  const bool r = routable(a, b, 2) && out_writable(out, a, b, nullptr, {a.size(0), b.size(1)});
+  count(kMmOut, r);
+  return r ? run_op_into(a, b, nullptr, out) : Torch::mm_out(a, b, out);
+}
+
+template <class Torch>
+at::Tensor& bmm_out_routed(const at::Tensor& a, const at::Tensor& b, at::Tensor& out) {
+  if (!on_for(a)) return Torch::bmm_out(a, b, out);
+  const bool r = routable(a, b, 3) && out_writable(out, a, b, nullptr, {a.size(0), a.size(1), b.size(2)});
+  count(kBmmOut, r);
+  return r ? run_op_into(a, b, nullptr, out) : Torch::bmm_out(a, b, out);
+}
+
+template <class Torch>
+at::Tensor& addmm_out_routed(const at::Tensor& self, const at::Tensor& a, const at::Tensor& b, const at::Scalar& beta,
+                             const at::Scalar& alpha, at::Tensor& out) {
+  if (!on_for(a)) return Torch::addmm_out(self, a, b, beta, alpha, out);
+  const bool r = bias_row(self, a, b, beta, alpha) && routable(a, b, 2) &&
+                 out_writable(out, a, b, &self, {a.size(0), b.size(1)});
+  count(kAddmmOut, r);
+  if (!r) return Torch::addmm_out(self, a, b, beta, alpha, out);
+  const at::Tensor bias = self.reshape({b.size(1)});
+  return run_op_into(a, b, &bias, out);
 }
 
 template <class Torch>
@@ -155,6 +235,9 @@ void register_backend(torch::Library& lib, c10::DispatchKey key) {
   lib.impl("mm", torch::dispatch(key, TORCH_FN(mm_routed<Torch>)));
   lib.impl("bmm", torch::dispatch(key, TORCH_FN(bmm_routed<Torch>)));
   lib.impl("addmm", torch::dispatch(key, TORCH_FN(addmm_routed<Torch>)));
+  lib.impl("mm.out", torch::dispatch(key, TORCH_FN(mm_out_routed<Torch>)));
+  lib.impl("bmm.out", torch::dispatch(key, TORCH_FN(bmm_out_routed<Torch>)));
+  lib.impl("addmm.out", torch::dispatch(key, TORCH_FN(addmm_out_routed<Torch>)));
 }
 
 struct Silent : c10::WarningHandler {
@@ -186,7 +269,8 @@ int64_t set_aten_route(int64_t devices) {
 
 int64_t aten_route_devices() { return g_devices.load(); }
 
-// [mm routed, mm to torch, bmm routed, bmm to torch, addmm routed, addmm to torch] since the last reset.
+// [mm routed, mm to torch, bmm routed, bmm to torch, addmm routed, addmm to torch, then the same for mm.out, bmm.out,
+// addmm.out] since the last reset.
 std::vector<int64_t> aten_route_counts(bool reset) {
   std::vector<int64_t> out;
   for (auto& op : g_counts)

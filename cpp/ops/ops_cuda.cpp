@@ -520,8 +520,10 @@ const Plan& plan_for(const PlanKey& key, const at::Tensor& a3, const at::Tensor&
 }
 
 // ---- the launch --------------------------------------------------------------------------------------
+// out: where C goes (the dispatcher path's out= forms, aten_route.cpp): the call's result shape and dtype, contiguous,
+// on a's device; nullptr: a new tensor.
 at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor* bias_in,
-               const TileConfig* explicit_config, const char* op) {
+               const TileConfig* explicit_config, const char* op, const at::Tensor* out = nullptr) {
   // A negative-bit view (torch._neg_view, the conjugate/negation views autograd makes) has storage that holds
   // the negated values: the kernels read raw storage, so it is materialised first (a copy, as torch does).
   const at::Tensor a = a_in.is_neg() ? a_in.resolve_neg() : a_in;
@@ -536,6 +538,13 @@ at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor*
   if (bias) check_bias(*bias, a, s, op);
   TORCH_CHECK(a.is_cuda(), op, ": expected CUDA tensors");
   c10::cuda::CUDAGuard guard(a.device());
+  if (out) {
+    TORCH_CHECK(out->sizes() == at::IntArrayRef(s.out_sizes) && out->scalar_type() == a.scalar_type() &&
+                    out->device() == a.device() && out->is_contiguous(),
+                op, ": out must be a contiguous ", a.scalar_type(), " tensor of the result's shape on ", a.device());
+    if (s.M == 0 || s.N == 0 || s.batch == 0) return *out;
+    if (s.K == 0) return bias ? out->copy_(bias->expand(s.out_sizes)) : out->zero_();
+  }
   if (s.M == 0 || s.N == 0 || s.batch == 0) return at::empty(s.out_sizes, a.options());
   if (s.K == 0) return bias ? bias->expand(s.out_sizes).clone(at::MemoryFormat::Contiguous)
                             : at::zeros(s.out_sizes, a.options());
@@ -566,7 +575,7 @@ at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor*
   Operand A = prepare(a3, true, chosen->a_k_contiguous, true, chosen->alignment_elems, ok);
   Operand B = prepare(b3, false, chosen->b_k_contiguous, true, chosen->alignment_elems, ok);
 
-  at::Tensor c = at::empty(s.out_sizes, a.options());  // contiguous: batch x M rows of N
+  at::Tensor c = out ? *out : at::empty(s.out_sizes, a.options());  // contiguous: batch x M rows of N
   // Split-K partials: from the caching allocator on the current stream (graph-capture safe, no sync).
   at::Tensor workspace;
   if (plan.workspace_elems > 0) workspace = at::empty({plan.workspace_elems}, a.options().dtype(at::kFloat));
@@ -633,6 +642,10 @@ at::Tensor matmul_cuda(const at::Tensor& a, const at::Tensor& b) {
 
 at::Tensor matmul_bias_cuda(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
   return run(a, b, &bias, nullptr, "origami_nv.matmul_bias");
+}
+
+void matmul_cuda_into(const at::Tensor& a, const at::Tensor& b, const at::Tensor* bias, const at::Tensor& out) {
+  run(a, b, bias, nullptr, bias ? "origami_nv.matmul_bias" : "origami_nv.matmul", &out);
 }
 
 at::Tensor matmul_config_cuda(const at::Tensor& a, const at::Tensor& b, int64_t block_m, int64_t block_n,

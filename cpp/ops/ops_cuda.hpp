@@ -13,6 +13,8 @@ namespace origami_ops {
 bool op_runs_on_cuda(int dev, at::ScalarType t);
 at::Tensor matmul_cuda(const at::Tensor& a, const at::Tensor& b);
 at::Tensor matmul_bias_cuda(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias);
+// The same into `out` (contiguous, the result's shape and dtype, on a's device; checked): the dispatcher path's out= forms.
+void matmul_cuda_into(const at::Tensor& a, const at::Tensor& b, const at::Tensor* bias, const at::Tensor& out);
 at::Tensor matmul_config_cuda(const at::Tensor& a, const at::Tensor& b, int64_t block_m, int64_t block_n,
                               int64_t block_k, int64_t group_size_m, int64_t stages, int64_t warps, int64_t family,
                               int64_t split_k, const std::optional<at::Tensor>& bias);

@@ -29,9 +29,11 @@ runs Python for every torch call of its thread, matmul or not). It routes the sa
 1 and a row-vector bias (nn.Linear's); everything else (a full (M, N) addmm input, other dtypes, empty dimensions) to
 torch's kernel, counted (dispatch_stats()["dispatcher"]). It sees the calls the mode does once torch has turned them
 into mm/bmm/addmm (@, matmul, F.linear, nn.Linear), and also autograd's backward GEMMs and CUDA-graph captures.
-Not torch.compile's: Inductor writes some GEMMs itself and calls torch's out= kernels (aten::mm.out) for the rest,
-which this path leaves alone (Llama-3.2-1B compiled: none routed); under torch.compile use the mode or
-origami_nv.nn.convert. Process-wide (the dispatcher has no thread state), not per thread.
+Under torch.compile, the GEMMs Inductor leaves to torch reach it through their out= forms (aten::mm.out, bmm.out,
+addmm.out: ``extern_kernels.mm(a, b, out=buf)`` in the generated code), written into Inductor's buffer where it is
+contiguous, of the result's shape and dtype and apart from the operands (else torch's out= kernel, counted as a
+fallback); GEMMs Inductor writes itself (its templates under max-autotune) stay its own. Process-wide (the
+dispatcher has no thread state), not per thread.
 
 torch.compile: Dynamo inlines the mode, so the compiled graph holds origami_nv::matmul (no graph break);
 the routing decision is made once per call site while tracing, and counted then (a compiled graph does
@@ -89,7 +91,8 @@ def _count(kind: str, where: str) -> bool:
     return True
 
 
-_ATEN_OPS = ("aten::mm", "aten::bmm", "aten::addmm")  # the order of the op's aten_route_counts()
+# the order of the op's aten_route_counts(); the out= forms are what torch.compile's generated code calls
+_ATEN_OPS = ("aten::mm", "aten::bmm", "aten::addmm", "aten::mm.out", "aten::bmm.out", "aten::addmm.out")
 
 
 def dispatch_stats() -> dict:
@@ -97,7 +100,8 @@ def dispatch_stats() -> dict:
 
     ``{"routed": n, "fallback": n, "routed_calls": {"F.linear": n, ...},
     "fallback_calls": {"torch.matmul: dtype torch.float32": n, ...},
-    "dispatcher": {"aten::mm": {"routed": n, "fallback": n}, "aten::bmm": ..., "aten::addmm": ...}}``
+    "dispatcher": {"aten::mm": {"routed": n, "fallback": n}, "aten::bmm": ..., "aten::addmm": ...,
+    "aten::mm.out": ..., "aten::bmm.out": ..., "aten::addmm.out": ...}}``
 
     "dispatcher" counts the calls of the dispatcher path (enable(dispatcher=True)) while it was on for the call's
     device, kept apart from the mode's: the same user call reaches it as aten::mm/bmm/addmm.
