@@ -178,3 +178,40 @@ def test_visible_gpu_feeds_the_derived_tier_and_matches_its_row(monkeypatch):
     assert "gpu H200" in str(e) and "visible device: NVIDIA H200" in str(e)
     # an explicit gpu= ignores the visible device
     assert origami_nv.hardware("RTX_3090").live_device is None
+
+
+def test_a_build_without_kernels_selects_among_the_reference_sm90_kernels(monkeypatch):
+    """A build without CUDA compiles no kernel; select / rank / explain then use the reference sm_90 table (the CUDA
+    build the committed reports were measured with), so the pick is one a CUDA build's op makes, not a config of the
+    abstract space. Here with the build's own table emptied and the committed reference read from the repository."""
+    import pathlib
+
+    from origami_nv import _kernels
+    ref_path = pathlib.Path(__file__).parents[1] / "reports" / "kernel_resources_sm90.json"
+    reference = json.loads(ref_path.read_text())
+    monkeypatch.setattr(_kernels, "_table", lambda: {"kernels": [], "excluded": []})
+    monkeypatch.setattr(_kernels, "reference_table", lambda: reference)
+    kernels, note = _api._kernel_resources()
+    assert "reference sm_90 build" in note and "kernel_resources_sm90.json" in note
+    names = {(r["config"]["block_m"], r["config"]["block_n"], r["config"]["block_k"], r["config"]["stages"],
+              r["config"]["warps"], r["config"]["family"], r["dtype"]) for r in reference["kernels"] if not r.get("realign")}
+    got = {(k.config.block_m, k.config.block_n, k.config.block_k, k.config.stages, k.config.warps, k.config.family,
+            k.dtype) for k in kernels}
+    assert got == names  # every reference kernel (one record per config and dtype), nothing else
+    # a build with its own kernels selects among those, never the reference
+    monkeypatch.setattr(_kernels, "_table", lambda: {"kernels": reference["kernels"][:3], "excluded": []})
+    assert _kernels.reference_kernel_resources("float16") == []
+
+
+def test_the_installed_kernel_list_matches_the_build():
+    """What select() chooses among in this installation: the build's compiled kernels, or (a build without CUDA) the
+    installed reference table; never the abstract space where either exists."""
+    from origami_nv import _kernels
+    entry = _api.get_selector("H100_SXM")
+    if _kernels.kernel_records():
+        assert entry.candidates_note.startswith("compiled kernels")
+    elif _kernels.reference_table()["kernels"]:
+        assert "reference sm_90 build" in entry.candidates_note
+        assert origami_nv.select(4096, 4096, 4096, gpu="H100_SXM").family == "wgmma"
+    else:
+        pytest.skip("an installation without the reference table (a build tree used in place)")

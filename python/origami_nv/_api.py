@@ -223,9 +223,21 @@ def _kernel_resources() -> Tuple[List[Any], str]:
         rows = fn(dtype, arch=_KERNEL_ARCH) or []
         counts.append(f"{len(rows)} {dtype}")
         out.extend(_resources_from_dict(r) for r in rows)
-    if not out:
-        return [], f"origami_nv._kernels.compiled_kernel_resources(arch={_KERNEL_ARCH!r}) returned no kernels"
-    return out, f"compiled kernels ({', '.join(counts)}; {_KERNEL_ARCH}) with their real resources"
+    if out:
+        return out, f"compiled kernels ({', '.join(counts)}; {_KERNEL_ARCH}) with their real resources"
+    # A build without CUDA: the kernels of the reference sm_90 build (what a CUDA build's op selects among).
+    ref = getattr(_kernels, "reference_kernel_resources", None)
+    counts = []
+    for dtype in ("float16", "bfloat16", "float32", "tfloat32"):
+        rows = (ref(dtype, arch=_KERNEL_ARCH) or []) if ref is not None else []
+        counts.append(f"{len(rows)} {dtype}")
+        out.extend(_resources_from_dict(r) for r in rows)
+    if out:
+        return out, (f"this build compiled no kernel (no CUDA compiler): the kernels of the reference {_KERNEL_ARCH} "
+                     f"build instead ({', '.join(counts)}; reports/kernel_resources_sm90.json, installed as "
+                     "data/kernel_resources_reference_sm90.json) with their ptxas resources, what a CUDA build's op "
+                     "selects among")
+    return [], f"origami_nv._kernels.compiled_kernel_resources(arch={_KERNEL_ARCH!r}) returned no kernels"
 
 
 def _resources_from_dict(r: Dict[str, Any]) -> Any:

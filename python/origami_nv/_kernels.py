@@ -2,7 +2,10 @@
 
 The table is written at build time from the `-Xptxas -v` report of every kernel translation unit
 (cpp/kernels/collect_resources.py), so registers, spills and stack are known without a GPU. It is
-absent when the build had no CUDA compiler; then there are no compiled kernels.
+absent when the build had no CUDA compiler; then there are no compiled kernels, and such a build installs the
+reference sm_90 table instead (reports/kernel_resources_sm90.json, the table of the CUDA build the committed reports
+were measured with, as data/kernel_resources_reference_sm90.json): the model then selects among the kernels a CUDA
+build's op has (reference_kernel_resources), not among the abstract config space.
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import os
 from functools import lru_cache
 
 _DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "kernel_resources.json")
+_REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "kernel_resources_reference_sm90.json")
 
 _DTYPE_ALIASES = {"float16": "float16", "fp16": "float16", "half": "float16", "torch.float16": "float16",
                   "bfloat16": "bfloat16", "bf16": "bfloat16", "torch.bfloat16": "bfloat16",
@@ -31,6 +35,24 @@ def _table() -> dict:
         return {"kernels": [], "excluded": []}
     with open(_DATA) as f:
         return json.load(f)
+
+
+@lru_cache(maxsize=1)
+def reference_table() -> dict:
+    """The reference sm_90 kernel table a build without CUDA installs (module doc); empty where absent."""
+    if not os.path.exists(_REFERENCE):
+        return {"kernels": [], "excluded": [], "note": ""}
+    with open(_REFERENCE) as f:
+        return json.load(f)
+
+
+def reference_kernel_resources(dtype="float16", arch="sm_90") -> list[dict]:
+    """compiled_kernel_resources over the reference sm_90 table: the kernels a CUDA build's op selects among, for
+    a build that compiled none (select / rank / explain use them there). [] where the build has its own kernels (the
+    reference is installed only without CUDA) or the table is absent."""
+    if _table()["kernels"]:
+        return []
+    return merge_kernel_records(reference_table()["kernels"], dtype, arch, realign=realign_enabled())
 
 
 def kernel_records() -> list[dict]:
