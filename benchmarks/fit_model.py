@@ -481,8 +481,9 @@ def main(argv=None) -> int:
                     help="GPUDIR:SUITE:ROW,...: data sets of other GPUs the fit is also judged on (cross-device)")
     ap.add_argument("--with", dest="with_", default="", help="NAME=V,...: other constants held at these values in --scan")
     ap.add_argument("--sets", default="nvidia-h100:gen-train:H100_SXM,nvidia-h100:gen-valid:H100_SXM,"
-                    "nvidia-h200:gen-valid:H200,nvidia-h200:seed:H200,nvidia-h200:llm:H200",
-                    help="GPUDIR:SUITE:ROW,... for --scan")
+                    "nvidia-h200:gen-valid:H200,nvidia-h200:seed:H200,nvidia-h200:llm:H200,"
+                    "nvidia-h100:unseen:H100_SXM,nvidia-h200:unseen:H200",
+                    help="GPUDIR:SUITE:ROW,... for --scan (the `unseen` sets: shape classes no other suite holds)")
     args = ap.parse_args(argv)
     global KERNEL_TABLE, OBJECTIVE
     OBJECTIVE = args.objective
