@@ -215,3 +215,21 @@ def test_the_installed_kernel_list_matches_the_build():
         assert origami_nv.select(4096, 4096, 4096, gpu="H100_SXM").family == "wgmma"
     else:
         pytest.skip("an installation without the reference table (a build tree used in place)")
+
+
+@pytest.mark.parametrize("gpu", ["H100_SXM", "H200"])
+def test_the_pick_heads_the_full_ranking(gpu):
+    """select() skips the split-K launches of kernels whose ideal-balance bound cannot beat the best unsplit launch
+    (cpp/model/selector.cpp, split_candidates); rank() scores them all. The pick must still be the first of the
+    full ranking (up to phase 2's GROUP_SIZE_M) on problems of every dtype, layout and batch."""
+    import random
+    rng = random.Random(11)
+    for _ in range(120):
+        M = rng.choice([1, 2, 5, 16, 48, 100, 128, 333, 512, 1000, 2048, 4096, 8192])
+        N, K = rng.randint(1, 20000), rng.randint(1, 30000)
+        dt = rng.choice(["float16", "bfloat16", "float32", "tfloat32"])
+        lay, b = rng.choice(["nn", "nt", "tn", "tt"]), rng.choice([1, 1, 4, 32])
+        pick = origami_nv.select(M, N, K, dt, gpu=gpu, batch=b, layout=lay)
+        head = origami_nv.rank(M, N, K, top=1, dtype=dt, gpu=gpu, batch=b, layout=lay)[0].config
+        fields = ("block_m", "block_n", "block_k", "stages", "warps", "family", "split_k")
+        assert [getattr(pick, f) for f in fields] == [getattr(head, f) for f in fields], (M, N, K, dt, b, lay)
