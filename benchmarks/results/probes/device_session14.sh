@@ -5,7 +5,8 @@
 # session's 128x96/112/144 tiles at gen-train). New shards as one tar.
 #   bash benchmarks/results/probes/device_session14.sh GPU_NAME DEADLINE_S SUITE:SECONDS[:FLAGS] ...   (SECONDS 0: the rest;
 #   FLAGS: r = --retime-picks, s = --retime-stale; the item tests:SECONDS runs the whole GPU test suite instead,
-#   log in $OUT/tests.log, and dram-probe:SECONDS runs probe_dram_inflight.cu: seventeenth session)
+#   log in $OUT/tests.log, and dram-probe:SECONDS runs probe_dram_inflight.cu: seventeenth session; probe-cta:S,
+#   probe-rs:S and pytest-FILE:S (one file of tests/): eighteenth session)
 set -uo pipefail
 source benchmarks/results/probes/device_lib.sh
 target=$1; deadline=$2; shift 2
@@ -18,6 +19,20 @@ for item in "$@"; do
   if [ "$suite" = dram-probe ]; then  # probe_dram_inflight.cu (seventeenth session): DRAM rate by SMs and bytes in flight
     nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a benchmarks/results/probes/probe_dram_inflight.cu \
       -o /tmp/probe_dram && timeout "$left" /tmp/probe_dram >"$OUT/probe_dram_inflight.txt"; echo "dram-probe rc=$?"; continue
+  fi
+  if [ "$suite" = probe-cta ]; then  # probe_cta_sharing.py (eighteenth session): CTA count vs shared A rows vs empty N tile
+    timeout "$left" python3 benchmarks/results/probes/probe_cta_sharing.py >"$OUT/probe_cta_sharing_$gpu.txt" 2>&1
+    echo "probe-cta rc=$?"; tail -12 "$OUT/probe_cta_sharing_$gpu.txt"; continue
+  fi
+  if [ "$suite" = probe-rs ]; then  # probe_tf32_rs_swap.cu (eighteenth session): TF32 a @ b, B read in place
+    nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a benchmarks/results/probes/probe_tf32_rs_swap.cu \
+      -o /tmp/probe_rs && timeout "$left" /tmp/probe_rs >"$OUT/probe_tf32_rs_swap_$gpu.txt" 2>&1
+    echo "probe-rs rc=$?"; timeout 60 python3 benchmarks/results/probes/probe_tf32_rs_swap_cublas.py \
+      >>"$OUT/probe_tf32_rs_swap_$gpu.txt" 2>&1; cat "$OUT/probe_tf32_rs_swap_$gpu.txt"; continue
+  fi
+  if [[ "$suite" == pytest-* ]]; then  # one test file: pytest-test_dispatch_gpu runs tests/test_dispatch_gpu.py
+    timeout "$left" python3 -m pytest "tests/${suite#pytest-}.py" -q -p no:cacheprovider >"$OUT/${suite}.log" 2>&1
+    echo "$suite rc=$?"; tail -4 "$OUT/${suite}.log"; continue
   fi
   if [ "$suite" = tests ]; then
     timeout "$left" python3 -m pytest tests -q -p no:cacheprovider >"$OUT/tests.log" 2>&1; echo "tests rc=$?"
