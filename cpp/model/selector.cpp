@@ -177,6 +177,7 @@ struct Scratch {
   std::vector<Scored> scored, split;
   std::vector<LatencyBreakdown> breakdowns;
   std::vector<RankKey> keys;
+  std::vector<double> unsplit_cycles;  // phase1: where a selection stops splitting
 };
 // Not inlined: GCC then takes the thread-local's address once per call instead of calling __tls_get_addr at every
 // use of the buffers inside the candidate loop (~1 % of a cold selection, perf 2026-11-26).
@@ -206,9 +207,10 @@ Scored compact(const TileConfig& c, const Candidate* cand, const LatencyBreakdow
 // config_space.def and those that fill whole waves of their resident slots with the split tail (floor(w * slots / tail), w = 1..3),
 // slices of at least split_k_min_k_tiles_per_slice k-tiles, one per distinct schedule (make_split_plan).
 // The candidates go to s.split (s.scored is `unsplit`).
-// prune_at: a selection (which keeps the head of the ranking only) passes the best unsplit launch's cycles and no
-// kernel whose bound reaches them is split: the model never predicts a split launch below its kernel's bound (the
-// splits add partial writes and a reduction to an ideal balance), so none of them could be the pick. Same picks
+// prune_at: a selection (which keeps the head of the ranking only) passes the best unsplit launch's cycles (the
+// full-th best where it keeps `full` entries) and no kernel whose bound exceeds them is split: the model never
+// predicts a split launch below its kernel's bound (the splits add partial writes and a reduction to an ideal
+// balance), so none of them could be the pick. Same picks
 // on 6270 problems (every suite, 2500 random ones over the four dtypes, layouts and batches, both GPU rows), a cold
 // selection 25 -> 18 us (2026-11-26, the reference sm_90 kernel list, fp16, one core of the development machine);
 // tests/test_api_select.py checks the pick against the unpruned ranking. A full ranking (rank()) passes infinity.
@@ -226,7 +228,7 @@ void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Sc
     if (fill > 0.95) continue;
     const std::int64_t k_tiles = (p.K + b.config.block_k - 1) / b.config.block_k;
     if (k_tiles < 2 * std::max(nv.split_k_min_k_tiles_per_slice, 1)) continue;
-    if (b.cycles * fill >= prune_at) continue;  // no split of this kernel can beat the best unsplit launch
+    if (b.cycles * fill > prune_at) continue;  // no split of this kernel can reach the best unsplit launch
     bounds.push_back({b.cycles * fill, i});
   }
   // The bound alone would hand every slot to one family: small mma_sync tiles keep many CTAs per SM, so
@@ -386,9 +388,16 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
     score(c, &cand);
   }
   if (splits) {
-    double prune_at = std::numeric_limits<double>::infinity();  // (split_candidates says why)
-    if (full > 0)
-      for (const Scored& u : scored) prune_at = std::min(prune_at, u.cycles);
+    // (split_candidates says why) A split launch can enter the first `full` places only below the full-th best
+    // unsplit launch: that is where a selection's splits stop (1: the best; a full ranking prunes nothing).
+    double prune_at = std::numeric_limits<double>::infinity();
+    if (full > 0 && full <= scored.size()) {
+      std::vector<double>& c = sc.unsplit_cycles;
+      c.clear();
+      for (const Scored& u : scored) c.push_back(u.cycles);
+      std::nth_element(c.begin(), c.begin() + (full - 1), c.end());
+      prune_at = c[full - 1];
+    }
     split_candidates(p, pd, scored, o, sc, prune_at);
     for (const Scored& one : sc.split) score(one.config, one.candidate);
   }
