@@ -211,9 +211,10 @@ Scored compact(const TileConfig& c, const Candidate* cand, const LatencyBreakdow
 // full-th best where it keeps `full` entries) and no kernel whose bound exceeds them is split: the model never
 // predicts a split launch below its kernel's bound (the splits add partial writes and a reduction to an ideal
 // balance), so none of them could be the pick. Same picks
-// on 6270 problems (every suite, 2500 random ones over the four dtypes, layouts and batches, both GPU rows), a cold
-// selection 25 -> 18 us (2026-11-26, the reference sm_90 kernel list, fp16, one core of the development machine);
-// tests/test_api_select.py checks the pick against the unpruned ranking. A full ranking (rank()) passes infinity.
+// on 6270 problems (every suite, 2500 random ones over the four dtypes, layouts and batches, both GPU rows); a cold
+// selection over the reference sm_90 kernel list 12.6 -> 8.2 us median (benchmarks/bench_selection.py, 3000 random
+// shapes, the development machine, 2026-11-26); tests/test_api_select.py checks the pick against the unpruned
+// ranking. A full ranking (rank()) passes infinity.
 void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Scored>& unsplit, const ModelOptions& o,
                       Scratch& s, double prune_at) {
   const NvModelConstants& nv = o.nv;
