@@ -217,24 +217,25 @@ def _kernel_resources() -> Tuple[List[Any], str]:
     fn = getattr(_kernels, "compiled_kernel_resources", None)
     if fn is None:
         return [], "origami_nv._kernels has no compiled_kernel_resources()"
-    out: List[Any] = []
-    counts = []
-    for dtype in ("float16", "bfloat16", "float32", "tfloat32"):
-        rows = fn(dtype, arch=_KERNEL_ARCH) or []
-        counts.append(f"{len(rows)} {dtype}")
-        out.extend(_resources_from_dict(r) for r in rows)
+
+    def every_dtype(source) -> Tuple[List[Any], str]:
+        out: List[Any] = []
+        counts = []
+        for dtype in ("float16", "bfloat16", "float32", "tfloat32"):
+            rows = source(dtype, arch=_KERNEL_ARCH) or []
+            counts.append(f"{len(rows)} {dtype}")
+            out.extend(_resources_from_dict(r) for r in rows)
+        return out, ", ".join(counts)
+
+    out, counts = every_dtype(fn)
     if out:
-        return out, f"compiled kernels ({', '.join(counts)}; {_KERNEL_ARCH}) with their real resources"
+        return out, f"compiled kernels ({counts}; {_KERNEL_ARCH}) with their real resources"
     # A build without CUDA: the kernels of the reference sm_90 build (what a CUDA build's op selects among).
     ref = getattr(_kernels, "reference_kernel_resources", None)
-    counts = []
-    for dtype in ("float16", "bfloat16", "float32", "tfloat32"):
-        rows = (ref(dtype, arch=_KERNEL_ARCH) or []) if ref is not None else []
-        counts.append(f"{len(rows)} {dtype}")
-        out.extend(_resources_from_dict(r) for r in rows)
+    out, counts = every_dtype(ref) if ref is not None else ([], "")
     if out:
         return out, (f"this build compiled no kernel (no CUDA compiler): the kernels of the reference {_KERNEL_ARCH} "
-                     f"build instead ({', '.join(counts)}; reports/kernel_resources_sm90.json, installed as "
+                     f"build instead ({counts}; reports/kernel_resources_sm90.json, installed as "
                      "data/kernel_resources_reference_sm90.json) with their ptxas resources, what a CUDA build's op "
                      "selects among")
     return [], f"origami_nv._kernels.compiled_kernel_resources(arch={_KERNEL_ARCH!r}) returned no kernels"
