@@ -130,6 +130,21 @@ def test_nv_family_throughput(h100):
     assert set(sel["best_by_family"]) == {"wgmma"}
     (cfg, why), = sel["excluded"]
     assert cfg.family == ms.config.family and "wgmma family covers it" in why
+    # The rule's scope: K at least the wgmma kernels' BLOCK_K. Below it every wgmma k-tile is mostly zero fill, so
+    # the left-out tiles rank again (selector.cpp, Selector::Impl::short_k), with the count explain prints.
+    ms16 = kr(128, 128, 16, stages=6, warps=8, regs=152, smem=6 * (128 * 16 + 16 * 128) * 2)
+    wg64 = kr(128, 128, 64, stages=6, warps=12, regs=168, smem=6 * (128 * 64 + 64 * 128) * 2, family="wgmma")
+    narrow = _nv_selector(h100, [ms16, wg64])
+    assert narrow.candidate_count("float16") == 1 and narrow.candidate_count("float16", K=64) == 1
+    assert narrow.candidate_count("float16", K=63) == 2
+    for K, families in ((16, {"mma_sync", "wgmma"}), (64, {"wgmma"}), (4096, {"wgmma"})):
+        sel = narrow.selection(512, 4096, K, "float16", None)
+        assert set(sel["best_by_family"]) == families, K
+        assert len(sel["excluded"]) == (0 if K < 64 else 1)
+        ranked = {c.family for c, _ in narrow.rank(512, 4096, K, "float16")}
+        assert ranked == families
+    # at K = 16 the 16-deep tile does a quarter of the wgmma tile's tensor work and the model sees it
+    assert narrow.select_config(512, 4096, 16, "float16").family == "mma_sync"
     # Without an admissible wgmma kernel (the family needs sm_90a) the mma.sync tile stays a candidate.
     rtx = _core.resolve_hardware(None, "RTX_3090", "")
     small_ms = kr(64, 64, 64, stages=3, warps=4, regs=96, smem=3 * (64 * 64 * 2) * 2)

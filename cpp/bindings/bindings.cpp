@@ -519,7 +519,11 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("hardware", &Selector::hardware, py::return_value_policy::reference_internal)
       .def_property_readonly("options", &Selector::options)
       .def_property_readonly("abstract_space", &Selector::abstract_space)
-      .def("candidate_count", [](const Selector& s, const std::string& dtype) { return s.candidate_count(to_dtype(dtype)); })
+      .def("candidate_count", [](const Selector& s, const std::string& dtype, std::int64_t K) {
+             return K > 0 ? s.candidate_count(make_problem(1, 1, K, dtype)) : s.candidate_count(to_dtype(dtype)); },
+           py::arg("dtype"), py::arg("K") = 0,
+           "Admissible candidates of a dtype; with K > 0, of the space a problem of that K ranks (below the wgmma "
+           "kernels' BLOCK_K the mma.sync tiles ModelOptions.mma_sync_dominated_by_wgmma leaves out come back).")
       .def("excluded", [](const Selector& s, const std::string& dtype) { return exclusions_list(s.excluded(to_dtype(dtype))); })
       .def("cache_size", &Selector::cache_size)
       .def("clear_cache", &Selector::clear_cache)

@@ -476,8 +476,9 @@ struct ModelOptions {
   // 0.04 % geomean of the best with them (worst size 0.957, a batched 304x96x64 on the H200), and the pick on the
   // sets no fit read improves or stays (H100 gen-valid A/BF 0.958 -> 0.960, H100 batched 0.960 -> 0.970 with min
   // 0.77 -> 0.92, H100 small-lm 0.891 -> 0.895, H200 gen-valid 0.963 -> 0.964; odd, llm, seed unchanged; training
-  // sets unchanged), with half the candidates (benchmarks/results/mma_sync_dominated.md). false: every compiled
-  // kernel is a candidate (the model before).
+  // sets unchanged), with half the candidates (benchmarks/results/mma_sync_dominated.md). Scope: problems whose K is
+  // at least the wgmma kernels' BLOCK_K; below it (LoRA up-projections, K = 16/32) every compiled kernel ranks
+  // (Selector::Impl::short_k, cpp/model/selector.cpp). false: every compiled kernel is a candidate (the model before).
   bool mma_sync_dominated_by_wgmma = true;
   // How many phase-1 entries a cached Selection keeps (0 = all). A ranking entry is ~0.8 KB (every term), and
   // nothing reads a cached entry beyond the pick: Selector::rank recomputes the full list on demand (explain and

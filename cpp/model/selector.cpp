@@ -119,7 +119,7 @@ PerDtype abstract_nv_space(DType dt, const ModelHardware& hw, const ModelOptions
 }
 
 PerDtype kernel_space(DType dt, const ModelHardware& hw, const std::vector<KernelResources>& kernels,
-                      const ModelOptions& o) {
+                      const ModelOptions& o, bool dominated = true) {
   PerDtype out;
   for (const KernelResources& kr : kernels) {
     if (kr.dtype != dt) continue;
@@ -130,11 +130,11 @@ PerDtype kernel_space(DType dt, const ModelHardware& hw, const std::vector<Kerne
     else out.candidates.push_back({c, kr});
   }
   // ModelOptions::mma_sync_dominated_by_wgmma: with an admissible wgmma kernel, mma.sync tiles of 64 rows or more
-  // are left to the wgmma family.
+  // are left to the wgmma family (Selector::Impl::short_k says where not).
   constexpr int kWgmmaRows = 64;  // wgmma.mma_async m64nNk16: one warpgroup instruction covers 64 rows
   const bool wgmma = std::any_of(out.candidates.begin(), out.candidates.end(),
                                  [](const Candidate& c) { return c.config.family == Family::Wgmma; });
-  if (o.mma_sync_dominated_by_wgmma && wgmma) {
+  if (dominated && o.mma_sync_dominated_by_wgmma && wgmma) {
     std::vector<Candidate> kept;
     kept.reserve(out.candidates.size());
     for (Candidate& cand : out.candidates) {
@@ -296,9 +296,17 @@ struct Selector::Impl {
   ModelOptions options;
   bool abstract = true;
   PerDtype per_dtype[kDTypeCount];  // by DType
+  // ModelOptions::mma_sync_dominated_by_wgmma holds where the wgmma tile's k-step is real work: its premise (wgmma
+  // tiles 64-row heights at 1.6x the mma.sync rate) was checked on sets whose K is at least the wgmma kernels'
+  // BLOCK_K (64). Below it every wgmma k-tile is mostly zero fill (K = 16: 4x the tensor work of the problem) and
+  // an mma.sync tile of BLOCK_K 16 can win (unseen suite, H200, 512x4096x16: mma.sync 128x128x16 1.2x faster than
+  // the wgmma pick). So a problem with K below short_k_below[dtype] ranks short_k[dtype]: every compiled kernel.
+  PerDtype short_k[kDTypeCount];
+  std::int64_t short_k_below[kDTypeCount] = {};  // the smallest wgmma BLOCK_K among the candidates (0: rule off)
   int phase1_g = 1;
   mutable std::shared_mutex mu;
   mutable std::unordered_map<CacheKey, std::unique_ptr<Selection>, CacheKeyHash> cache;
+  const PerDtype& space(const Problem& p) const;  // the candidates a problem ranks (short_k)
 };
 
 Selector::Selector(HardwareParams hw, std::vector<KernelResources> kernels, ModelOptions options)
@@ -319,7 +327,21 @@ Selector::Selector(HardwareParams hw, std::vector<KernelResources> kernels, Mode
     else pd = kernel_space(dt, impl_->mhw, kernels, options);
     for (Candidate& cand : pd.candidates)
       cand.terms = kernel_terms(cand.config, dt, impl_->mhw, options, cand.resources ? &*cand.resources : nullptr);
+    if (options.mode != ModelMode::Nv || kernels.empty() || !options.mma_sync_dominated_by_wgmma) continue;
+    std::int64_t& below = impl_->short_k_below[static_cast<int>(dt)];
+    for (const Candidate& cand : pd.candidates)
+      if (cand.config.family == Family::Wgmma && (below == 0 || cand.config.block_k < below)) below = cand.config.block_k;
+    if (below == 0) continue;
+    PerDtype& all = impl_->short_k[static_cast<int>(dt)];
+    all = kernel_space(dt, impl_->mhw, kernels, options, /*dominated=*/false);
+    for (Candidate& cand : all.candidates)
+      cand.terms = kernel_terms(cand.config, dt, impl_->mhw, options, cand.resources ? &*cand.resources : nullptr);
   }
+}
+
+const PerDtype& Selector::Impl::space(const Problem& p) const {
+  const int d = static_cast<int>(p.dtype);
+  return p.K < short_k_below[d] ? short_k[d] : per_dtype[d];
 }
 
 Selector::~Selector() = default;
@@ -329,6 +351,7 @@ const ModelOptions& Selector::options() const { return impl_->options; }
 bool Selector::abstract_space() const { return impl_->abstract || impl_->options.mode == ModelMode::Seed; }
 const std::vector<Exclusion>& Selector::excluded(DType dt) const { return impl_->per_dtype[static_cast<int>(dt)].excluded; }
 std::size_t Selector::candidate_count(DType dt) const { return impl_->per_dtype[static_cast<int>(dt)].candidates.size(); }
+std::size_t Selector::candidate_count(const Problem& p) const { return impl_->space(p).candidates.size(); }
 
 static void check_problem(const Problem& p) {
   auto bad = [](const char* name, std::int64_t v) {
@@ -432,8 +455,7 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
 }  // namespace
 
 namespace {
-const PerDtype& admissible(const PerDtype* per_dtype, const Problem& p, const HardwareParams& hw) {
-  const PerDtype& pd = per_dtype[static_cast<int>(p.dtype)];
+const PerDtype& admissible(const PerDtype& pd, const Problem& p, const HardwareParams& hw) {
   if (pd.candidates.empty() && pd.excluded.empty() && p.dtype == DType::Float32)
     throw std::invalid_argument("float32: the seed model (seed 000) models tensor-core kernels only; float32 GEMMs run on "
                                 "the CUDA cores and are modelled in nv mode (seed 002's roof)");
@@ -449,7 +471,7 @@ const PerDtype& admissible(const PerDtype* per_dtype, const Problem& p, const Ha
 
 std::vector<Ranked> Selector::rank(const Problem& p) const {
   check_problem(p);
-  const PerDtype& pd = admissible(impl_->per_dtype, p, impl_->hw);
+  const PerDtype& pd = admissible(impl_->space(p), p, impl_->hw);
   return phase1(p, pd, impl_->mhw, impl_->options, impl_->phase1_g, 0);
 }
 
@@ -463,12 +485,12 @@ const Selection& Selector::select(const Problem& p) const {
   }
   auto sel = std::make_unique<Selection>();
   {
-    const PerDtype& pd = admissible(impl_->per_dtype, p, impl_->hw);
+    const PerDtype& pd = admissible(impl_->space(p), p, impl_->hw);
     // Only the cached top of the ranking gets full breakdowns (ModelOptions::cached_ranking_size; 0: all).
     const int keep = impl_->options.cached_ranking_size;
     sel->ranking = phase1(p, pd, impl_->mhw, impl_->options, impl_->phase1_g, keep > 0 ? std::size_t(keep) : 0);
   }
-  sel->excluded = &excluded(p.dtype);  // the selector's own list (no copy per selection)
+  sel->excluded = &impl_->space(p).excluded;  // the selector's own list (no copy per selection)
   sel->phase1_group_size_m = impl_->phase1_g;
   sel->abstract_space = abstract_space();
   const Ranked& best = sel->ranking.front();  // (no copy: the resize below only ever shrinks the ranking)
@@ -510,7 +532,7 @@ const Selection& Selector::select(const Problem& p) const {
   sel->config.group_size_m = best_g;
   if (o.cached_ranking_size > 0 && sel->ranking.size() > static_cast<size_t>(o.cached_ranking_size))
     sel->ranking.resize(static_cast<size_t>(o.cached_ranking_size));
-  const PerDtype& pd = impl_->per_dtype[static_cast<int>(p.dtype)];
+  const PerDtype& pd = impl_->space(p);
   const Candidate* kernel = nullptr;  // the pick's kernel: its first candidate with resources
   for (const Candidate& c : pd.candidates)
     if (c.config.same_kernel(best.config) && c.resources) { kernel = &c; break; }

@@ -63,6 +63,7 @@ class Selector {
   // The candidates the filters removed for a dtype (computed once at construction).
   const std::vector<Exclusion>& excluded(DType dtype) const;
   std::size_t candidate_count(DType dtype) const;
+  std::size_t candidate_count(const Problem& p) const;  // of the space p ranks (K below the wgmma k-tile: more)
   bool abstract_space() const;   // true when no compiled kernels were given
   std::size_t cache_size() const;
   void clear_cache() const;  // invalidates the references select() returned

@@ -419,7 +419,7 @@ def explain(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] =
                                                   resources, **extras))
     return Explanation(problem=(M, N, K), dtype=dt, mode=mode, selection=sel, hardware=hardware_of(entry),
                        candidates_note=entry.candidates_note, top=top,
-                       candidate_count=entry.selector.candidate_count(dt), extras=extras, plain=plain)
+                       candidate_count=entry.selector.candidate_count(dt, K), extras=extras, plain=plain)
 
 
 # ---- hardware -------------------------------------------------------------------------------------
