@@ -384,7 +384,7 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, epilogue_latency_factor) RW(NvModelConstants, prologue_latency_factor)
       RW(NvModelConstants, overlap_efficiency) RW(NvModelConstants, estimated_register_overhead)
       RW(NvModelConstants, wgmma_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_warp_load_bytes_per_cycle)
-      RW(NvModelConstants, wgmma_tma_oob_fill_bytes_per_cycle) RW(NvModelConstants, wgmma_pipeline_latency_factor) RW(NvModelConstants, wgmma_active_sm_dram_cap) RW(NvModelConstants, wgmma_tma_box_bytes_per_cycle) RW(NvModelConstants, wgmma_tma_stage_cycles)
+      RW(NvModelConstants, wgmma_tma_oob_fill_bytes_per_cycle) RW(NvModelConstants, wgmma_l2_hit_in_flight_share) RW(NvModelConstants, wgmma_pipeline_latency_factor) RW(NvModelConstants, wgmma_active_sm_dram_cap) RW(NvModelConstants, wgmma_tma_box_bytes_per_cycle) RW(NvModelConstants, wgmma_tma_stage_cycles)
       RW(NvModelConstants, wgmma_epilogue_overlap)
       RW(NvModelConstants, mma_sync_load_issue_warps_per_sm)
       RW(NvModelConstants, mma_sync_warp_copy_queue_bytes)

@@ -641,7 +641,10 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   // nv: bandwidth terms as above (no latency added: the pipeline hides it), plus a latency term:
   // a load issued stages-1 iterations ahead must return within stages-1 iterations, so one
   // iteration cannot be shorter than latency / (stages - 1).
-  const double latency = (b.l2_hit_rate * hw.l2_latency_cycles + (1.0 - b.l2_hit_rate) * hw.hbm_latency_penalty) *
+  // (wgmma: NvModelConstants::wgmma_l2_hit_in_flight_share of the hits wait the DRAM latency: hits on lines in flight)
+  const double in_flight = c.family == Family::Wgmma ? o.nv.wgmma_l2_hit_in_flight_share : 0.0;
+  const double hit_lat = (1.0 - in_flight) * hw.l2_latency_cycles + in_flight * hw.hbm_latency_penalty;
+  const double latency = (b.l2_hit_rate * hit_lat + (1.0 - b.l2_hit_rate) * hw.hbm_latency_penalty) *
                          (c.family == Family::Wgmma ? o.nv.wgmma_pipeline_latency_factor : 1.0);
   // mma.sync: the block's warps issue every 16-byte cp.async of the tile themselves, each warp at
   // a limited rate (NvModelConstants::mma_sync_warp_load_bytes_per_cycle): issuing one stage takes

@@ -274,6 +274,17 @@ struct NvModelConstants {
   // families: H200 llm 0.977 -> 0.895): not applied there.
   // 1 and 1 = the pointer-chase latency and the capped rate (the terms before 2026-11-25).
   // Refit to 4.0 with the TMA stage floor below (kernel version 7; the values and the data there).
+  // wgmma kernels: the share of a stage's L2 hits that wait the DRAM latency in the latency bound below. The tiles of
+  // a wave that share an operand slab (the L2 hits of the raster) request it in the same K-iteration, so the second
+  // request finds the line still on its way from DRAM (a hit on a miss) and waits as long as the first. Measured
+  // (benchmarks/results/probes/probe_cta_sharing_h100.txt, H100, nineteenth session): 128 CTAs whose pairs share
+  // their A rows run 1.08x slower than 64 CTAs reading the same rows alone (18.07 vs 16.74 us; the model with the
+  // hits at L2 latency: 13.89 vs 13.77). Chosen on the training sets of both GPUs (gen-train, H100 and H200) among
+  // 0 / 0.5 / 0.75 / 1 with wgmma_pipeline_latency_factor rescanned (3.5-6 at 0.75 and 1: 4 stays): 0.75 and 1 tie on
+  // A/BF, 0.75 ranks better by 0.001 tau on both; 0 -> 0.75, offline A/BF geomean / min / tau: H100 0.976 / 0.71 /
+  // 0.785 -> 0.978 / 0.81 / 0.786, H200 0.974 / 0.75 / 0.809 -> 0.975 / 0.84 / 0.810
+  // (benchmarks/results/model_scan_hit_latency.md, with the validation sets). 0 = the L2 latency (the form before).
+  double wgmma_l2_hit_in_flight_share = 0.75;
   double wgmma_pipeline_latency_factor = 4.0;
   // wgmma kernels store C by TMA on every tile but a CTA's last (cpp/kernels/wgmma/gemm_wgmma.cuh, 2026-11-25), so
   // the write drains while the next tile computes: the fraction of that overlap the model takes
