@@ -271,3 +271,37 @@ def test_dispatcher_path_under_torch_compile(dtype):
     assert routed == aten_gemms and all(f == 0 for _, f in counts.values()), (counts, aten_gemms)
     assert 0 < routed_out <= routed <= model.gemm_calls(), counts  # the out= forms among them
     torch.testing.assert_close(out, ref, **TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_dispatcher_path_out_forms_write_strided_outs(dtype):
+    # Inductor allocates some bmm results permuted (the (heads, tokens, head_dim) result stored tokens-major): an out
+    # whose rows are contiguous with 16-byte strides is written in place, any other computed beside it and copied in.
+    # Routed either way, the op's own bits, and nothing outside the out view written.
+    g = torch.Generator(device=DEV).manual_seed(11)
+
+    def r(*shape):
+        return torch.randn(*shape, device=DEV, dtype=dtype, generator=g)
+    a3, b3, a, b, bias = r(12, 37, 64), r(12, 64, 40), r(100, 64), r(64, 72), r(72)
+    sentinel = -7.0
+    bases = {"perm": torch.full((37, 12, 40), sentinel, device=DEV, dtype=dtype),    # in place: rows 480 apart
+             "ragged": torch.full((37, 12, 41), sentinel, device=DEV, dtype=dtype),  # rows 492 apart: copied in
+             "slice": torch.full((100, 80), sentinel, device=DEV, dtype=dtype),      # in place, ldc 80
+             "bias": torch.full((100, 80), sentinel, device=DEV, dtype=dtype),
+             "cols": torch.full((72, 100), sentinel, device=DEV, dtype=dtype)}       # column-major: copied in
+    outs = {"perm": bases["perm"].permute(1, 0, 2), "ragged": bases["ragged"][:, :, :40].permute(1, 0, 2),
+            "slice": bases["slice"][:, :72], "bias": bases["bias"][:, :72], "cols": bases["cols"].t()}
+    origami_nv.reset_dispatch_stats()
+    with torch.no_grad(), _dispatcher():
+        got = {"perm": torch.bmm(a3, b3, out=outs["perm"]), "ragged": torch.bmm(a3, b3, out=outs["ragged"]),
+               "slice": torch.mm(a, b, out=outs["slice"]), "bias": torch.addmm(bias, a, b, out=outs["bias"]),
+               "cols": torch.mm(a, b, out=outs["cols"])}
+    torch.cuda.synchronize()
+    assert _aten() == _counts(bmm_out=(2, 0), mm_out=(2, 0), addmm_out=(1, 0))
+    want = {"perm": origami_nv.matmul(a3, b3), "ragged": origami_nv.matmul(a3, b3), "slice": origami_nv.matmul(a, b),
+            "bias": origami_nv.matmul(a, b, bias=bias), "cols": origami_nv.matmul(a, b)}
+    for k in outs:
+        assert got[k].data_ptr() == outs[k].data_ptr(), k
+        assert torch.equal(outs[k], want[k]), k
+    assert (bases["ragged"][:, :, 40] == sentinel).all()
+    assert (bases["slice"][:, 72:] == sentinel).all() and (bases["bias"][:, 72:] == sentinel).all()

@@ -102,13 +102,20 @@ at::Tensor run_op(const at::Tensor& a, const at::Tensor& b, const at::Tensor* bi
   return bias ? matmul_bias_cpu_routed(a, b, *bias) : matmul_cpu_routed(a, b);
 }
 
-// An out= call's buffer the op can write C into: plain, contiguous, the result's shape and a's dtype and device, and
-// sharing no memory with an operand (a result written over its own inputs is torch's to define).
+// An out= call's buffer the op can put C into: plain, the result's shape and a's dtype and device, no element
+// written twice (torch raises there), and sharing no memory with an operand (a result written over its own inputs is
+// torch's to define). Any strides: the CUDA op writes rows of N contiguous elements in place and computes anything
+// else beside it and copies it in (run() in ops_cuda.cpp; Inductor allocates some bmm outputs permuted, e.g. the
+// (heads, tokens, head_dim) result stored tokens-major for the transpose that follows), the CPU path copies.
 bool out_writable(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* self,
                   at::IntArrayRef sizes) {
-  auto apart = [&](const at::Tensor& t) { return at::get_overlap_status(out, t) == at::MemOverlapStatus::No; };
+  // (torch's overlap test gives up on tensors that are not dense: apart then means another storage)
+  auto apart = [&](const at::Tensor& t) {
+    const at::MemOverlapStatus o = at::get_overlap_status(out, t);
+    return o == at::MemOverlapStatus::No || (o == at::MemOverlapStatus::TooHard && !out.storage().is_alias_of(t.storage()));
+  };
   return plain(out) && out.scalar_type() == a.scalar_type() && out.device() == a.device() && out.sizes() == sizes &&
-         out.is_contiguous() && apart(a) && apart(b) && (!self || apart(*self));
+         at::has_internal_overlap(out) != at::MemOverlap::Yes && apart(a) && apart(b) && (!self || apart(*self));
 }
 
 // The op into out (the CUDA op writes it; the CPU op's result is copied in: the CPU path is torch's own fp32 GEMM).

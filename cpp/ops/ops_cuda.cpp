@@ -15,6 +15,7 @@
 // A dimension of size 1 has no meaningful stride, so it never forces a copy.
 #include <c10/cuda/CUDAStream.h>  // c10::cuda::getCurrentCUDAStream (= at::cuda::getCurrentCUDAStream)
 #include <c10/cuda/CUDAGuard.h>
+#include <ATen/MemoryOverlap.h>  // at::has_internal_overlap (an out= buffer)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -520,8 +521,39 @@ const Plan& plan_for(const PlanKey& key, const at::Tensor& a3, const at::Tensor&
 }
 
 // ---- the launch --------------------------------------------------------------------------------------
-// out: where C goes (the dispatcher path's out= forms, aten_route.cpp): the call's result shape and dtype, contiguous,
-// on a's device; nullptr: a new tensor.
+// Whether the kernels can write C straight into `out` (the out= forms), and with which row and batch strides: rows
+// of N contiguous elements; rows, and batches, that do not interleave (the dims ordered by stride, each past the
+// extent of the one below it: a (heads, tokens, head_dim) result stored tokens-major qualifies); a 16-byte aligned
+// base and row / batch strides of whole 16-byte units (what the families' vector and TMA stores take for granted,
+// gemm_args.hpp; each kernel checks its own finer rules). A folded N-D result (N-D @ 2-D) only where contiguous.
+bool c_strides_in_place(const at::Tensor& out, const MatmulShape& s, int64_t& ldc, int64_t& batch_stride) {
+  const int64_t unit = 16 / static_cast<int64_t>(out.element_size());
+  if (reinterpret_cast<uintptr_t>(out.data_ptr()) % 16 != 0) return false;
+  const int64_t d = out.dim();
+  if (!(d == 2 || (d == 3 && s.batched))) {
+    if (!out.is_contiguous()) return false;
+    ldc = s.N;
+    batch_stride = s.M * s.N;
+    return s.N % unit == 0 || (s.M == 1 && s.batch == 1);
+  }
+  if (s.N > 1 && out.stride(d - 1) != 1) return false;
+  // A dimension of size 1 has no stride of consequence: give it one that keeps the others' rules.
+  const int64_t row_span = round_up(s.N, unit);
+  ldc = s.M > 1 ? out.stride(d - 2) : row_span;
+  batch_stride = (d == 3 && s.batch > 1) ? out.stride(0) : ldc * s.M;
+  if (ldc % unit != 0 || batch_stride % unit != 0) return false;
+  if (s.M > 1 && ldc < s.N) return false;
+  if (s.batch > 1) {
+    const bool batches_after = batch_stride >= (s.M - 1) * ldc + s.N;        // each batch's rows, then the next
+    const bool rows_after = batch_stride >= s.N && ldc >= (s.batch - 1) * batch_stride + s.N;  // interleaved
+    if (!batches_after && !rows_after) return false;
+  }
+  return true;
+}
+
+// out: where C goes (the dispatcher path's out= forms, aten_route.cpp): the call's result shape and dtype on a's device,
+// no element repeated, any strides (written in place where c_strides_in_place says so, else copied in); nullptr: a
+// new tensor.
 at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor* bias_in,
                const TileConfig* explicit_config, const char* op, const at::Tensor* out = nullptr) {
   // A negative-bit view (torch._neg_view, the conjugate/negation views autograd makes) has storage that holds
@@ -540,8 +572,9 @@ at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor*
   c10::cuda::CUDAGuard guard(a.device());
   if (out) {
     TORCH_CHECK(out->sizes() == at::IntArrayRef(s.out_sizes) && out->scalar_type() == a.scalar_type() &&
-                    out->device() == a.device() && out->is_contiguous(),
-                op, ": out must be a contiguous ", a.scalar_type(), " tensor of the result's shape on ", a.device());
+                    out->device() == a.device() && at::has_internal_overlap(*out) != at::MemOverlap::Yes,
+                op, ": out must be a ", a.scalar_type(), " tensor of the result's shape on ", a.device(),
+                " with no element repeated");
     if (s.M == 0 || s.N == 0 || s.batch == 0) return *out;
     if (s.K == 0) return bias ? out->copy_(bias->expand(s.out_sizes)) : out->zero_();
   }
@@ -575,7 +608,12 @@ at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor*
   Operand A = prepare(a3, true, chosen->a_k_contiguous, true, chosen->alignment_elems, ok);
   Operand B = prepare(b3, false, chosen->b_k_contiguous, true, chosen->alignment_elems, ok);
 
-  at::Tensor c = out ? *out : at::empty(s.out_sizes, a.options());  // contiguous: batch x M rows of N
+  // C: into out where its strides are ones the kernels write (c_strides_in_place), else a fresh contiguous result
+  // (batch x M rows of N) copied into out after the launch.
+  int64_t ldc = s.N, c_batch_stride = s.M * s.N;
+  const bool in_place = out && c_strides_in_place(*out, s, ldc, c_batch_stride);
+  at::Tensor c = in_place ? *out : at::empty(s.out_sizes, a.options());
+  if (out && !in_place) { ldc = s.N; c_batch_stride = s.M * s.N; }
   // Split-K partials: from the caching allocator on the current stream (graph-capture safe, no sync).
   at::Tensor workspace;
   if (plan.workspace_elems > 0) workspace = at::empty({plan.workspace_elems}, a.options().dtype(at::kFloat));
@@ -589,8 +627,8 @@ at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor*
   if (B.first_contig) { g.b_stride_k = 1; g.b_stride_n = B.ld; } else { g.b_stride_n = 1; g.b_stride_k = B.ld; }
   g.a_stride_batch = A.batch_stride;
   g.b_stride_batch = B.batch_stride;
-  g.c_stride_m = s.N;
-  g.c_stride_batch = s.M * s.N;
+  g.c_stride_m = ldc;
+  g.c_stride_batch = c_batch_stride;
   g.group_size_m = plan.config.group_size_m;
   g.split_k = plan.config.split_k;
   g.split_slots = plan.split_slots;
@@ -610,7 +648,8 @@ at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor*
   TORCH_CHECK(err == cudaSuccess, op, ": launching ", origami::describe_kernel(*chosen),
               plan.config.split_k > 1 ? " (split-K " + num(plan.config.split_k) + ")" : std::string(), " failed: ",
               cudaGetErrorString(err));
-  return c;
+  if (out && !in_place) out->copy_(c);
+  return out ? *out : c;
 }
 
 }  // namespace
