@@ -1,4 +1,5 @@
-# Device probe (issue 11, eighteenth session; not yet run): why a memory-bound wgmma launch over 65-132 CTAs runs
+# Device probe (issue 11, eighteenth session; run on the H100 in the nineteenth: probe_cta_sharing_h100.txt, and
+# benchmarks/results/model_scan_hit_latency.md for what the model took from it): why a memory-bound wgmma launch over 65-132 CTAs runs
 # slower than the model predicts (benchmarks/results/model_fit_session17_not_adopted.md; on the `unseen` suite the
 # H200 picks 64x48 at 4096x64x4096, 128 CTAs, measured 18.5 us, where 64x64, 64 CTAs, runs 13.5: A/BF 0.73).
 # Candidates: (a) the CTA count itself (past 66 CTAs two share a TPC: the block scheduler fills one SM per TPC first),
