@@ -248,11 +248,11 @@ def test_dispatcher_path_gradients_on_cuda():
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_dispatcher_path_under_torch_compile(dtype):
-    # Inductor's generated code leaves most GEMMs to torch's kernels, as the out= forms (extern_kernels.mm / bmm /
-    # addmm with out=), and may compute a few itself (H100, 2026-11-26: bf16, 17 of this model's 19 reached aten;
-    # fp16 all 19): the dispatcher path routes every aten GEMM the compiled code calls (the profiler counts them; into
-    # Inductor's buffers where out= is given), and the compiled model gives cuBLAS's output within tolerance. Counted
-    # on the second call: compiling runs GEMMs of its own.
+    # Inductor's generated code leaves its GEMMs to torch's kernels, mostly as the out= forms (extern_kernels.mm / bmm /
+    # addmm with out=), some into buffers it allocates permuted (the attention bmm results: until the nineteenth
+    # session those 2 of this model's 19 fell back to torch), and could compute some itself: the dispatcher path
+    # routes every aten GEMM the compiled code calls (the profiler counts them), and the compiled model gives
+    # cuBLAS's output within tolerance. Counted on the second call: compiling runs GEMMs of its own.
     torch._dynamo.reset()
     model, tok = model_and_tokens(dtype)
     with torch.no_grad():
