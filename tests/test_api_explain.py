@@ -42,6 +42,21 @@ def test_nv_explain_names_family_and_source_of_candidates():
     assert e.config.family in text.split("Family:")[1].split("\n")[0]
 
 
+def test_explain_says_why_mma_sync_tiles_rank_at_short_k():
+    from origami_nv import _api
+    sel = _api.get_selector("H100_SXM").selector
+    if sel.abstract_space:
+        pytest.skip("no compiled or reference kernel list: the abstract space has no domination rule to scope")
+    short, usual = origami_nv.explain(512, 4096, 16, gpu="H100_SXM"), origami_nv.explain(512, 4096, 64, gpu="H100_SXM")
+    extra = sel.candidate_count("float16", K=16) - sel.candidate_count("float16")
+    assert extra > 0 and short.short_k_candidates == extra and usual.short_k_candidates == 0
+    assert short.candidate_count == usual.candidate_count + extra
+    assert "below the wgmma kernels' BLOCK_K" in str(short) and "below the wgmma" not in str(usual)
+    assert "below the wgmma kernels&#x27; BLOCK_K" in short._repr_html_()
+    assert short.to_dict()["candidates"]["short_k_mma_sync"] == extra
+    assert short.config.family == "mma_sync"  # the model ranks the 16-deep tile first (it does 1/4 the tensor work)
+
+
 def test_explain_html_and_dict():
     e = origami_nv.explain(1000, 3000, 2000, dtype="bfloat16", gpu="H200", mode="seed", top=3)
     h = e._repr_html_()

@@ -417,9 +417,10 @@ def explain(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] =
         plain = dict(config=plain_cfg,
                      breakdown_real=_core.predict(M, N, K, dt, plain_cfg, entry.hardware, entry.selector.options,
                                                   resources, **extras))
+    count = entry.selector.candidate_count(dt, K)
     return Explanation(problem=(M, N, K), dtype=dt, mode=mode, selection=sel, hardware=hardware_of(entry),
-                       candidates_note=entry.candidates_note, top=top,
-                       candidate_count=entry.selector.candidate_count(dt, K), extras=extras, plain=plain)
+                       candidates_note=entry.candidates_note, top=top, candidate_count=count, extras=extras,
+                       plain=plain, short_k_candidates=count - entry.selector.candidate_count(dt))
 
 
 # ---- hardware -------------------------------------------------------------------------------------

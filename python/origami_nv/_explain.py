@@ -43,8 +43,12 @@ class Explanation:
 
     def __init__(self, problem: Tuple[int, int, int], dtype: str, mode: str, selection: Dict[str, Any],
                  hardware: Any, candidates_note: str, top: int, candidate_count: int,
-                 extras: Optional[Dict[str, Any]] = None, plain: Optional[Dict[str, Any]] = None):
+                 extras: Optional[Dict[str, Any]] = None, plain: Optional[Dict[str, Any]] = None,
+                 short_k_candidates: int = 0):
         self.problem = problem
+        # candidates this problem ranks beyond its dtype's usual space: the 64-row mma.sync tiles, where K is below the
+        # wgmma kernels' BLOCK_K (ModelOptions.mma_sync_dominated_by_wgmma's scope)
+        self.short_k_candidates = short_k_candidates
         # batch, layout, a_aligned, b_aligned; plain: the pick of the plain problem (batch 1, "nn", aligned)
         # with its prediction under the real problem (None when the problem is the plain one).
         self.extras = dict(extras or dict(batch=1, layout="nn", a_aligned=True, b_aligned=True, bias=False))
@@ -371,6 +375,8 @@ class Explanation:
         L = [f"origami_nv explain: ({M}, {N}, {K}) {self.dtype}, {self._problem_line()}, mode {self.mode},"
              f" gpu {self.hardware.name}"]
         L.append(f"Candidates: {self.candidate_count} admissible, {len(s['excluded'])} excluded; {self.candidates_note}")
+        if self.short_k_candidates:
+            L.append("  " + self._short_k_line())
         L.append("")
         L.extend(self._hardware_lines())
         L.append("")
@@ -436,6 +442,11 @@ class Explanation:
     __repr__ = __str__
 
     # ---- html -----------------------------------------------------------------------------------
+    def _short_k_line(self) -> str:
+        return (f"K = {self.problem[2]} is below the wgmma kernels' BLOCK_K: every wgmma k-tile is mostly zero fill, "
+                f"so the {self.short_k_candidates} mma.sync tiles of 64+ rows that the wgmma family covers at longer K "
+                "rank too (ModelOptions.mma_sync_dominated_by_wgmma)")
+
     def _repr_html_(self) -> str:
         e = html.escape
         s = self.selection
@@ -445,6 +456,8 @@ class Explanation:
         parts.append(f"<p><b>Pick:</b> {e(_cfg(self.config))} g{self.config.group_size_m},"
                      f" {_n(self.predicted_cycles)} predicted cycles. {e(self._family_line())}</p>")
         parts.append(f"<p>{e(self.candidates_note)}</p>")
+        if self.short_k_candidates:
+            parts.append(f"<p>{e(self._short_k_line())}</p>")
         parts.append("<table><tr><th>#</th><th>config</th><th>cycles</th><th>us</th><th>bound</th>"
                      "<th>memory</th><th>waves</th><th>blocks/SM</th><th>L2 hit</th></tr>")
         for r, cfg, b in self._ranking_rows():
@@ -481,7 +494,7 @@ class Explanation:
             "mode": self.mode,
             "gpu": self.hardware.name,
             "candidates": {"admissible": self.candidate_count, "excluded": len(s["excluded"]),
-                           "note": self.candidates_note},
+                           "note": self.candidates_note, "short_k_mma_sync": self.short_k_candidates},
             "config": self.config.to_dict(),
             "predicted_cycles": self.predicted_cycles,
             "predicted_us": self._us(self.predicted_cycles),
