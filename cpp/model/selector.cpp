@@ -318,6 +318,10 @@ Selector::Selector(HardwareParams hw, std::vector<KernelResources> kernels, Mode
   const int n_sm = static_cast<int>(impl_->mhw.n_sm);
   impl_->phase1_g = options.phase1_group_size_m > 0 ? options.phase1_group_size_m
                                                     : static_cast<int>(std::ceil(std::sqrt(double(n_sm))));
+  auto with_terms = [&](PerDtype& space, DType dt) {
+    for (Candidate& cand : space.candidates)
+      cand.terms = kernel_terms(cand.config, dt, impl_->mhw, options, cand.resources ? &*cand.resources : nullptr);
+  };
   for (DType dt : {DType::Float16, DType::BFloat16, DType::Float32, DType::TFloat32}) {
     PerDtype& pd = impl_->per_dtype[static_cast<int>(dt)];
     // Seed 000 models 16-bit tensor-core kernels: no 32-bit space in seed mode (admissible() says so).
@@ -325,8 +329,7 @@ Selector::Selector(HardwareParams hw, std::vector<KernelResources> kernels, Mode
     if (options.mode == ModelMode::Seed) pd = seed_space(dt, impl_->mhw, options);
     else if (kernels.empty()) pd = abstract_nv_space(dt, impl_->mhw, options);
     else pd = kernel_space(dt, impl_->mhw, kernels, options);
-    for (Candidate& cand : pd.candidates)
-      cand.terms = kernel_terms(cand.config, dt, impl_->mhw, options, cand.resources ? &*cand.resources : nullptr);
+    with_terms(pd, dt);
     if (options.mode != ModelMode::Nv || kernels.empty() || !options.mma_sync_dominated_by_wgmma) continue;
     std::int64_t& below = impl_->short_k_below[static_cast<int>(dt)];
     for (const Candidate& cand : pd.candidates)
@@ -334,8 +337,7 @@ Selector::Selector(HardwareParams hw, std::vector<KernelResources> kernels, Mode
     if (below == 0) continue;
     PerDtype& all = impl_->short_k[static_cast<int>(dt)];
     all = kernel_space(dt, impl_->mhw, kernels, options, /*dominated=*/false);
-    for (Candidate& cand : all.candidates)
-      cand.terms = kernel_terms(cand.config, dt, impl_->mhw, options, cand.resources ? &*cand.resources : nullptr);
+    with_terms(all, dt);
   }
 }
 

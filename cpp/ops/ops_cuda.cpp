@@ -525,17 +525,18 @@ const Plan& plan_for(const PlanKey& key, const at::Tensor& a3, const at::Tensor&
 // of N contiguous elements; rows, and batches, that do not interleave (the dims ordered by stride, each past the
 // extent of the one below it: a (heads, tokens, head_dim) result stored tokens-major qualifies); a 16-byte aligned
 // base and row / batch strides of whole 16-byte units (what the families' vector and TMA stores take for granted,
-// gemm_args.hpp; each kernel checks its own finer rules). A folded N-D result (N-D @ 2-D) only where contiguous.
+// gemm_args.hpp; each kernel checks its own finer rules). A contiguous out is written as a fresh result is (the
+// kernels choose their store path from ldc = N); a folded N-D result (N-D @ 2-D) only where contiguous.
 bool c_strides_in_place(const at::Tensor& out, const MatmulShape& s, int64_t& ldc, int64_t& batch_stride) {
-  const int64_t unit = 16 / static_cast<int64_t>(out.element_size());
   if (reinterpret_cast<uintptr_t>(out.data_ptr()) % 16 != 0) return false;
-  const int64_t d = out.dim();
-  if (!(d == 2 || (d == 3 && s.batched))) {
-    if (!out.is_contiguous()) return false;
+  if (out.is_contiguous()) {
     ldc = s.N;
     batch_stride = s.M * s.N;
-    return s.N % unit == 0 || (s.M == 1 && s.batch == 1);
+    return true;
   }
+  const int64_t d = out.dim();
+  if (!(d == 2 || (d == 3 && s.batched))) return false;
+  const int64_t unit = 16 / static_cast<int64_t>(out.element_size());
   if (s.N > 1 && out.stride(d - 1) != 1) return false;
   // A dimension of size 1 has no stride of consequence: give it one that keeps the others' rules.
   const int64_t row_span = round_up(s.N, unit);
