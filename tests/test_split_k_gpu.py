@@ -260,7 +260,7 @@ CLUSTER_SCRIPT = textwrap.dedent("""
                                             (bm + 7, bn + 3, 5 * bk, None, True, 3),
                                             (33, bn - 8, 8 * bk + 1, 3, False, 8)):
             if r["dtype"] == "tfloat32" and N % 4:
-                N += 4 - N % 4   # tf32 kernels read B K-major: keep its rows aligned so no copy changes the launch
+                N += 4 - N % 4   # tf32: 16-byte rows of B (TMA), so no copy changes the launch
             shape_a = (batch, M, K) if batch else (M, K)
             a = torch.randn(shape_a, device="cuda", generator=gen).to(dt)
             w = torch.randn((batch, N, K) if batch else (N, K), device="cuda", generator=gen).to(dt)

@@ -3,8 +3,9 @@ CUDA GPU, and without sm_90 or the wgmma family in the build).
 
 torch's float32 matmul precision decides (cpp/ops/ops.cpp tf32_allowed): with TF32 allowed the op runs float32 on
 the wgmma tf32 kernels, else exactly on the CUDA cores. Every compiled tf32 tile runs at ragged and exact sizes in
-the layout it reads in place (A and B K-major) and, through the op's copies, in the other three; batched, with a
-fused bias, split-K (deterministic), operands shorter than the tile, and misaligned leading dimensions. Accuracy:
+the layouts it reads in place (A and B K-major; A K-major and B row-major in the swapped kernels, gemm_wgmma.cuh
+run_swap) and, through the op's copies, in the others; batched, with a fused bias, split-K (deterministic, both
+reduction forms), operands shorter than the tile, and misaligned leading dimensions. Accuracy:
 within 1.5x the error of torch's own TF32 GEMM (cuBLAS) on the same inputs (issue 15), measured against fp64.
 """
 import textwrap
@@ -78,7 +79,8 @@ def test_every_tf32_tile_ragged_exact_and_layouts(c):
     bm, bn, bk = c[:3]
     # ragged (edge tiles, a K remainder of 5), exact multiples, a K long enough for the ring to wrap several times
     for M, N, K in [(bm + 7, bn + 3, 9 * bk + 5), (2 * bm, 2 * bn, 4 * bk), (33, 65, 40 * bk + 1)]:
-        # "rc" (x @ w.t()) is read in place; the others are copied into it first (the op's layout copies)
+        # "rc" (x @ w.t()) is read in place, "rr" (a @ b) too where the tile has a swapped kernel; the others are
+        # copied into a compiled layout first (the op's layout copies)
         for lay in ("rc", "rr", "cr", "cc"):
             a, b = _operand(M, K, lay[0], gen=gen), _operand(K, N, lay[1], gen=gen)
             _check(_run(c, a, b), a, b, f"tf32 {c} {M}x{N}x{K} {lay}")
@@ -111,11 +113,44 @@ def test_batched_bias_split_k_deterministic_and_short_operands():
             again = origami_nv.matmul(a2, b2, bias=bias, config=_cfg(c, split_k=split))
             assert torch.equal(out, again), f"tf32 {c} split {split}: two runs differ"
         # decode-like: an operand shorter than the tile (the launcher loads only its rows); B K-major (read in place)
-        # and N-major (the op's transposing copy)
+        # and N-major (the swapped kernel where compiled, else the op's transposing copy)
         for M, N in [(1, 3 * bn + 1), (5, 24), (3, 40)]:
             for lay in "cr":
                 x, w = _operand(M, 8 * bk + 4, "r", gen=gen), _operand(8 * bk + 4, N, lay, gen=gen)
                 _check(_run(c, x, w, split_k=1 + i % 3), x, w, f"tf32 {c} {M}x{N} B {lay}")
+
+
+SWAPPED = sorted({r["name"]: (r["config"]["block_m"], r["config"]["block_n"], r["config"]["block_k"],
+                                r["config"]["stages"], r["config"]["warps"])
+                   for r in _kernels.kernel_records()
+                   if r["family"] == "wgmma" and r["dtype"] == "tfloat32" and not r["b_k_contiguous"]}.items())
+
+
+@pytest.mark.parametrize("name,c", SWAPPED, ids=[n for n, _ in SWAPPED])
+def test_row_major_b_is_read_in_place_by_the_swapped_kernels(name, c):
+    # a @ b with B row-major: the swapped kernel (C^T = B^T A^T, B^T from registers) runs on B as it lies, no copy
+    # kernel before it; with the bias, split over K (the workspace and the in-cluster reduction), batched, at
+    # decode and with ragged edges; the same bits twice.
+    gen = torch.Generator(device="cuda").manual_seed(c[0] + 7 * c[1])
+    bm, bn, bk = c[:3]
+    for M, N, K, batch in [(1, 3 * bn + 2, 8 * bk + 4, 1), (bm + 3, bn + 6, 20 * bk + 5, 1),
+                           (2 * bm, 2 * bn, 6 * bk, 2), (5, 24, 3 * bk, 1), (3 * bm - 1, 5 * bn + 4, 2 * bk + 1, 1)]:
+        a = _operand(M, K, "r", batch=batch, gen=gen)
+        b = _operand(K, N, "r", batch=batch, gen=gen)
+        bias = torch.randn(N, device="cuda", generator=gen) if batch == 1 else None
+        for split in (1, 3):
+            extra = dict(split_k=split)
+            _poison(M * N * batch)
+            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+                out = origami_nv.matmul(a, b, bias=bias, config=_cfg(c, **extra))
+                torch.cuda.synchronize()
+            what = f"{name} {batch}x{M}x{N}x{K} split {split}"
+            _check(out, a, b, what, bias=bias)
+            kernels = [e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+            assert name in kernels, f"{what}: ran {kernels}"
+            assert all(k == name or "split_k" in k or "reduce" in k for k in kernels), f"{what}: ran {kernels}"
+            again = origami_nv.matmul(a, b, bias=bias, config=_cfg(c, **extra))
+            assert torch.equal(out, again), f"{what}: two runs differ"
 
 
 def test_misaligned_operands_are_copied():

@@ -39,13 +39,17 @@ SPECS = wg.all_specs()
 
 
 def test_list_is_modest_and_covers_every_dtype_and_layout():
-    assert 8 <= len(SPECS) <= 120  # CI compiles them on 2 cores (~2.5 s each)
+    assert 8 <= len(SPECS) <= 130  # CI compiles them on 2 cores (~2.5 s each)
     for tile in wg.TILES:
         got = {(s.dtype, s.a_k_major, s.b_k_major) for s in SPECS if (s.block_m, s.block_n, s.consumers) == tile}
         # An N-major B is loaded in 64-column boxes: BLOCK_N not a multiple of 64 exists for a K-major B only.
         want = {(d, a, b) for d in ("fp16", "bf16") for a, b in wg.LAYOUTS if b or tile[1] % 64 == 0}
-        # wgmma reads TF32 operands K-major only: one layout per tile
+        # wgmma reads TF32 operands from shared memory K-major only: x @ w.t() everywhere, and a @ b (row-major B)
+        # as the swapped product where the tile's N splits into at most 2 m64 slabs per consumer warpgroup
         want |= {("tf32", True, True)}
+        per_consumer = tile[1] // tile[2]
+        if per_consumer % 64 == 0 and 64 <= per_consumer <= 64 * wg.SWAP_MAX_SLABS:
+            want |= {("tf32", True, False)}
         assert got == want, tile
 
 
@@ -62,7 +66,8 @@ def test_every_specialisation_fits_the_hardware(s):
     chunks = s.epi_n * s.elem_bytes // 16                          # 16-byte chunks per staged C row
     assert s.block_n % s.epi_n == 0 and (chunks % 8 == 0 or chunks in (2, 4))
     assert s.block_m * s.epi_n * s.elem_bytes <= wg.C_STAGING_BYTES
-    assert s.dtype != "tf32" or (s.a_k_major and s.b_k_major)
+    assert s.dtype != "tf32" or (s.a_k_major and (s.b_k_major or s.swap))
+    assert not s.swap or (s.block_n // s.consumers) % 64 == 0      # swapped: wgmma's M side is BLOCK_N
     assert s.b_k_major or s.block_n % 64 == 0
     assert s.accumulators_per_thread <= wg.ACCUM_LIMIT
     # the stage rule: as many as fit, capped, and one more would not fit
@@ -78,8 +83,12 @@ def test_invalid_specialisations_are_refused():
     assert wg.Spec(64, 128, 2, "fp16", True, True).problems()       # 32 rows per consumer
     assert wg.Spec(128, 200, 2, "fp16", True, True).problems()      # n not a multiple of 16
     assert not wg.Spec(128, 192, 2, "bf16", True, False).problems()
-    assert wg.Spec(128, 128, 2, "tf32", True, False).problems()     # TF32: K-major operands only
-    assert wg.Spec(128, 128, 2, "tf32", False, True).problems()
+    assert not wg.Spec(128, 128, 2, "tf32", True, False).problems()  # TF32 a @ b: the swapped product
+    assert wg.Spec(128, 128, 2, "tf32", True, False).swap
+    assert wg.Spec(128, 64, 2, "tf32", True, False).problems()      # swapped: 32 columns of N per consumer
+    assert wg.Spec(64, 256, 1, "tf32", True, False).problems()      # swapped: 4 slabs of N in one consumer
+    assert wg.Spec(128, 128, 2, "tf32", False, True).problems()     # TF32 from shared memory: K-major only
+    assert wg.Spec(128, 128, 2, "tf32", False, False).problems()
     assert wg.Spec(128, 256, 2, "tf32", True, True).epi_n == 64     # 128 x 64 x 4 B = the 32 KiB staging
     assert wg.Spec(64, 48, 1, "tf32", True, True).epi_n == 16       # 64-byte rows: 4 chunks
 

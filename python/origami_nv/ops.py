@@ -171,8 +171,8 @@ def matmul(a, b, *, bias=None, config=None):
       "high"/"medium", torch.backends.cuda.matmul.allow_tf32 = True or fp32_precision = "tf32": TF32 tensor
       cores (the wgmma tf32 kernels, sm_90: operands rounded to 10 mantissa bits, fp32 accumulation, fp32 out),
       as cuBLAS does; on a GPU without them (before sm_90) exact fp32 on the CUDA cores, which TF32 permits.
-      Those kernels read A and B K-major (x @ w.t()); other layouts are copied first (a @ b: a transposed copy
-      of B, which at small M costs more than the GEMM).
+      Those kernels read x @ w.t() (A and B K-major) and, on the tiles that have a swapped kernel (C^T = B^T A^T
+      with B^T from registers), a @ b (B row-major) in place; other layouts are copied into one of those first.
     CPU tensors are computed exactly in either case (as torch's CPU matmul is).
 
     Shapes: 2-D @ 2-D; batched 3-D @ 3-D (equal batch sizes); N-D @ 2-D with the leading dims of `a`

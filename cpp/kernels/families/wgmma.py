@@ -98,8 +98,14 @@ TILES = [
 ]
 LAYOUTS = [(True, True), (True, False), (False, True), (False, False)]  # (A K-major, B K-major)
 # wgmma reads a TF32 operand from shared memory K-major only (no transpose bits for .tf32 in the PTX ISA): the tf32
-# kernels take the nn.Linear layout (x @ w.t()); the op copies an operand of another layout into it first.
-TF32_LAYOUTS = [(True, True)]
+# kernels take the nn.Linear layout (x @ w.t()) with both operands in shared memory, and a @ b (B row-major) as the
+# swapped product C^T = B^T A^T with B^T from registers (gemm_wgmma.cuh run_swap: "swap" below); the op copies an A
+# that is not K-major into a compiled layout first.
+TF32_LAYOUTS = [(True, True), (True, False)]
+# The swapped kernels hold a k-block of B^T fragments in registers (16 per m64 slab) beside the accumulators; tiles
+# of at most 2 slabs of BLOCK_N per consumer warpgroup are generated (the TILES entries that qualify: 128x256, 256x128,
+# 128x128, 64x128, 64x64; 128x256 uses 168 registers, no spill, ptxas nvcc 13.0).
+SWAP_MAX_SLABS = 2
 
 
 @dataclass(frozen=True)
@@ -127,7 +133,14 @@ class Spec:
         return TMA_ALIGN_BYTES // self.elem_bytes
 
     @property
+    def swap(self) -> bool:
+        """TF32 with a row-major B: the swapped product (wgmma's M side is BLOCK_N, its N side BLOCK_M)."""
+        return self.dtype == "tf32" and not self.b_k_major
+
+    @property
     def epi_n(self) -> int:
+        if self.swap:
+            return 8  # stored from registers: the plan's C staging is its minimum (BLOCK_N rows of 8 fp32)
         if self.epi_n_override:
             return self.epi_n_override
         for w in (256, 128, 64, 32, 16):
@@ -141,7 +154,7 @@ class Spec:
 
     @property
     def c_bytes(self) -> int:
-        return self.block_m * self.epi_n * self.elem_bytes
+        return (self.block_n if self.swap else self.block_m) * self.epi_n * self.elem_bytes
 
     @property
     def stages(self) -> int:
@@ -161,8 +174,13 @@ class Spec:
         return self.threads // 32
 
     @property
+    def slabs(self) -> int:
+        """m64 slabs per consumer warpgroup: of BLOCK_M, or of BLOCK_N in the swapped kernels."""
+        return (self.block_n if self.swap else self.block_m) // self.consumers // 64
+
+    @property
     def accumulators_per_thread(self) -> int:
-        return (self.block_m // self.consumers // 64) * self.block_n // 2
+        return self.slabs * (self.block_m if self.swap else self.block_n) // 2
 
     @property
     def layout_tag(self) -> str:
@@ -184,11 +202,16 @@ class Spec:
     def problems(self) -> list[str]:
         """Reasons this specialisation cannot exist (empty = valid)."""
         out = []
-        if self.block_m % 64 or (self.block_m // self.consumers) % 64 or self.block_m // self.consumers < 64:
-            out.append("each consumer warpgroup must own whole m64 slabs")
-        if self.block_n % 16 or not 16 <= self.block_n <= 256:
+        wg_m, wg_n = (self.block_n, self.block_m) if self.swap else (self.block_m, self.block_n)
+        if wg_m % 64 or (wg_m // self.consumers) % 64 or wg_m // self.consumers < 64:
+            out.append("each consumer warpgroup must own whole m64 slabs" + (" of BLOCK_N" if self.swap else ""))
+        if wg_n % 16 or not 16 <= wg_n <= 256:
             out.append("wgmma N must be a multiple of 16 in [16, 256] (as generated)")
-        if self.block_n % 64 and not self.b_k_major:
+        if self.swap and (not self.a_k_major or self.cluster != 1):
+            out.append("the swapped TF32 kernels read a K-major A, one CTA per cluster")
+        if self.swap and self.slabs > SWAP_MAX_SLABS:
+            out.append("the swapped TF32 kernels are generated with at most 2 slabs of BLOCK_N per warpgroup")
+        if self.block_n % 64 and not self.b_k_major and not self.swap:
             # An N-major B is loaded in 64-column TMA boxes (one 128-byte swizzle row each); a K-major B is one
             # box of BLOCK_N rows of 64 K-elements, any multiple of 8 rows (the swizzle atom).
             out.append("BLOCK_N must be a multiple of 64 with an N-major B (64-column TMA boxes)")

@@ -8,7 +8,8 @@
 // One specialisation = (BLOCK_M, BLOCK_N, stages, consumer warpgroups, epilogue slice width,
 // element type, A layout, B layout[, cluster]); BLOCK_K is one 128-byte swizzle row: 64 elements of a 16-bit
 // type, 32 of fp32 (TF32 math: TMA rounds each fp32 operand to TF32 on its way to shared memory, encode_map; wgmma
-// takes a TF32 operand K-major only, so both operands are K-major there). kCluster = 2 (two CTAs multicasting a
+// takes a TF32 operand from shared memory K-major only: with a K-major A and a row-major B the TF32 kernels compute
+// C^T = B^T A^T with B^T from registers, run_swap). kCluster = 2 (two CTAs multicasting a
 // shared B tile) is implemented and verified correct; it matches the 1-CTA kernel at the power limit and is a few
 // % slower in short runs (NOTES.md, v3, v5), so the generated list uses kCluster = 1. The generator
 // (cpp/kernels/families/wgmma.py) instantiates each in its own translation unit and chooses
@@ -101,6 +102,19 @@ struct Plan {
   // The slice leaves by TMA store (boxes of 128-byte rows) where C allows it.
   static constexpr bool kTmaStore = kChunksPerRow % 8 == 0;
 };
+
+// The TF32 kernels of a row-major B (N contiguous, a @ b): wgmma reads a TF32 operand from shared memory K-major
+// only, and B^T is not, so they compute the swapped product C^T (BN x BM) = B^T (BN x K) * A^T (K x BM): wgmma's
+// M side is the tile's N (each consumer warpgroup owns m64 slabs of it), its N side is BLOCK_M, A^T is A's K-major tile
+// (a shared-memory descriptor) and B^T comes from registers, loaded from B's tile as TMA lays it (run_swap). Their
+// shared memory is the swapped GEMM's plan: a stage holds the B tile (BN x 128 B) then the A tile (BM x 128 B).
+// Where the op copied B into the K-major layout first, the copy cost more than the GEMM at M <= 128 (0.30-0.37x
+// cuBLAS TF32 on the H100; the in-place probe, benchmarks/results/probes/probe_tf32_rs_swap_h100.txt: 1.03x).
+template <ElemType kT, bool kBKMajor>
+constexpr bool kSwapRS = kT == ElemType::TFloat32 && !kBKMajor;
+template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kBKMajor>
+using KernelPlan = std::conditional_t<kSwapRS<kT, kBKMajor>, Plan<BN, BM, kStages, kConsumers, kEpiN, 4>,
+                                      Plan<BM, BN, kStages, kConsumers, kEpiN, kElemBytes<kT>>>;
 
 // Byte offset of 16-byte chunk c of row r in a consumer warpgroup's C staging buffer (kRows rows of
 // kChunksPerRow chunks). The fragment writes put 8 rows x 4 lanes (one 4-byte word each) into one chunk index
@@ -213,6 +227,13 @@ __device__ __forceinline__ void mbar_arrive_peer(std::uint32_t bar, std::uint32_
 }
 
 // 16 bytes of CTA `peer`'s shared memory at the offset `addr` has in this CTA's (distributed shared memory).
+// 8 bytes of this CTA's shared memory (run_swap's fragment pairs). Volatile: kept after the mbarrier wait that
+// makes the stage's TMA bytes visible.
+__device__ __forceinline__ uint2 ld_shared_u2(std::uint32_t addr) {
+  uint2 v;
+  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "r"(addr));
+  return v;
+}
 __device__ __forceinline__ float4 ld_dsmem_f4(std::uint32_t addr, std::uint32_t peer) {
   float4 v;
   asm volatile(
@@ -379,9 +400,19 @@ __device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p,
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
           int kCluster = 1>
 struct Kernel {
-  using P = Plan<BM, BN, kStages, kConsumers, kEpiN, kElemBytes<kT>>;
+  using P = KernelPlan<BM, BN, kStages, kConsumers, kEpiN, kT, kBKMajor>;
+  static constexpr bool kSwap = kSwapRS<kT, kBKMajor>;
   static __device__ __forceinline__ void run(const CUtensorMap& tma_a, const CUtensorMap& tma_b,
-                                             const CUtensorMap& tma_c, const KernelParams& p);
+                                             const CUtensorMap& tma_c, const KernelParams& p) {
+    if constexpr (kSwap) run_swap(tma_a, tma_b, p);
+    else run_ss(tma_a, tma_b, tma_c, p);
+  }
+  // Both operands from shared memory (every 16-bit layout; TF32 with both operands K-major).
+  static __device__ __forceinline__ void run_ss(const CUtensorMap& tma_a, const CUtensorMap& tma_b,
+                                                const CUtensorMap& tma_c, const KernelParams& p);
+  // TF32 with a row-major B: C^T = B^T A^T, B^T from registers (KernelPlan).
+  static __device__ __forceinline__ void run_swap(const CUtensorMap& tma_a, const CUtensorMap& tma_b,
+                                                  const KernelParams& p);
   // The wgmma D fragment of a consumer thread as fp32 pairs: acc[mi][4j + 2h + e] is tile row
   // cw * kRowsPerConsumer + mi * 64 + warp * 16 + lane / 4 + 8h, column 8j + 2 (lane % 4) + e; f(row, col, pair)
   // for each (mi, j, h). The split-K partial writes (to shared memory or the workspace) go through it.
@@ -403,7 +434,7 @@ struct Kernel {
 
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
           int kCluster>
-__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster>::run(
+__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster>::run_ss(
     const CUtensorMap& tma_a, const CUtensorMap& tma_b, const CUtensorMap& tma_c, const KernelParams& p) {
   static_assert(kBKMajor || BN % 64 == 0, "an N-major B is loaded in 64-column TMA boxes");
   static_assert(kT != ElemType::TFloat32 || (kAKMajor && kBKMajor), "wgmma reads TF32 operands K-major only");
@@ -741,6 +772,206 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
   if constexpr (kCluster > 1) cluster_sync();
 }
 
+// run_swap: the TF32 kernels of a row-major B (KernelPlan). The units, stages, barriers, split-K forms and PDL are
+// run_ss's; what differs is the operand roles and the epilogue:
+//  - a stage holds B's tile as TMA loads it from a row-major B (BN / 32 boxes of 32 n x 32 k, rows of 128 B: one k,
+//    32 n, 128-byte swizzle) and then A's K-major tile (box {32 k, BM rows});
+//  - wgmma's A operand is B^T from registers. Fragment row i of a warp's 16 rows is tile column n = 2 (i % 8) +
+//    i / 8 of that warp's 16 (rows g and g + 8 of a thread are columns 2g and 2g + 1): the thread's two rows are
+//    adjacent in B's rows, one 8-byte load per k, and its two accumulator rows are adjacent in C's rows, one
+//    8-byte store per (m, pair). Any row order is a valid product as long as the epilogue writes row i to column
+//    n(i);
+//  - wgmma's B operand is A's tile through a K-major descriptor (A^T, N side = BLOCK_M);
+//  - the accumulator of slab mi is C^T: acc[mi][4j + 2h + e] is n = cw * kRowsPerConsumer + 64 mi + 16 warp +
+//    2 (lane / 4) + h, m = 8j + 2 (lane % 4) + e. The epilogue stores it from registers (no staging): per
+//    instruction a warp writes 4 rows of C, 64 contiguous bytes each.
+// Each k-block's wgmmas are retired (wait 0) before the next k-block's fragments are loaded: a wgmma's A registers
+// must not change before a wait on its group (PTX ISA), and fragment loads issued while wgmmas are in flight make
+// ptxas serialise every wgmma of the function (C7513, seen with the loads of k-block kb + 1 before the wait on kb).
+// With two consumer warpgroups one loads while the other's wgmmas run.
+template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
+          int kCluster>
+__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster>::
+    run_swap(const CUtensorMap& tma_a, const CUtensorMap& tma_b, const KernelParams& p) {
+  static_assert(kAKMajor && kCluster == 1, "the swapped TF32 kernels read a K-major A, one CTA per cluster");
+  static_assert(BN % 32 == 0, "B's tile is loaded in boxes of 32 columns (128 bytes of fp32)");
+  constexpr int kSlabs = P::kMmaM;          // m64 slabs of the tile's N per consumer warpgroup
+  constexpr int kAcc = BM / 2;              // accumulators per slab per thread (wgmma N = BLOCK_M)
+  constexpr int kBoxBytes = 32 * 128;       // one box of B: 32 k rows of 32 n
+  constexpr int kPartialLd = BN + 8;        // cluster_reduce's partial tile (rows of m, as run_ss writes it)
+  static_assert(BM * kPartialLd * 4 <= kStages * P::kStageBytes, "the partial tile must fit the stage ring");
+
+  extern __shared__ std::uint8_t smem_raw[];
+  const std::uint32_t raw_addr = smem_addr(smem_raw);
+  const std::uint32_t pad = (kSmemAlignBytes - (raw_addr & (kSmemAlignBytes - 1))) & (kSmemAlignBytes - 1);
+  std::uint8_t* smem = smem_raw + pad;
+  const std::uint32_t ring = raw_addr + pad;  // stage s: B's tile at ring + s * kStageBytes, then A's
+  const std::uint32_t bars = ring + kStages * P::kStageBytes + P::kCBytes;
+  auto full_bar = [&](int s) { return bars + 8u * s; };
+  auto empty_bar = [&](int s) { return bars + 8u * (kStages + s); };
+
+  const int warpgroup = threadIdx.x / 128;
+  if (threadIdx.x == 0) {
+    if (p.k_blocks > 0) {
+      asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_a) : "memory");
+      asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_b) : "memory");
+    }
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(full_bar(s), 1);
+      mbar_init(empty_bar(s), 4 * kConsumers);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  pdl_wait_for_prior_grids();
+  pdl_launch_dependents();
+
+  if (warpgroup == 0) {
+    // ------------------------------ producer warpgroup ------------------------------
+    if constexpr (kConsumers == 2) setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {
+      int stage = 0;
+      std::uint32_t phase = 0;
+      for (int unit = blockIdx.x; unit < p.units_total; unit += gridDim.x) {
+        const TileCoord tc = tile_coord<1>(unit, p, 0);
+        const int m0 = tc.tile_m * BM, n0 = tc.tile_n * BN;
+        const int ba = tc.batch * p.a_batch_step, bb = tc.batch * p.b_batch_step;
+        for (int kb = tc.kb_begin; kb < tc.kb_end; ++kb) {
+          mbar_wait(empty_bar(stage), phase ^ 1);
+          const std::uint32_t fb = full_bar(stage);
+          mbar_arrive_expect_tx(fb, p.stage_tx_bytes);
+          const std::uint32_t b_dst = ring + stage * P::kStageBytes;
+          const int k0 = kb * kBlockK<kT>;
+#pragma unroll
+          for (int i = 0; i < BN / 32; ++i)  // only the boxes that hold columns of B (p.b_slabs)
+            if (i < p.b_slabs) tma_load_3d(b_dst + i * kBoxBytes, &tma_b, fb, n0 + 32 * i, k0, bb);
+          tma_load_3d(b_dst + P::kABytes, &tma_a, fb, k0, m0, ba);  // box {32 k, min(M, BM) rows}
+          if (++stage == kStages) {
+            stage = 0;
+            phase ^= 1;
+          }
+        }
+      }
+    }
+    if (p.cluster_slices > 1) {  // cluster_reduce's two barriers (see run_ss)
+      cluster_sync();
+      cluster_sync();
+    }
+  } else {
+    // ------------------------------ consumer warpgroups ------------------------------
+    if constexpr (kConsumers == 2) setmaxnreg_inc<232>();
+    const int cw = warpgroup - 1;
+    const int t = threadIdx.x % 128;
+    const int warp = t / 32, lane = t % 32;
+    const int g = lane / 4, q = lane % 4;
+    int stage = 0;
+    std::uint32_t phase = 0;
+    float acc[kSlabs][kAcc];
+    std::uint32_t frag[kSlabs][kKStepsPerBlock][4];
+    // Byte offset in B's tile of the thread's pair (n, n + 1) at k: box n / 32, row k, 16-byte chunk (n % 32) / 4
+    // swizzled by k % 8 (n even: the pair shares a chunk).
+    auto frag_offset = [&](int n, int k) {
+      return static_cast<std::uint32_t>((n / 32) * kBoxBytes + k * 128 + ((((n % 32) / 4) ^ (k % 8)) << 4) +
+                                        (n % 4) * 4);
+    };
+
+    for (int unit = blockIdx.x; unit < p.units_total; unit += gridDim.x) {
+      const TileCoord tc = tile_coord<1>(unit, p, 0);
+      const int n_kb = tc.kb_end - tc.kb_begin;
+      if (n_kb == 0) {
+#pragma unroll
+        for (int mi = 0; mi < kSlabs; ++mi)
+#pragma unroll
+          for (int i = 0; i < kAcc; ++i) acc[mi][i] = 0.f;
+      }
+      for (int kb = 0; kb < n_kb; ++kb) {
+        mbar_wait(full_bar(stage), phase);
+        const std::uint32_t b_base = ring + stage * P::kStageBytes;
+        const std::uint32_t a_base = b_base + P::kABytes;
+#pragma unroll
+        for (int mi = 0; mi < kSlabs; ++mi) {
+          const int n = cw * P::kRowsPerConsumer + mi * 64 + warp * 16 + 2 * g;
+#pragma unroll
+          for (int kk = 0; kk < kKStepsPerBlock; ++kk)
+#pragma unroll
+            for (int hk = 0; hk < 2; ++hk) {  // k = 8 kk + q (registers 0, 1) and + 4 (registers 2, 3)
+              const uint2 v = ld_shared_u2(b_base + frag_offset(n, 8 * kk + q + 4 * hk));
+              frag[mi][kk][2 * hk] = v.x;      // row g: column n
+              frag[mi][kk][2 * hk + 1] = v.y;  // row g + 8: column n + 1
+            }
+        }
+#pragma unroll
+        for (int mi = 0; mi < kSlabs; ++mi) fence_accumulators(acc[mi]);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < kKStepsPerBlock; ++kk) {
+          const std::uint64_t db = make_desc(a_base + kk * 32, 16, 1024);
+#pragma unroll
+          for (int mi = 0; mi < kSlabs; ++mi) Wgmma<BM, kT>::mma_rs(acc[mi], frag[mi][kk], db, (kb | kk) != 0);
+        }
+        wgmma_commit();
+        wgmma_wait<0>();
+#pragma unroll
+        for (int mi = 0; mi < kSlabs; ++mi) fence_accumulators(acc[mi]);
+        if (lane == 0) mbar_arrive(empty_bar(stage));
+        if (++stage == kStages) {
+          stage = 0;
+          phase ^= 1;
+        }
+      }
+
+      // The thread's elements: for slab mi, column group j, pair e: C rows m = m0 + 8j + 2q + e, columns n, n + 1
+      // (n = n_tile + cw * kRowsPerConsumer + 64 mi + 16 warp + 2g), values acc[mi][4j + e] and acc[mi][4j + 2 + e].
+      const int m0 = tc.tile_m * BM, n_tile = tc.tile_n * BN;
+      auto for_each_pair_t = [&](auto&& f) {  // f(m in tile, n in tile, values at (m, n) and (m, n + 1))
+#pragma unroll
+        for (int mi = 0; mi < kSlabs; ++mi)
+#pragma unroll
+          for (int j = 0; j < BM / 8; ++j)
+#pragma unroll
+            for (int e = 0; e < 2; ++e)
+              f(8 * j + 2 * q + e, cw * P::kRowsPerConsumer + mi * 64 + warp * 16 + 2 * g,
+                make_float2(acc[mi][4 * j + e], acc[mi][4 * j + 2 + e]));
+      };
+      if (p.cluster_slices > 1) {
+        // Cluster split-K: this slice's fp32 partial tile (rows of m, as run_ss writes it) into the idle ring.
+        named_barrier_sync(1 + kConsumers, 128 * kConsumers);
+        float* part = reinterpret_cast<float*>(smem);
+        for_each_pair_t([&](int row, int col, float2 v) {
+          *reinterpret_cast<float2*>(part + row * kPartialLd + col) = v;
+        });
+        continue;
+      }
+      if (tc.ws_tile >= 0) {
+        // Split-K: the fp32 partial tile (tile-local rows of BN, as the reduction reads them).
+        float* W = p.ws + tc.ws_tile * static_cast<long long>(BM * BN);
+        for_each_pair_t([&](int row, int col, float2 v) {
+          if (m0 + row < p.M && n_tile + col < p.N) *reinterpret_cast<float2*>(W + row * BN + col) = v;
+        });
+        continue;
+      }
+      const float* bias = static_cast<const float*>(p.bias);
+      float* cg = static_cast<float*>(p.c) + tc.batch * p.c_stride_batch;
+      for_each_pair_t([&](int row, int col, float2 v) {
+        const int gm = m0 + row, gn = n_tile + col;
+        if (gm >= p.M || gn >= p.N) return;
+        if (bias != nullptr) {
+          v.x += bias[gn];
+          if (gn + 1 < p.N) v.y += bias[gn + 1];
+        }
+        float* dst = cg + gm * p.c_stride_m + gn;
+        if (gn + 1 < p.N && p.c_vector_ok) {
+          *reinterpret_cast<float2*>(dst) = v;  // 8-byte aligned: c_vector_ok (16-byte rows), gn even
+        } else {
+          dst[0] = v.x;
+          if (gn + 1 < p.N) dst[1] = v.y;
+        }
+      });
+    }
+    if (p.cluster_slices > 1) cluster_reduce(p, smem_addr(smem));
+  }
+}
+
 // The cluster split-K reduction (SplitPlan::cluster): every thread of the S CTAs of a cluster (the S K-slices of one
 // tile) arrives (the producer warpgroup's in run()); then the consumer threads of rank r sum the r-th of S contiguous shares of the tile's elements
 // inside C from the S partial tiles in slice order 0..S-1, add the bias, round once and store; a second barrier
@@ -882,7 +1113,8 @@ using KernelFn = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMa
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
           int kCluster = 1>
 struct Launcher {
-  using P = Plan<BM, BN, kStages, kConsumers, kEpiN, kElemBytes<kT>>;
+  using P = KernelPlan<BM, BN, kStages, kConsumers, kEpiN, kT, kBKMajor>;
+  static constexpr bool kSwap = kSwapRS<kT, kBKMajor>;
   static constexpr int kBK = kBlockK<kT>;
   static constexpr int kEB = kElemBytes<kT>;
 
@@ -914,7 +1146,9 @@ struct Launcher {
     // hold stale bytes; they only reach accumulator rows (columns) past M (N), which no store writes.
     const int a_rows = static_cast<int>(std::min<std::int64_t>(g.M, BM));
     const int b_rows = kCluster == 1 ? static_cast<int>(std::min<std::int64_t>(g.N, BN)) : BN;
-    const int a_slabs = (a_rows + 63) / 64, b_slabs = (b_rows + 63) / 64;
+    // An MN-major operand is loaded in boxes of one 128-byte swizzle row by BLOCK_K: 64 x 64 of a 16-bit type
+    // (8 KiB), 32 x 32 of fp32 (the swapped TF32 kernels' B, 4 KiB).
+    const int a_slabs = (a_rows + 63) / 64, b_slabs = (b_rows + kBK - 1) / kBK;
     CUtensorMap map_a{}, map_b{};
     bool ok = !has_k;
     if (has_k) {
@@ -922,7 +1156,7 @@ struct Launcher {
                      : encode_map(&map_a, kT, g.a, g.M, g.K, a_batch, lda, g.a_stride_batch, 64, 64, true);
       ok = ok && (kBKMajor ? encode_map(&map_b, kT, g.b, g.K, g.N, b_batch, ldb, g.b_stride_batch, kBK,
                                         kCluster == 1 ? b_rows : BN / kCluster, true)
-                           : encode_map(&map_b, kT, g.b, g.N, g.K, b_batch, ldb, g.b_stride_batch, 64, 64, true));
+                           : encode_map(&map_b, kT, g.b, g.N, g.K, b_batch, ldb, g.b_stride_batch, kBK, kBK, true));
     }
     if (!ok) return cudaErrorInvalidValue;
 
@@ -958,9 +1192,9 @@ struct Launcher {
     p.c_stride_m = g.c_stride_m;
     p.c_stride_batch = g.c_stride_batch;
     p.a_slabs = kAKMajor ? BM / 64 : a_slabs;
-    p.b_slabs = kBKMajor || kCluster > 1 ? BN / 64 : b_slabs;
+    p.b_slabs = kBKMajor || kCluster > 1 ? BN / kBK : b_slabs;
     p.stage_tx_bytes = (kAKMajor ? a_rows * 128 : a_slabs * 8192) +
-                       (kCluster > 1 ? P::kBBytes : kBKMajor ? b_rows * 128 : b_slabs * 8192);
+                       (kCluster > 1 ? P::kBBytes : kBKMajor ? b_rows * 128 : b_slabs * kBK * 128);
     p.c_vector_ok = (reinterpret_cast<std::uintptr_t>(g.c) % 16 == 0) && g.c_stride_m % P::kChunkElems == 0 &&
                     (g.batch == 1 || g.c_stride_batch % P::kChunkElems == 0);
 
@@ -987,7 +1221,7 @@ struct Launcher {
     // rules of the 16-byte stores (the operands' tma_compatible rules, which imply c_vector_ok); a map that cannot be
     // encoded (the driver's stride limits) leaves the threads' own stores.
     CUtensorMap map_c{};
-    p.c_tma = P::kTmaStore && kCluster == 1 && !sp.cluster && units > sms &&
+    p.c_tma = !kSwap && P::kTmaStore && kCluster == 1 && !sp.cluster && units > sms &&
                       tma_compatible(g.c, g.c_stride_m, g.batch, g.c_stride_batch, kEB) &&
                       encode_map(&map_c, kT, g.c, g.N, g.M, g.batch, g.c_stride_m, g.c_stride_batch, P::kBoxCols,
                                  P::kRowsPerConsumer, false)
