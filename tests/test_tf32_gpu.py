@@ -133,7 +133,8 @@ def test_row_major_b_is_read_in_place_by_the_swapped_kernels(name, c):
     # decode and with ragged edges; the same bits twice.
     gen = torch.Generator(device="cuda").manual_seed(c[0] + 7 * c[1])
     bm, bn, bk = c[:3]
-    for M, N, K, batch in [(1, 3 * bn + 2, 8 * bk + 4, 1), (bm + 3, bn + 6, 20 * bk + 5, 1),
+    # (N a multiple of 4: B's rows 16-byte aligned, the TMA rule; others are copied, test_misaligned_operands_...)
+    for M, N, K, batch in [(1, 3 * bn + 4, 8 * bk + 4, 1), (bm + 3, bn + 8, 20 * bk + 5, 1),
                            (2 * bm, 2 * bn, 6 * bk, 2), (5, 24, 3 * bk, 1), (3 * bm - 1, 5 * bn + 4, 2 * bk + 1, 1)]:
         a = _operand(M, K, "r", batch=batch, gen=gen)
         b = _operand(K, N, "r", batch=batch, gen=gen)
@@ -151,6 +152,23 @@ def test_row_major_b_is_read_in_place_by_the_swapped_kernels(name, c):
             assert all(k == name or "split_k" in k or "reduce" in k for k in kernels), f"{what}: ran {kernels}"
             again = origami_nv.matmul(a, b, bias=bias, config=_cfg(c, **extra))
             assert torch.equal(out, again), f"{what}: two runs differ"
+
+
+def test_row_major_b_above_the_swapped_bound_is_copied():
+    # Above kSwappedTf32MaxM rows (cpp/model/types.hpp) the op copies B into the K-major layout (the copy costs less
+    # than the swapped kernel's slower math there), for a tile that has both kernels.
+    if not SWAPPED:
+        pytest.skip("no swapped tf32 kernel in this build")
+    name, c = SWAPPED[0]
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    for M, in_place in ((2048, True), (2049, False)):
+        a, b = _operand(M, 64, "r", gen=gen), _operand(64, 256, "r", gen=gen)
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+            out = origami_nv.matmul(a, b, config=_cfg(c))
+            torch.cuda.synchronize()
+        _check(out, a, b, f"{name} M = {M}")
+        kernels = [e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+        assert (name in kernels) == in_place, f"M = {M}: ran {kernels}"
 
 
 def test_misaligned_operands_are_copied():

@@ -74,6 +74,15 @@ def test_every_specialisation_fits_the_hardware(s):
     assert s.stages == wg.MAX_STAGES or s.smem_bytes + s.stage_bytes + 16 > wg.SMEM_OPTIN_BYTES
 
 
+def test_swapped_tf32_tiles_and_bound_are_the_benches():
+    # the bench's stale-launch rule (bench/configs.py, kernel change 12) names the swapped tiles and the M bound of
+    # the op (cpp/model/types.hpp kSwappedTf32MaxM)
+    from origami_nv.bench import configs as C
+    assert C.SWAPPED_TF32_TILES == {(s.block_m, s.block_n) for s in SPECS if s.swap}
+    src = open(os.path.join(ROOT, "cpp", "model", "types.hpp")).read()
+    assert f"kSwappedTf32MaxM = {C.SWAPPED_TF32_MAX_M};" in src
+
+
 def test_invalid_specialisations_are_refused():
     assert wg.Spec(128, 96, 2, "bf16", True, False).problems()      # 64-column TMA boxes / epilogue slices
     assert wg.Spec(64, 48, 1, "fp16", False, False).problems()      # N-major B: 64-column TMA boxes

@@ -930,7 +930,12 @@ struct OperandCopyPlan {
 OperandCopyPlan operand_copy_plan(const Problem& p, const KernelResources* kr) {
   const double bytes = dtype_bytes(p.dtype), batch = double(std::max<std::int64_t>(p.batch, 1));
   const double a_bytes = double(p.M) * p.K * bytes * batch, b_bytes = double(p.K) * p.N * bytes * batch;
-  const unsigned layouts = kr == nullptr ? kAllLayouts : kr->layouts;
+  unsigned layouts = kr == nullptr ? kAllLayouts : kr->layouts;
+  // TF32 with B row-major (A K-major): the swapped kernels' layout, run only up to kSwappedTf32MaxM (types.hpp);
+  // above it the op copies B into the K-major layout, as charged here.
+  const unsigned swapped = layout_bit(true, false);
+  if (p.dtype == DType::TFloat32 && !swapped_tf32_variant_runs(p.M) && (layouts & ~swapped) != 0)
+    layouts &= ~swapped;
   const unsigned realign_layouts = kr == nullptr ? 0u : kr->realign_layouts;
   auto cost = [](double op_bytes, bool aligned, bool have_k, bool want_k) {
     if (have_k != want_k) return op_bytes * kTransposingCopyFactor;

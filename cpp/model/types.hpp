@@ -174,6 +174,17 @@ constexpr unsigned kAllLayouts = 0xFu;
 // 100x12289x4096 with B row-major and N = 12289 misaligned: B copied into the K-contiguous layout 443 us on the H100
 // (benchmarks/results/vs_cublas_h100.md), into its own layout 153 us on the H200 (vs_cublas_odd_h200.md): ~3x.
 constexpr double kTransposingCopyFactor = 3.0;
+// TF32 with a row-major B: the tiles that have a swapped kernel (gemm_wgmma.cuh run_swap: C^T = B^T A^T, B^T loaded
+// from shared memory into registers) read B in place; every tf32 tile also reads it after a transposing copy into
+// the K-major layout. The copy costs time in proportion to K N, the swapped kernel's slower math (the register
+// fragments cost shared-memory bandwidth the two-descriptor kernels do not spend) in proportion to M N K, so the
+// two cross at an M that does not depend on N or K. H100, first form of run_swap (twentieth session,
+// benchmarks/results/vs_cublas_tf32_h100_session20.md against vs_cublas_tf32_h100.md): in place wins at M <= 2048
+// (2048^3 0.90 vs 0.78x cuBLAS, M = 128: 0.81-1.33 vs 0.30-0.36), the copy at M >= 4096 (8192x53248x16384 41.5
+// vs 52.8 ms, 4096x4096x14336 1.44 vs 1.51 ms; 4096^3 a tie). The op's variant choice and the model's copy plan
+// (operand_copy_plan) both follow this rule.
+constexpr std::int64_t kSwappedTf32MaxM = 2048;
+inline constexpr bool swapped_tf32_variant_runs(std::int64_t M) { return M <= kSwappedTf32MaxM; }
 
 // The real resources of one compiled kernel, as the build (ptxas report) or the driver
 // (cudaFuncGetAttributes) reports them. Consumed by the register-pressure and shared-memory

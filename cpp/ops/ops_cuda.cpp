@@ -479,7 +479,13 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
   // kernel: those load through registers, the aligned ones by cp.async).
   int64_t best_copy_elems = -1;
   bool best_realign = false;
+  // TF32 with B row-major: the swapped kernel only up to origami::kSwappedTf32MaxM rows (types.hpp; the model's
+  // copy plan follows the same rule); above it B is copied into the K-major layout.
+  const bool skip_swapped = dtype == DType::TFloat32 && !origami::swapped_tf32_variant_runs(a3.size(1)) &&
+                            std::any_of(variants.begin(), variants.end(),
+                                        [](const KernelEntry* e) { return e->b_k_contiguous; });
   for (const KernelEntry* e : variants) {
+    if (skip_swapped && !e->b_k_contiguous) continue;
     bool ok_a = false, ok_b = false;
     prepare(a3, true, e->a_k_contiguous, false, e->alignment_elems, ok_a);
     prepare(b3, false, e->b_k_contiguous, false, e->alignment_elems, ok_b);

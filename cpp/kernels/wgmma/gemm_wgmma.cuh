@@ -892,13 +892,21 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         for (int mi = 0; mi < kSlabs; ++mi) {
           const int n = cw * P::kRowsPerConsumer + mi * 64 + warp * 16 + 2 * g;
 #pragma unroll
-          for (int kk = 0; kk < kKStepsPerBlock; ++kk)
-#pragma unroll
-            for (int hk = 0; hk < 2; ++hk) {  // k = 8 kk + q (registers 0, 1) and + 4 (registers 2, 3)
-              const uint2 v = ld_shared_u2(b_base + frag_offset(n, 8 * kk + q + 4 * hk));
-              frag[mi][kk][2 * hk] = v.x;      // row g: column n
-              frag[mi][kk][2 * hk + 1] = v.y;  // row g + 8: column n + 1
-            }
+          for (int kk = 0; kk < kKStepsPerBlock; ++kk) {
+            // The thread needs k = 8 kk + q (registers 0, 1) and 8 kk + q + 4 (registers 2, 3). Load r of the two
+            // reads k + 4 ((q & 1) ^ r): then the 4 lanes q of a half-warp read rows whose k % 8 differ in bits 1-2,
+            // so under the swizzle their 32-byte pieces land on 4 different quarters of the banks: 128 bytes per
+            // half-warp without a conflict (reading k + 4 hk for all q at once put all four rows on the same 64
+            // bytes of banks: twice the wavefronts).
+            const int odd = q & 1;
+            const uint2 v0 = ld_shared_u2(b_base + frag_offset(n, 8 * kk + q + 4 * odd));
+            const uint2 v1 = ld_shared_u2(b_base + frag_offset(n, 8 * kk + q + 4 * (odd ^ 1)));
+            const uint2 lo = odd ? v1 : v0, hi = odd ? v0 : v1;  // k = 8 kk + q, and + 4
+            frag[mi][kk][0] = lo.x;  // row g: column n
+            frag[mi][kk][1] = lo.y;  // row g + 8: column n + 1
+            frag[mi][kk][2] = hi.x;
+            frag[mi][kk][3] = hi.y;
+          }
         }
 #pragma unroll
         for (int mi = 0; mi < kSlabs; ++mi) fence_accumulators(acc[mi]);

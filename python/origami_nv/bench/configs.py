@@ -126,6 +126,21 @@ def _mma_sync_a_rows_at_m_edge(info: dict, cfg: dict) -> bool:
             and (info.get("layout", "nn") or "nn")[0] == "n" and not _mma_sync_realigned(info, cfg))
 
 
+# The tiles of the swapped TF32 kernels (gemm_wgmma.cuh run_swap; families/wgmma.py: tf32 tiles with at most
+# SWAP_MAX_SLABS m64 slabs of BLOCK_N per consumer) and the M up to which the op runs them (cpp/model/types.hpp
+# kSwappedTf32MaxM). tests/test_wgmma_family.py checks the tiles against the generator.
+SWAPPED_TF32_TILES = frozenset({(128, 256), (256, 128), (128, 128), (64, 128), (64, 64)})
+SWAPPED_TF32_MAX_M = 2048
+
+
+def _wgmma_tf32_row_major_b_in_place(info: dict, cfg: dict) -> bool:
+    """A TF32 launch with B row-major and A K-major on a tile with a swapped kernel, M <= SWAPPED_TF32_MAX_M: the op now
+    reads B in place (C^T = B^T A^T) instead of copying it transposed first."""
+    dt = info.get("dtype")
+    return (cfg["family"] == "wgmma" and dt in ("tfloat32", "tf32") and (info.get("layout", "nn") or "nn") == "nn"
+            and (cfg["block_m"], cfg["block_n"]) in SWAPPED_TF32_TILES and int(info.get("M", 0)) <= SWAPPED_TF32_MAX_M)
+
+
 # Kernel changes that alter the time of some launches, oldest first: (version, commit, what changed, which launches
 # it alters). Raw records of origami_nv's launches (config and pick) carry the version they were measured with as
 # "kernel_version" (absent = 1: the kernels before the first change listed). A record is stale when a change newer
@@ -152,6 +167,8 @@ KERNEL_CHANGES = (
      "kernels) instead of the op copying it", _mma_sync_realigned),
     (11, "sixteenth session", "mma_sync: at the M edge (M < BLOCK_M) a K-contiguous A is copied by its M rows only, "
      "not BLOCK_M rows through the predicated edge copy", _mma_sync_a_rows_at_m_edge),
+    (12, "twentieth session", "wgmma tf32: a row-major B is read in place by the swapped kernels (C^T = B^T A^T, B^T "
+     "from registers) up to M = 2048, not copied transposed first", _wgmma_tf32_row_major_b_in_place),
 )
 KERNEL_VERSION = KERNEL_CHANGES[-1][0]
 
