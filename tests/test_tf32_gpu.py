@@ -133,9 +133,9 @@ def test_row_major_b_is_read_in_place_by_the_swapped_kernels(name, c):
     # decode and with ragged edges; the same bits twice.
     gen = torch.Generator(device="cuda").manual_seed(c[0] + 7 * c[1])
     bm, bn, bk = c[:3]
-    # (N a multiple of 4: B's rows 16-byte aligned, the TMA rule; others are copied, test_misaligned_operands_...)
-    for M, N, K, batch in [(1, 3 * bn + 4, 8 * bk + 4, 1), (bm + 3, bn + 8, 20 * bk + 5, 1),
-                           (2 * bm, 2 * bn, 6 * bk, 2), (5, 24, 3 * bk, 1), (3 * bm - 1, 5 * bn + 4, 2 * bk + 1, 1)]:
+    # (N and K multiples of 4: rows 16-byte aligned, the TMA rule; others are copied: test_misaligned_operands_...)
+    for M, N, K, batch in [(1, 3 * bn + 4, 8 * bk + 4, 1), (bm + 3, bn + 8, 20 * bk + 4, 1),
+                           (2 * bm, 2 * bn, 6 * bk, 2), (5, 24, 3 * bk, 1), (3 * bm - 1, 5 * bn + 4, 2 * bk + 4, 1)]:
         a = _operand(M, K, "r", batch=batch, gen=gen)
         b = _operand(K, N, "r", batch=batch, gen=gen)
         bias = torch.randn(N, device="cuda", generator=gen) if batch == 1 else None

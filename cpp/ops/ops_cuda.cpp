@@ -480,8 +480,14 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
   int64_t best_copy_elems = -1;
   bool best_realign = false;
   // TF32 with B row-major: the swapped kernel only up to origami::kSwappedTf32MaxM rows (types.hpp; the model's
-  // copy plan follows the same rule); above it B is copied into the K-major layout.
-  const bool skip_swapped = dtype == DType::TFloat32 && !origami::swapped_tf32_variant_runs(a3.size(1)) &&
+  // copy plan follows the same rule); above it B is copied into the K-major layout. ORIGAMI_NV_SWAPPED_TF32_MAX_M
+  // in the environment (read once) moves the bound for the op alone: a diagnostic for timing the two paths
+  // against each other at one size (the model keeps the constant).
+  static const int64_t swapped_max_m = [] {
+    const char* v = std::getenv("ORIGAMI_NV_SWAPPED_TF32_MAX_M");
+    return v != nullptr && v[0] != '\0' ? std::strtoll(v, nullptr, 10) : origami::kSwappedTf32MaxM;
+  }();
+  const bool skip_swapped = dtype == DType::TFloat32 && a3.size(1) > swapped_max_m &&
                             std::any_of(variants.begin(), variants.end(),
                                         [](const KernelEntry* e) { return e->b_k_contiguous; });
   for (const KernelEntry* e : variants) {
