@@ -170,6 +170,21 @@ def test_simt_generator_one_cta_tile_and_committed_table_agree():
     assert committed == {k["name"]: k["smem_bytes"] for k in kernels}
 
 
+def test_tf32_row_major_b_in_place_up_to_the_swapped_bound():
+    """TF32 a @ b (B row-major): the swapped kernels read B in place up to kSwappedTf32MaxM rows (cpp/model/types.hpp),
+    so the model charges no copy there; above it the pick pays B's transposing copy and explain says why. With the
+    installed kernel table (the reference sm_90 build: it has the swapped kernels)."""
+    from origami_nv import _kernels
+    if not any(r["dtype"] == "tfloat32" and not r["b_k_contiguous"] for r in _kernels.kernel_records()):
+        pytest.skip("the kernel table has no swapped tf32 kernel")
+    small = str(origami_nv.explain(2048, 4096, 4096, dtype="tfloat32", gpu=H100))
+    large = str(origami_nv.explain(2049, 4096, 4096, dtype="tfloat32", gpu=H100))
+    assert "[Operand copies]" not in small
+    assert "[Operand copies] TF32 with B row-major and M above kSwappedTf32MaxM" in large
+    # x @ w.t() (B K-major) never copies
+    assert "[Operand copies]" not in str(origami_nv.explain(4096, 4096, 4096, dtype="tfloat32", gpu=H100, layout="nt"))
+
+
 def test_cli_explain_float32():
     out = subprocess.run([sys.executable, "-m", "origami_nv", "explain", "512", "512", "512", "--dtype", "float32",
                           "--gpu", H100], capture_output=True, text=True, check=True).stdout

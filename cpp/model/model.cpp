@@ -925,6 +925,7 @@ struct OperandCopyPlan {
   bool transposed = false;    // a copy changes an operand's layout
   bool realign = false;       // the launch is the realigning variant
   bool realign_a = false, realign_b = false;  // ...and reads this misaligned operand in place
+  bool swapped_bound = false;  // TF32, B row-major, M above kSwappedTf32MaxM: the compiled swapped kernel not used
 };
 
 OperandCopyPlan operand_copy_plan(const Problem& p, const KernelResources* kr) {
@@ -934,8 +935,9 @@ OperandCopyPlan operand_copy_plan(const Problem& p, const KernelResources* kr) {
   // TF32 with B row-major (A K-major): the swapped kernels' layout, run only up to kSwappedTf32MaxM (types.hpp);
   // above it the op copies B into the K-major layout, as charged here.
   const unsigned swapped = layout_bit(true, false);
-  if (p.dtype == DType::TFloat32 && !swapped_tf32_variant_runs(p.M) && (layouts & ~swapped) != 0)
-    layouts &= ~swapped;
+  const bool swapped_bound = p.dtype == DType::TFloat32 && !swapped_tf32_variant_runs(p.M) &&
+                             (layouts & swapped) != 0 && (layouts & ~swapped) != 0;
+  if (swapped_bound) layouts &= ~swapped;
   const unsigned realign_layouts = kr == nullptr ? 0u : kr->realign_layouts;
   auto cost = [](double op_bytes, bool aligned, bool have_k, bool want_k) {
     if (have_k != want_k) return op_bytes * kTransposingCopyFactor;
@@ -960,15 +962,20 @@ OperandCopyPlan operand_copy_plan(const Problem& p, const KernelResources* kr) {
         }
       }
   plan.bytes = copied < 0 ? 0 : copied;  // no compiled layout at all: nothing to charge (not a real kernel record)
+  plan.swapped_bound = swapped_bound && plan.bytes > 0;
   return plan;
 }
 
 void operand_copies(const ModelHardware& hw, const ModelOptions& o, const OperandCopyPlan& plan, LatencyBreakdown& b) {
   const double copied = plan.bytes;
   if (copied > 0)
-    b.operand_copy_reason = plan.transposed ? "operand layout not compiled for this kernel: the cheapest copies to a "
-                                              "compiled layout (a transposing copy counts 3x)"
-                                            : "misaligned operand (16-byte base / leading dimension rule)";
+    b.operand_copy_reason =
+        plan.swapped_bound ? "TF32 with B row-major and M above kSwappedTf32MaxM (types.hpp): B copied into the "
+                             "K-major layout, faster there than the swapped kernel that reads it in place (a "
+                             "transposing copy counts 3x)"
+        : plan.transposed  ? "operand layout not compiled for this kernel: the cheapest copies to a "
+                             "compiled layout (a transposing copy counts 3x)"
+                           : "misaligned operand (16-byte base / leading dimension rule)";
   b.operand_copy_bytes = copied;
   b.operand_copy_cycles = copied > 0 ? 2.0 * copied / hw.dram_perf_ratio + plan.copies * o.nv.operand_copy_fixed_cycles
                                      : 0.0;
