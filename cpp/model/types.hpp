@@ -179,13 +179,14 @@ constexpr double kTransposingCopyFactor = 3.0;
 // the K-major layout. The copy costs time in proportion to K N, the swapped kernel's slower math (its fragment loads
 // cost shared-memory bandwidth and are not overlapped with its wgmmas; not profiled) in proportion to M N K, so the
 // two cross at an M that does not depend on N or K. Chosen on the H100 (twentieth session; the op's diagnostic
-// ORIGAMI_NV_SWAPPED_TF32_MAX_M lifted the bound for one run: benchmarks/results/vs_cublas_tf32_swapped_all_h100_session20.md
-// against vs_cublas_tf32_h100_session20.md and the copy path's vs_cublas_tf32_h100.md): in place wins at M <= 2048
-// (M = 128 projections 0.75-1.39x cuBLAS against 0.30-0.36 through the copy, 2048^3 0.84-0.91 against 0.78), the
-// copy at M >= 4096 (8192x53248x16384 41.9 against 54.1 ms, 4096x14336x4096 1.49 against 1.80 ms). Judged on the
-// H200 (vs_cublas_tf32_swapped_all_h200_session20.md vs vs_cublas_tf32_h200_session20.md): the copy wins at every
-// size of those sets with M >= 4096 but 16384x64x4096 (a tie, 70.9 against 71.2 us) (8192x128x4096 44.6 against 50.5 us, 8192x53248x16384 43.2
-// against 49.8 ms). The op's variant choice and the model's copy plan (operand_copy_plan) both follow this rule.
+// ORIGAMI_NV_SWAPPED_TF32_MAX_M lifted the bound for one run:
+// benchmarks/results/vs_cublas_tf32_swapped_all_h100_session20.md against vs_cublas_tf32_h100_session20.md and the
+// copy path's vs_cublas_tf32_h100.md): in place wins at M <= 2048 (M = 128 projections 0.75-1.39x cuBLAS against
+// 0.30-0.36 through the copy, 2048^3 0.84-0.91 against 0.78), the copy at M >= 4096 (8192x53248x16384 41.9 against
+// 54.1 ms, 4096x14336x4096 1.49 against 1.80 ms). Judged on the H200 (vs_cublas_tf32_swapped_all_h200_session20.md
+// vs vs_cublas_tf32_h200_session20.md): the copy wins at every size of those sets with M >= 4096 (8192x128x4096 44.6
+// against 50.5 us, 8192x53248x16384 43.2 against 49.8 ms) but one tie (16384x64x4096, 70.9 against 71.2 us). The
+// op's variant choice and the model's copy plan (operand_copy_plan) both follow this rule.
 constexpr std::int64_t kSwappedTf32MaxM = 2048;
 inline constexpr bool swapped_tf32_variant_runs(std::int64_t M) { return M <= kSwappedTf32MaxM; }
 
