@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# One-off device job of 2026-11-27 (twenty-first session): device_session20.sh's items plus streamk:S
+# (probe_stream_k.py: stream-K against unsplit, split-K and cuBLAS on partial-last-wave shapes, issue 13).
+#   bash benchmarks/results/probes/device_session21.sh GPU_NAME DEADLINE_S ITEM...
+set -uo pipefail
+source benchmarks/results/probes/device_lib.sh
+target=$1; deadline=$2; shift 2
+device_prepare "$target"
+rest=()
+for item in "$@"; do
+  IFS=: read -r what share _ <<< "$item"
+  left=$(( deadline - ($(date +%s) - t0) - 45 ))
+  [ "$left" -gt 20 ] || { echo "$what: no time left"; continue; }
+  [ "${share:-0}" -gt 0 ] && [ "$share" -lt "$left" ] && left=$share
+  case "$what" in
+    streamk) timeout "$left" python3 benchmarks/results/probes/probe_stream_k.py "$gpu" \
+               >"$OUT/probe_stream_k_$gpu.txt" 2>&1; echo "streamk rc=$?"; grep -v "^$gpu .* cublas .* us;" \
+               "$OUT/probe_stream_k_$gpu.txt" | tail -60 | cut -c1-200;;
+    *) rest+=("$item");;
+  esac
+done
+[ "${#rest[@]}" -gt 0 ] && bash benchmarks/results/probes/device_session20.sh "$target" \
+  $(( deadline - ($(date +%s) - t0) )) "${rest[@]}"
+echo "session21 total $(( $(date +%s) - t0 )) s"
