@@ -190,19 +190,8 @@ std::string config_repr(const TileConfig& c) {
      << ", group_size_m=" << c.group_size_m << ", stages=" << c.stages << ", warps=" << c.warps << ", family='"
      << family_name(c.family) << "'";
   if (c.split_k > 1) os << ", split_k=" << c.split_k;
-  if (c.stream_k) os << ", stream_k=True";
   os << ")";
   return os.str();
-}
-
-// Stream-K is a schedule of the wgmma family's persistent kernel, instead of split-K (make_stream_k_plan).
-void check_stream_k(const TileConfig& c) {
-  if (c.stream_k && c.family != Family::Wgmma)
-    throw std::invalid_argument(std::string("stream_k runs on the wgmma family only, got family '") +
-                                family_name(c.family) + "'");
-  if (c.stream_k && c.split_k > 1)
-    throw std::invalid_argument("stream_k and split_k > 1 are two schedules of the same tail; pass one (got split_k=" +
-                                std::to_string(c.split_k) + ")");
 }
 
 void check_positive(const char* name, int v) {
@@ -245,7 +234,7 @@ PYBIND11_MODULE(_core, m) {
   // ---- value types --------------------------------------------------------------------------
   py::class_<TileConfig>(m, "TileConfig", "One GEMM tile configuration (hashable value type).")
       .def(py::init([](int block_m, int block_n, int block_k, int group_size_m, int stages, int warps,
-                       const std::string& family, int split_k, bool stream_k) {
+                       const std::string& family, int split_k) {
              check_positive("block_m", block_m);
              check_positive("block_n", block_n);
              check_positive("block_k", block_k);
@@ -255,13 +244,10 @@ PYBIND11_MODULE(_core, m) {
              check_positive("split_k", split_k);
              TileConfig c{block_m, block_n, block_k, group_size_m, stages, warps, to_family(family)};
              c.split_k = split_k;
-             c.stream_k = stream_k;
-             check_stream_k(c);
              return c;
            }),
            py::arg("block_m"), py::arg("block_n"), py::arg("block_k"), py::arg("group_size_m") = 1,
-           py::arg("stages") = 2, py::arg("warps") = 8, py::arg("family") = "mma_sync", py::arg("split_k") = 1,
-           py::arg("stream_k") = false)
+           py::arg("stages") = 2, py::arg("warps") = 8, py::arg("family") = "mma_sync", py::arg("split_k") = 1)
       .def_readonly("block_m", &TileConfig::block_m)
       .def_readonly("block_n", &TileConfig::block_n)
       .def_readonly("block_k", &TileConfig::block_k)
@@ -269,7 +255,6 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("stages", &TileConfig::stages)
       .def_readonly("warps", &TileConfig::warps)
       .def_readonly("split_k", &TileConfig::split_k)
-      .def_readonly("stream_k", &TileConfig::stream_k)
       .def_property_readonly("family", [](const TileConfig& c) { return std::string(family_name(c.family)); })
       .def_property_readonly("threads", [](const TileConfig& c) { return 32 * c.warps; })
       .def("same_kernel", &TileConfig::same_kernel, "Same compiled specialisation (GROUP_SIZE_M ignored).")
@@ -278,7 +263,6 @@ PYBIND11_MODULE(_core, m) {
              for (auto item : kw) {
                std::string k = py::str(item.first);
                if (k == "family") { r.family = to_family(py::cast<std::string>(item.second)); continue; }
-               if (k == "stream_k") { r.stream_k = py::cast<bool>(item.second); continue; }
                int v = py::cast<int>(item.second);
                check_positive(k.c_str(), v);
                if (k == "block_m") r.block_m = v;
@@ -290,7 +274,6 @@ PYBIND11_MODULE(_core, m) {
                else if (k == "split_k") r.split_k = v;
                else throw std::invalid_argument("Config has no field '" + k + "'");
              }
-             check_stream_k(r);
              return r;
            }, "A copy with some fields replaced.")
       .def("to_dict", [](const TileConfig& c) {
@@ -299,7 +282,6 @@ PYBIND11_MODULE(_core, m) {
         d["group_size_m"] = c.group_size_m; d["stages"] = c.stages; d["warps"] = c.warps;
         d["family"] = family_name(c.family);
         d["split_k"] = c.split_k;
-        d["stream_k"] = c.stream_k;
         return d;
       })
       .def("__str__", &TileConfig::to_string)
@@ -308,19 +290,18 @@ PYBIND11_MODULE(_core, m) {
       .def("__ne__", [](const TileConfig& a, const TileConfig& b) { return !(a == b); })
       .def("__hash__", [](const TileConfig& c) {
         return py::hash(py::make_tuple(c.block_m, c.block_n, c.block_k, c.group_size_m, c.stages, c.warps,
-                                       static_cast<int>(c.family), c.split_k, c.stream_k));
+                                       static_cast<int>(c.family), c.split_k));
       })
       .def(py::pickle(
           [](const TileConfig& c) {
             return py::make_tuple(c.block_m, c.block_n, c.block_k, c.group_size_m, c.stages, c.warps,
-                                  static_cast<int>(c.family), c.split_k, c.stream_k);
+                                  static_cast<int>(c.family), c.split_k);
           },
-          [](py::tuple t) {  // 7-tuples: pickled before split_k existed; 8: before stream_k
-            if (t.size() < 7 || t.size() > 9) throw std::runtime_error("Config pickle: expected 7 to 9 fields");
+          [](py::tuple t) {  // 7-tuples: pickled before split_k existed
+            if (t.size() != 7 && t.size() != 8) throw std::runtime_error("Config pickle: expected 7 or 8 fields");
             TileConfig c{t[0].cast<int>(), t[1].cast<int>(), t[2].cast<int>(), t[3].cast<int>(),
                          t[4].cast<int>(), t[5].cast<int>(), static_cast<Family>(t[6].cast<int>())};
-            if (t.size() >= 8) c.split_k = t[7].cast<int>();
-            if (t.size() == 9) c.stream_k = t[8].cast<bool>();
+            if (t.size() == 8) c.split_k = t[7].cast<int>();
             return c;
           }));
 
@@ -528,20 +509,6 @@ PYBIND11_MODULE(_core, m) {
         "The split-K schedule of a launch of a `family` kernel (make_split_plan, cpp/model/types.hpp);"
         " resident_clusters: clusters of 2, 3, ... CTAs resident at once (the wgmma family; empty: none). cluster ="
         " the slices reduce in a thread-block cluster (no workspace).");
-  m.def("make_stream_k_plan",
-        [](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t batch, int block_m, int block_n, int block_k,
-           std::int64_t slots) {
-          const StreamKPlan sp = make_stream_k_plan(M, N, K, batch, block_m, block_n, block_k, slots);
-          py::dict d;
-          d["tiles"] = sp.tiles; d["k_tiles"] = sp.k_tiles; d["dp_tiles"] = sp.dp_tiles;
-          d["tail_tiles"] = sp.tail_tiles; d["ctas"] = sp.ctas; d["iters_per_cta"] = sp.iters_per_cta();
-          d["workspace_elems"] = sp.workspace_elems(block_m, block_n);
-          return d;
-        },
-        py::arg("M"), py::arg("N"), py::arg("K"), py::arg("batch"), py::arg("block_m"), py::arg("block_n"),
-        py::arg("block_k"), py::arg("slots"),
-        "The stream-K schedule of a wgmma launch over `slots` resident CTAs (make_stream_k_plan, cpp/model/types.hpp):"
-        " whole waves unsplit (dp_tiles), the tail's k-iterations over `ctas` CTAs (0: no stream-K tail).");
   m.def("parse_dtype", [](const std::string& s) { return std::string(dtype_name(to_dtype(s))); });
   m.def("supported_dtypes", &supported_dtypes);
 

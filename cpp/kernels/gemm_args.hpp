@@ -38,12 +38,6 @@ struct GemmArgs {
   // second kernel): a split launch whose tiles fit as one wave of clusters needs no workspace.
   int split_k = 1;
   std::int64_t split_slots = 0;
-  // Stream-K (TileConfig::stream_k; make_stream_k_plan over split_slots CTAs; the wgmma family only, split_k 1): the
-  // workspace holds the partial tiles and flags of its fix-up. stream_k_nonce: a value this launch's flags take,
-  // different for every launch the op makes (a captured CUDA graph replays one launch's value; the fix-up clears every
-  // flag it consumed, so a replay finds them clear). Not 0.
-  bool stream_k = false;
-  std::uint64_t stream_k_nonce = 0;
   ClusterSlots cluster_slots;
   float* workspace = nullptr;
   // Fused bias (nullptr: none): N elements of the input dtype, bias[n] added to every row of C in fp32
@@ -66,13 +60,7 @@ inline SplitPlan split_plan(const GemmArgs& g, int block_m, int block_n, int blo
   return make_split_plan(g.M, g.N, g.K, g.batch, block_m, block_n, block_k, g.split_k, g.split_slots,
                          g.cluster_slots);
 }
-inline StreamKPlan stream_k_plan(const GemmArgs& g, int block_m, int block_n, int block_k) {
-  return g.stream_k ? make_stream_k_plan(g.M, g.N, g.K, g.batch, block_m, block_n, block_k, g.split_slots)
-                    : StreamKPlan{};
-}
-// The fp32 workspace a launch needs: split-K partials, or stream-K partials and flags.
 inline std::int64_t split_k_workspace_elems(const GemmArgs& g, int block_m, int block_n, int block_k) {
-  if (g.stream_k) return stream_k_plan(g, block_m, block_n, block_k).workspace_elems(block_m, block_n);
   return split_plan(g, block_m, block_n, block_k).workspace_elems(block_m, block_n);
 }
 

@@ -67,19 +67,14 @@ ClusterSlots cluster_slots(const KernelEntry& e) {
 
 cudaError_t launch_gemm(const KernelEntry& e, const GemmArgs& g) {
   GemmArgs args = g;
-  // Stream-K: the wgmma family's persistent kernel only, not with split_k (its launcher also refuses the swapped TF32
-  // kernels and clusters).
-  if (args.stream_k && (e.config.family != Family::Wgmma || args.split_k > 1 || args.stream_k_nonce == 0))
-    return cudaErrorInvalidValue;
-  if ((args.split_k > 1 || args.stream_k) && args.split_slots <= 0) {
+  if (args.split_k > 1 && args.split_slots <= 0) {
     args.split_slots = resident_slots(e);
     if (args.split_slots <= 0) return cudaErrorInvalidValue;
   }
   const TileConfig& c = e.config;
   if (c.family != Family::Wgmma) args.cluster_slots = ClusterSlots{};  // no in-cluster reduction in this family
   const SplitPlan sp = split_plan(args, c.block_m, c.block_n, c.block_k);
-  if (split_k_workspace_elems(args, c.block_m, c.block_n, c.block_k) > 0 && args.workspace == nullptr)
-    return cudaErrorInvalidValue;
+  if (sp.workspace_elems(c.block_m, c.block_n) > 0 && args.workspace == nullptr) return cudaErrorInvalidValue;
   GemmArgs gemm = args;  // the reduction follows our GEMM: it keeps PDL whatever came before the GEMM
   gemm.programmatic_dependent_launch = args.programmatic_dependent_launch && args.overlap_previous_kernel;
   const cudaError_t err = e.launch(gemm);

@@ -43,7 +43,6 @@ std::string TileConfig::to_string() const {
   os << family_name(family) << ' ' << block_m << 'x' << block_n << 'x' << block_k << " s" << stages << " w" << warps
      << " g" << group_size_m;
   if (split_k > 1) os << " sk" << split_k;
-  if (stream_k) os << " streamk";
   return os.str();
 }
 

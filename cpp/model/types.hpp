@@ -45,21 +45,16 @@ struct TileConfig {
   // second kernel sums the S partials in slice order (fixed order: the same bits every run) and
   // rounds once to the output dtype. The slices a launch really uses: effective_split_k().
   int split_k = 1;
-  // Stream-K (make_stream_k_plan; the wgmma family only, split_k 1): whole waves of tiles run unsplit, and the
-  // k-iterations of the last partial wave's tiles are dealt out evenly to every resident CTA, whose range may start
-  // or end inside a tile; the CTAs that share a tile meet in an ordered fix-up inside the kernel (no second kernel).
-  bool stream_k = false;
 
-  // Same compiled kernel (group_size_m, split_k and stream_k excluded: they do not select a specialisation).
+  // Same compiled kernel (group_size_m and split_k excluded: they do not select a specialisation).
   bool same_kernel(const TileConfig& o) const {
     return block_m == o.block_m && block_n == o.block_n && block_k == o.block_k &&
            stages == o.stages && warps == o.warps && family == o.family;
   }
   bool operator==(const TileConfig& o) const {
-    return same_kernel(o) && group_size_m == o.group_size_m && split_k == o.split_k && stream_k == o.stream_k;
+    return same_kernel(o) && group_size_m == o.group_size_m && split_k == o.split_k;
   }
-  // e.g. "mma_sync 128x128x32 s4 w8 g8", "... g1 sk4" when split_k > 1, "... g1 streamk" with stream_k
-  std::string to_string() const;
+  std::string to_string() const;  // e.g. "mma_sync 128x128x32 s4 w8 g8", "... g1 sk4" when split_k > 1
 };
 
 // The K slices a launch of `split_k` really uses for a K of `K` in k-tiles of `block_k`: every slice
@@ -158,50 +153,6 @@ constexpr SplitPlan make_split_plan(std::int64_t M, std::int64_t N, std::int64_t
   }
   s.cluster = s.slices > 1 && s.dp_tiles == 0 && s.slices <= kMaxClusterSlices &&
               s.k_tiles_per_slice <= kClusterMaxKTilesPerSlice && s.tiles <= cluster_slots.clusters[s.slices];
-  return s;
-}
-
-// The stream-K schedule of one launch (TileConfig::stream_k; the wgmma family's persistent kernel, Kernel::run_ss in
-// cpp/kernels/wgmma/gemm_wgmma.cuh). Of the T tiles (all batches, launch order) the first D = floor(T / slots) * slots,
-// whole waves, run unsplit as in any launch; the I = (T - D) * k_tiles k-iterations of the rest, tile after tile, are
-// cut into W = min(slots, I) contiguous ranges, CTA w taking [floor(w I / W), floor((w + 1) I / W)). A range may
-// start or end inside a tile, so the last partial wave costs ceil(I / W) k-iterations instead of a whole tile's:
-// 6304x768x3072 in 128x192 tiles, 200 tiles on 132 SMs, is 1 wave + 68 x 48 / 132 = 24.7 k-iterations instead of
-// 2 waves of 48. Where a CTA's range ends inside a tile it holds the tile's first k-iterations, so it owns the tile:
-// the CTAs whose ranges hold the rest (each one's first piece of work, done while the owner still computes) leave
-// fp32 partial tiles in the workspace and raise a flag; the owner adds them in CTA order (a fixed order: the same
-// bits every run) and stores C with the usual epilogue (the bias included). A CTA makes at most one partial, so the
-// workspace is W partial tiles plus W flags. The owners wait for other CTAs: every CTA of the launch must be resident
-// at once, which `slots` (resident_slots: one CTA per SM for these kernels) guarantees.
-struct StreamKPlan {
-  std::int64_t tiles = 0;       // T
-  std::int64_t k_tiles = 0;     // k-iterations of a whole tile
-  std::int64_t dp_tiles = 0;    // D (= T: no stream-K tail)
-  std::int64_t tail_tiles = 0;  // T - D
-  std::int64_t ctas = 0;        // W: CTAs sharing the tail (0: none)
-  bool active() const { return ctas > 0; }
-  std::int64_t tail_iters() const { return tail_tiles * k_tiles; }
-  // The k-iterations of the longest range (the tail's time in k-iterations).
-  std::int64_t iters_per_cta() const { return ctas > 0 ? ceil_div_i64(tail_iters(), ctas) : 0; }
-  // W partial tiles of block_m x block_n floats, then W 64-bit flags (2 floats each).
-  std::int64_t workspace_elems(int block_m, int block_n) const {
-    return ctas > 0 ? ctas * (std::int64_t(block_m) * block_n + 2) : 0;
-  }
-};
-constexpr StreamKPlan make_stream_k_plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t batch,
-                                         int block_m, int block_n, int block_k, std::int64_t slots) {
-  StreamKPlan s;
-  s.tiles = ceil_div_i64(M, block_m) * ceil_div_i64(N, block_n) * (batch < 1 ? 1 : batch);
-  s.k_tiles = ceil_div_i64(K < 1 ? 1 : K, block_k < 1 ? 1 : block_k);
-  s.dp_tiles = slots > 0 ? (s.tiles / slots) * slots : s.tiles;
-  s.tail_tiles = s.tiles - s.dp_tiles;
-  // Nothing to deal out: whole waves, or a tile of one k-iteration (no range can start inside it).
-  if (s.tail_tiles == 0 || s.k_tiles < 2) {
-    s.dp_tiles = s.tiles;
-    s.tail_tiles = 0;
-    return s;
-  }
-  s.ctas = s.tail_iters() < slots ? s.tail_iters() : slots;
   return s;
 }
 

@@ -326,8 +326,7 @@ std::string config_string(const TileConfig& c) {
   return "(block_m=" + num(c.block_m) + ", block_n=" + num(c.block_n) + ", block_k=" + num(c.block_k) +
          ", group_size_m=" + num(c.group_size_m) + ", stages=" + num(c.stages) + ", warps=" + num(c.warps) +
          ", family=" + origami::family_name(c.family) +
-         (c.split_k > 1 ? ", split_k=" + num(c.split_k) : std::string()) + (c.stream_k ? ", stream_k=True" : "") +
-         ")";
+         (c.split_k > 1 ? ", split_k=" + num(c.split_k) : std::string()) + ")";
 }
 
 // ---- the launch plan ---------------------------------------------------------------------------------
@@ -363,7 +362,6 @@ struct PlanKeyHash {
     mix(k.bias ? 1 : 0);
     mix(k.config.block_m); mix(k.config.block_n); mix(k.config.block_k); mix(k.config.group_size_m);
     mix(k.config.stages); mix(k.config.warps); mix(static_cast<int>(k.config.family)); mix(k.config.split_k);
-    mix(k.config.stream_k ? 1 : 0);
     return static_cast<size_t>(h);
   }
 };
@@ -378,19 +376,6 @@ origami::ClusterSlots cluster_slots_of(const KernelEntry& e) {
     return !(v != nullptr && v[0] == '0');
   }();
   return allowed ? origami::cluster_slots(e) : origami::ClusterSlots{};
-}
-
-// GemmArgs::stream_k_nonce: a different 64-bit value for every stream-K launch of the process (a counter through the
-// splitmix64 finaliser, never 0). The workspace comes from the caching allocator, so its flags hold whatever the memory
-// held before: a stale flag of an earlier launch has that launch's value (the fix-up also clears every flag it
-// consumed), and another value matches with probability 2^-64.
-uint64_t stream_k_nonce() {
-  static std::atomic<uint64_t> counter{0x5eed5eedull};
-  uint64_t z = counter.fetch_add(0x9e3779b97f4a7c15ull, std::memory_order_relaxed);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return z == 0 ? 1 : z;
 }
 
 struct Plan {
@@ -521,20 +506,12 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
       plan.copy_b = !ok_b;
     }
   }
-  if (cfg.stream_k) {
-    // (the launcher refuses them too; this says why)
-    TORCH_CHECK(plan.entry->config.family == Family::Wgmma && !(dtype == DType::TFloat32 && !plan.entry->b_k_contiguous),
-                op, ": stream_k runs on the wgmma kernels that read both operands from shared memory; ",
-                origami::describe_kernel(*plan.entry), " is not one (a TF32 product with a row-major B runs the swapped ",
-                "kernel up to M = ", num(origami::kSwappedTf32MaxM), ")");
-  }
-  if (cfg.split_k > 1 || cfg.stream_k) {
+  if (cfg.split_k > 1) {
     plan.split_slots = origami::resident_slots(*plan.entry);
     TORCH_CHECK(plan.split_slots > 0, op, ": could not query the occupancy of ", origami::describe_kernel(*plan.entry),
                 " for its split-K schedule");
     origami::GemmArgs g;
     g.M = s.M; g.N = s.N; g.K = s.K; g.batch = s.batch; g.split_k = cfg.split_k; g.split_slots = plan.split_slots;
-    g.stream_k = cfg.stream_k;
     plan.cluster_slots = cluster_slots_of(*plan.entry);
     g.cluster_slots = plan.cluster_slots;
     const TileConfig& k = plan.entry->config;
@@ -668,8 +645,6 @@ at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor*
   g.group_size_m = plan.config.group_size_m;
   g.split_k = plan.config.split_k;
   g.split_slots = plan.split_slots;
-  g.stream_k = plan.config.stream_k;
-  if (g.stream_k) g.stream_k_nonce = stream_k_nonce();
   g.cluster_slots = plan.cluster_slots;
   g.workspace = plan.workspace_elems > 0 ? workspace.data_ptr<float>() : nullptr;
   at::Tensor bias_c;
@@ -684,10 +659,7 @@ at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor*
   const cudaError_t err = origami::launch_gemm(*chosen, g);
   if (err == cudaSuccess) count_gemm_launch(g.overlap_previous_kernel);
   TORCH_CHECK(err == cudaSuccess, op, ": launching ", origami::describe_kernel(*chosen),
-              plan.config.split_k > 1 ? " (split-K " + num(plan.config.split_k) + ")"
-              : plan.config.stream_k  ? std::string(" (stream-K)")
-                                      : std::string(),
-              " failed: ",
+              plan.config.split_k > 1 ? " (split-K " + num(plan.config.split_k) + ")" : std::string(), " failed: ",
               cudaGetErrorString(err));
   if (out && !in_place) out->copy_(c);
   return out ? *out : c;
@@ -730,8 +702,8 @@ void matmul_cuda_into(const at::Tensor& a, const at::Tensor& b, const at::Tensor
 
 at::Tensor matmul_config_cuda(const at::Tensor& a, const at::Tensor& b, int64_t block_m, int64_t block_n,
                               int64_t block_k, int64_t group_size_m, int64_t stages, int64_t warps, int64_t family,
-                              int64_t split_k, const std::optional<at::Tensor>& bias, bool stream_k) {
-  check_config_args(block_m, block_n, block_k, group_size_m, stages, warps, family, split_k, stream_k);
+                              int64_t split_k, const std::optional<at::Tensor>& bias) {
+  check_config_args(block_m, block_n, block_k, group_size_m, stages, warps, family, split_k);
   TileConfig c;
   c.block_m = static_cast<int>(block_m);
   c.block_n = static_cast<int>(block_n);
@@ -741,7 +713,6 @@ at::Tensor matmul_config_cuda(const at::Tensor& a, const at::Tensor& b, int64_t 
   c.warps = static_cast<int>(warps);
   c.family = static_cast<Family>(family);  // check_config_args: 0, 1 or 2
   c.split_k = static_cast<int>(split_k);
-  c.stream_k = stream_k;
   return run(a, b, bias.has_value() ? &*bias : nullptr, &c, "origami_nv.matmul_config");
 }
 

@@ -9,7 +9,7 @@ Operators (torch.ops.origami_nv.*):
     matmul(Tensor a, Tensor b) -> Tensor                  the model-selected kernel
     matmul_bias(Tensor a, Tensor b, Tensor bias) -> Tensor    + bias[n] on every row, fused in the epilogue
     matmul_config(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family, split_k=1,
-                  Tensor? bias=None, bool stream_k=False) -> Tensor
+                  Tensor? bias=None) -> Tensor
     select_config(int M, int N, int K, str dtype, int batch=1, str layout="nn", bool bias=False,
                   bool a_aligned=True, bool b_aligned=True) -> int[]
                                                           what matmul would launch here (8 ints: the 7 tile
@@ -118,7 +118,7 @@ def _register_python_side(torch):
 
     @torch.library.register_fake("origami_nv::matmul_config")
     def _matmul_config_fake(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family, split_k=1,
-                            bias=None, stream_k=False):
+                            bias=None):
         shape = _out_shape(a, b)
         if bias is not None:
             _check_bias(bias, a, shape[-1])
@@ -163,14 +163,6 @@ def _config_fields(config):
     return bm, bn, bk, gsm, stages, warps, fam, split_k
 
 
-def _config_stream_k(config) -> bool:
-    """The config's stream_k (TileConfig.stream_k; False for a sequence or a dict without it)."""
-    if isinstance(config, (list, tuple)):
-        return False
-    v = config.get("stream_k", False) if isinstance(config, dict) else getattr(config, "stream_k", False)
-    return bool(v)
-
-
 def matmul(a, b, *, bias=None, config=None):
     """a @ b (+ bias) through origami_nv's kernels, output in the input dtype: fp16/bf16 on the tensor cores
     (fp32 accumulation, one rounding); float32 as torch's float32 matmul precision says, read at each call as
@@ -205,9 +197,6 @@ def matmul(a, b, *, bias=None, config=None):
         split_k = S > 1 runs S K-slices per output tile into an fp32 workspace (from the caching
         allocator, on the current stream) and sums them in slice order in a second kernel: the same bits
         every run. S is capped where slices would be empty (cpp/model/types.hpp: effective_split_k).
-        stream_k = True (the wgmma family, split_k 1): whole waves of tiles unsplit, the k-iterations of the
-        last partial wave dealt out evenly to every SM's CTA, the CTAs that share a tile adding their fp32
-        partials inside the kernel in a fixed order (the same bits every run; make_stream_k_plan).
 
     bias: None, or a 1-D tensor of N elements (the operands' dtype and device) added to every row of the
         result inside the kernel's epilogue, in fp32 before the one rounding to the output dtype (nn.Linear's
@@ -221,7 +210,7 @@ def matmul(a, b, *, bias=None, config=None):
         load_op()
     if config is None:
         return _MATMUL(a, b) if bias is None else _MATMUL_BIAS(a, b, bias)
-    return _MATMUL_CONFIG(a, b, *_config_fields(config), bias, _config_stream_k(config))
+    return _MATMUL_CONFIG(a, b, *_config_fields(config), bias)
 
 
 class programmatic_dependent_launch:

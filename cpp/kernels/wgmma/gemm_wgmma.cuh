@@ -273,21 +273,6 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
-// Stream-K flags (KernelParams::sk_flags): a release by one thread after its CTA's partial-tile writes (the
-// consumers' named barrier orders them before it; the gpu-scope fence makes them visible to every SM before the
-// flag), an acquire by the owner's polling thread before its CTA reads the partial.
-__device__ __forceinline__ void flag_release(unsigned long long* flag, unsigned long long v) {
-  asm volatile("fence.acq_rel.gpu;\n\tst.relaxed.gpu.global.u64 [%0], %1;" ::"l"(flag), "l"(v) : "memory");
-}
-__device__ __forceinline__ unsigned long long flag_acquire(const unsigned long long* flag) {
-  unsigned long long v;
-  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(flag) : "memory");
-  return v;
-}
-__device__ __forceinline__ void flag_clear(unsigned long long* flag) {
-  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(flag), "l"(0ull) : "memory");
-}
-
 // wgmma shared-memory matrix descriptor, 128-byte swizzle (layout type 1 in bits 62-63).
 //   K-major operand (rows of 64 K-elements = 128 B): SBO = 1024 B between 8-row groups; LBO unused.
 //   MN-major operand (rows of 64 M/N-elements = 128 B, one row per k): SBO = 1024 B between
@@ -358,13 +343,6 @@ struct KernelParams {
   // fewer than Plan::kStageBytes.
   int a_slabs, b_slabs;
   int stage_tx_bytes;
-  // Stream-K (make_stream_k_plan, cpp/model/types.hpp; split_k 1): sk_ctas > 0 CTAs share the k-iterations of the
-  // tail_tiles tiles after the dp_tiles whole ones (units_total = dp_tiles). CTA w's range is
-  // [w I / sk_ctas, (w + 1) I / sk_ctas) of the I = tail_tiles * k_blocks, tile after tile; its partial tile (BM x BN
-  // floats, tile-local rows of BN) at ws + w * BM * BN, its flag at sk_flags[w] (= sk_nonce: written).
-  int sk_ctas;
-  unsigned long long* sk_flags;
-  unsigned long long sk_nonce;
 };
 
 // Triton's GROUP_SIZE_M raster: groups of group_size_m tile-rows, column-major inside a group,
@@ -375,10 +353,6 @@ struct TileCoord {
   int batch, tile_m, tile_n;
   int kb_begin, kb_end;  // the unit's k-blocks (all of K for a whole tile)
   long long ws_tile;     // >= 0: a split-K slice, writing the partial tile ws_tile of the workspace
-  // Stream-K: a piece that starts inside its tile (ws_tile = this CTA) raises its flag after the partial; the piece
-  // that starts the tile (its owner) first adds the partials of CTAs sk_first .. sk_last - 1, in that order.
-  bool sk_publish;
-  int sk_first, sk_last;
 };
 template <int kCluster>
 __device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p, int rank) {
@@ -389,8 +363,6 @@ __device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p,
   t.kb_begin = 0;
   t.kb_end = p.k_blocks;
   t.ws_tile = -1;
-  t.sk_publish = false;
-  t.sk_first = t.sk_last = 0;
   int tile = unit;
   if (p.cluster_slices > 1) {
     const int slice = unit % p.cluster_slices;
@@ -414,56 +386,6 @@ __device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p,
   t.tile_n = tile_n;
   return t;
 }
-
-// First k-iteration of stream-K CTA w's range (w = sk_ctas: the end of the tail).
-__device__ __forceinline__ long long sk_range_begin(const KernelParams& p, int w) {
-  return static_cast<long long>(w) * p.tail_tiles * p.k_blocks / p.sk_ctas;
-}
-// The work of one CTA in order, the same for its producer and its consumers: its whole units (unit, unit + step, ...
-// < units_total), then with stream-K its range of the tail's k-iterations, one piece per tile the range touches.
-template <int kCluster>
-struct WorkWalk {
-  int unit, step;
-  long long it, it_end;
-  __device__ __forceinline__ explicit WorkWalk(const KernelParams& p) {
-    unit = blockIdx.x / kCluster;
-    step = gridDim.x / kCluster;
-    it = it_end = 0;
-    if (p.sk_ctas > 0 && static_cast<int>(blockIdx.x) < p.sk_ctas) {
-      it = sk_range_begin(p, blockIdx.x);
-      it_end = sk_range_begin(p, blockIdx.x + 1);
-    }
-  }
-  __device__ __forceinline__ bool pending(const KernelParams& p) const { return unit < p.units_total || it < it_end; }
-  // The next unit (pending() must hold).
-  __device__ __forceinline__ TileCoord next(const KernelParams& p, int rank) {
-    if (unit < p.units_total) {
-      const TileCoord t = tile_coord<kCluster>(unit, p, rank);
-      unit += step;
-      return t;
-    }
-    const int j = static_cast<int>(it / p.k_blocks);  // tail tile
-    const int kb0 = static_cast<int>(it - static_cast<long long>(j) * p.k_blocks);
-    const int kb1 = static_cast<int>(min(static_cast<long long>(p.k_blocks), kb0 + (it_end - it)));
-    TileCoord t = tile_coord<kCluster>(p.dp_tiles + j, p, rank);
-    t.kb_begin = kb0;
-    t.kb_end = kb1;
-    if (kb0 > 0) {
-      // Starts inside the tile: only a range's first piece can, so one partial per CTA.
-      t.ws_tile = blockIdx.x;
-      t.sk_publish = true;
-    } else {
-      // Owns the tile: the later CTAs whose ranges begin inside it hold its other k-iterations.
-      const long long tile_end = static_cast<long long>(j + 1) * p.k_blocks;
-      int c = static_cast<int>(blockIdx.x) + 1;
-      while (c < p.sk_ctas && sk_range_begin(p, c) < tile_end) ++c;
-      t.sk_first = static_cast<int>(blockIdx.x) + 1;
-      t.sk_last = c;
-    }
-    it += kb1 - kb0;
-    return t;
-  }
-};
 
 // ---------------------------------------------------------------------------------------------
 // The kernel.
@@ -520,7 +442,6 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
   static_assert(BN % (8 * kCluster) == 0, "each CTA's multicast share of B is whole 8-row swizzle groups");
   constexpr int kMmaM = P::kMmaM;
   constexpr int kAcc = BN / 2;  // accumulators per m64 slab per thread
-  constexpr int kConsumerThreads = 128 * kConsumers;
   // The cluster reduction's fp32 partial tile, rows of BN + 8 floats (the pad puts rows r and r + 4 of a fragment
   // write 32 bytes apart in the banks: two wavefronts per warp instruction, the minimum for 256 bytes), in the stage
   // ring, idle by then (one unit per CTA: every stage it loaded has been consumed).
@@ -569,8 +490,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
     if (threadIdx.x == 0) {
       int stage = 0;
       std::uint32_t phase = 0;
-      for (WorkWalk<kCluster> walk(p); walk.pending(p);) {
-        const TileCoord tc = walk.next(p, rank);
+      for (int unit = blockIdx.x / kCluster; unit < p.units_total; unit += gridDim.x / kCluster) {
+        const TileCoord tc = tile_coord<kCluster>(unit, p, rank);
         const int m0 = tc.tile_m * BM, n0 = tc.tile_n * BN;
         const int ba = tc.batch * p.a_batch_step, bb = tc.batch * p.b_batch_step;
         for (int kb = tc.kb_begin; kb < tc.kb_end; ++kb) {
@@ -635,8 +556,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
     std::uint32_t phase = 0;
     float acc[kMmaM][kAcc];
 
-    for (WorkWalk<kCluster> walk(p); walk.pending(p);) {
-      const TileCoord tc = walk.next(p, rank);
+    for (int unit = blockIdx.x / kCluster; unit < p.units_total; unit += gridDim.x / kCluster) {
+      const TileCoord tc = tile_coord<kCluster>(unit, p, rank);
       const int n_kb = tc.kb_end - tc.kb_begin;  // this unit's k-blocks (all of K without split-K)
       if (n_kb == 0) {
 #pragma unroll
@@ -702,22 +623,6 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         }
         continue;  // the reduction follows the cluster barrier, after the loop (one unit per CTA)
       }
-      if (tc.sk_publish) {
-        // ---- stream-K: this CTA's partial of a tile it shares, then the flag its owner waits for ----
-        // Thread-major: pair e of consumer thread t at float2 e * kConsumerThreads + t, so a warp's store (and the
-        // owner's load) of one pair is 256 contiguous bytes, not 8 rows of 32 (the row layout ran the owner's reads
-        // at ~11 B/clk per SM on the H200: benchmarks/results/probes/probe_stream_k_h200_rows.txt). Only the same
-        // kernel reads it, with the same fragment map. Every element: the owner reads them all.
-        float2* W = reinterpret_cast<float2*>(p.ws + tc.ws_tile * static_cast<long long>(BM * BN)) + (threadIdx.x - 128);
-#pragma unroll
-        for (int mi = 0; mi < kMmaM; ++mi)
-#pragma unroll
-          for (int i = 0; i < kAcc / 2; ++i)
-            W[(mi * (kAcc / 2) + i) * kConsumerThreads] = make_float2(acc[mi][2 * i], acc[mi][2 * i + 1]);
-        named_barrier_sync(1 + kConsumers, kConsumerThreads);
-        if (threadIdx.x == 128) flag_release(p.sk_flags + tc.ws_tile, p.sk_nonce);
-        continue;
-      }
       if (tc.ws_tile >= 0) {
         // ---- split-K epilogue: the fp32 partial tile straight from the accumulators ----
         // A float2 per fragment pair, the 4 lanes of a row writing one 32-byte sector. Elements outside C are not
@@ -728,25 +633,6 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
             *reinterpret_cast<float2*>(W + row * BN + col) = v;
         });
         continue;
-      }
-      // Stream-K owner: the other CTAs' partials of this tile, in CTA order (the same bits every run). The wait is
-      // this CTA's last piece of work, and each partial is its writer's first: no CTA waits on one that waits.
-      for (int c = tc.sk_first; c < tc.sk_last; ++c) {
-        if (threadIdx.x == 128) {
-          while (flag_acquire(p.sk_flags + c) != p.sk_nonce) __nanosleep(64);
-          flag_clear(p.sk_flags + c);  // consumed: clear for the next launch (or graph replay) on this workspace
-        }
-        named_barrier_sync(1 + kConsumers, kConsumerThreads);
-        const float2* W = reinterpret_cast<const float2*>(p.ws + static_cast<long long>(c) * (BM * BN)) +
-                          (threadIdx.x - 128);
-#pragma unroll
-        for (int mi = 0; mi < kMmaM; ++mi)
-#pragma unroll
-          for (int i = 0; i < kAcc / 2; ++i) {
-            const float2 v = __ldcg(W + (mi * (kAcc / 2) + i) * kConsumerThreads);  // L2: another SM wrote it
-            acc[mi][2 * i] += v.x;
-            acc[mi][2 * i + 1] += v.y;
-          }
       }
 
       if (p.bias != nullptr) {
@@ -777,7 +663,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       // CTA's last tile has nothing to overlap: its threads store it, so a one-wave launch needs no C map (the
       // launcher skips its encoding; with TMA on every tile and the map always encoded, one-wave sizes ran 3-10 %
       // slower in the harness, ~1 us of host time per launch).
-      const bool tma_store = P::kTmaStore && p.c_tma && walk.pending(p);
+      const bool tma_store = P::kTmaStore && p.c_tma && unit + static_cast<int>(gridDim.x) / kCluster < p.units_total;
       std::uint8_t* c_rows = c_stage + static_cast<std::size_t>(cw) * P::kRowsPerConsumer * P::kCRowBytes;
       using CWord = Word<kT>;
       CWord* cg = static_cast<CWord*>(p.c) + tc.batch * p.c_stride_batch;
@@ -1304,21 +1190,7 @@ struct Launcher {
     p.bias = g.bias;  // added in the epilogue of whole tiles; for split tiles the reduction adds it
     if (sp.cluster && (kCluster > 1 || sp.slices > kMaxClusterSlices)) return cudaErrorInvalidValue;
     if (p.split_k > 1 && !sp.cluster && p.ws == nullptr) return cudaErrorInvalidValue;  // the op allocates it
-    // Stream-K (make_stream_k_plan): the whole waves are the units the grid strides over, the tail goes by ranges.
-    if (g.stream_k && (kSwap || kCluster > 1 || g.split_k > 1 || g.split_slots <= 0 || g.stream_k_nonce == 0))
-      return cudaErrorInvalidValue;
-    const StreamKPlan skp = has_k ? stream_k_plan(g, BM, BN, kBK) : StreamKPlan{};
-    if (skp.active()) {
-      if (p.ws == nullptr || skp.ctas > INT32_MAX || skp.tiles * skp.k_tiles > INT32_MAX) return cudaErrorInvalidValue;
-      p.dp_tiles = static_cast<int>(skp.dp_tiles);
-      p.tail_tiles = static_cast<int>(skp.tail_tiles);
-      p.sk_ctas = static_cast<int>(skp.ctas);
-      p.sk_flags = reinterpret_cast<unsigned long long*>(p.ws + skp.ctas * static_cast<std::int64_t>(BM) * BN);
-      p.sk_nonce = g.stream_k_nonce;
-    }
-    const std::int64_t units = skp.active() ? skp.dp_tiles
-                               : p.split_k > 1 ? sp.units()
-                                               : static_cast<std::int64_t>(p.units_m) * p.tiles_n * g.batch;
+    const std::int64_t units = p.split_k > 1 ? sp.units() : static_cast<std::int64_t>(p.units_m) * p.tiles_n * g.batch;
     if (units * kCluster > INT32_MAX) return cudaErrorInvalidValue;
     p.units_total = static_cast<int>(units);
     // group_size_m counts tile rows (the model's raster); the kernel walks cluster rows.
@@ -1357,7 +1229,7 @@ struct Launcher {
     // rules of the 16-byte stores (the operands' tma_compatible rules, which imply c_vector_ok); a map that cannot be
     // encoded (the driver's stride limits) leaves the threads' own stores.
     CUtensorMap map_c{};
-    p.c_tma = !kSwap && P::kTmaStore && kCluster == 1 && !sp.cluster && (units > sms || skp.active()) &&
+    p.c_tma = !kSwap && P::kTmaStore && kCluster == 1 && !sp.cluster && units > sms &&
                       tma_compatible(g.c, g.c_stride_m, g.batch, g.c_stride_batch, kEB) &&
                       encode_map(&map_c, kT, g.c, g.N, g.M, g.batch, g.c_stride_m, g.c_stride_batch, P::kBoxCols,
                                  P::kRowsPerConsumer, false)
@@ -1384,11 +1256,7 @@ struct Launcher {
         cfg.gridDim = dim3(static_cast<unsigned>(units));
         return cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p);
       }
-      // Persistent: one CTA per SM. Stream-K: the whole waves' slots (split_slots <= SMs: resident_slots), or the
-      // tail's CTAs alone; all of them resident at once (an owner waits for the CTAs after it).
-      const int grid = skp.active() ? static_cast<int>(skp.dp_tiles > 0 ? g.split_slots : skp.ctas)
-                                    : static_cast<int>(units < sms ? units : sms);
-      if (skp.active() && grid > sms) return cudaErrorInvalidValue;
+      const int grid = static_cast<int>(units < sms ? units : sms);  // persistent: one CTA per SM
       cfg.gridDim = dim3(grid);
       return cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p);
     } else {

@@ -20,11 +20,6 @@ def split_k_of(cfg) -> int:
     return int((cfg or {}).get("split_k", 1) or 1) if isinstance(cfg, dict) else 1
 
 
-def stream_k_of(cfg) -> bool:
-    """A stream-K launch (TileConfig::stream_k, make_stream_k_plan)."""
-    return bool((cfg or {}).get("stream_k", False)) if isinstance(cfg, dict) else False
-
-
 def _elem_bytes(dtype) -> int:
     return 4 if str(dtype or "float16").replace("torch.", "") in ("float32", "fp32", "tfloat32", "tf32") else 2
 
@@ -300,8 +295,6 @@ def normalize(cfg) -> dict:
     out["family"] = family_name(get("family"))
     split = get("split_k")
     out["split_k"] = int(split) if split else 1  # launch-time, like group_size_m (cpp/model/types.hpp)
-    if get("stream_k"):
-        out["stream_k"] = True  # launch-time too (TileConfig::stream_k); absent = False, as in records before it
     return out
 
 
@@ -309,8 +302,7 @@ def config_id(cfg: dict, with_group: bool = True) -> str:
     """'mma_sync 128x128x32 s4 w8 g8' (+ ' sk4' with split-K), the format of TileConfig::to_string()."""
     s = f"{cfg['family']} {cfg['block_m']}x{cfg['block_n']}x{cfg['block_k']} s{cfg['stages']} w{cfg['warps']}"
     split = split_k_of(cfg)
-    return (s + (f" g{cfg['group_size_m']}" if with_group else "") + (f" sk{split}" if split > 1 else "")
-            + (" streamk" if stream_k_of(cfg) else ""))
+    return s + (f" g{cfg['group_size_m']}" if with_group else "") + (f" sk{split}" if split > 1 else "")
 
 
 def kernel_id(cfg: dict) -> str:
@@ -320,8 +312,8 @@ def kernel_id(cfg: dict) -> str:
 
 
 def compiled_kernel_id(cfg: dict) -> str:
-    """Identity of the compiled kernel alone (split_k, stream_k and group_size_m excluded)."""
-    return config_id(dict(cfg, split_k=1, stream_k=False), with_group=False)
+    """Identity of the compiled kernel alone (split_k and group_size_m excluded)."""
+    return config_id(dict(cfg, split_k=1), with_group=False)
 
 
 def short(cfg: dict | None) -> str:
@@ -331,8 +323,6 @@ def short(cfg: dict | None) -> str:
     s = f"({cfg['block_m']},{cfg['block_n']},{cfg['block_k']})g{cfg['group_size_m']} s{cfg['stages']}w{cfg['warps']}"
     if split_k_of(cfg) > 1:
         s += f" sk{cfg['split_k']}"
-    if stream_k_of(cfg):
-        s += " streamk"
     if cfg.get("family") and cfg["family"] != "mma_sync":
         s += f" {cfg['family']}"
     return s
