@@ -1,6 +1,7 @@
 # One-off probe (twenty-first session, issue 13): the stream-K schedule (TileConfig.stream_k, make_stream_k_plan)
-# against the same kernel unsplit, its best split-K launch and cuBLAS, on shapes whose last wave is partial. Run from
-# the repository root after `pip install --no-build-isolation .`:
+# against the same kernel unsplit, its best split-K launch and cuBLAS, on shapes whose last wave is partial. Needs the
+# build of commit c729849 (stream-K was reverted after this measurement: benchmarks/results/stream_k_not_adopted.md).
+# Run from the repository root after `pip install --no-build-isolation .`:
 #   python3 benchmarks/results/probes/probe_stream_k.py TAG > out.txt
 # For each shape (fp16, B = W.t() as nn.Linear has it) and each of a few wgmma tiles: the CUDA-graph time per GEMM over
 # cold rotating inputs (probe_bench.bench: inputs > 2x L2, median of 15 replays), every output checked against fp32
