@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One-off device job of 2026-11-27 (twenty-first session): device_session20.sh's items plus streamk:S
-# (probe_stream_k.py: stream-K against unsplit, split-K and cuBLAS on partial-last-wave shapes, issue 13).
+# (probe_stream_k.py: stream-K against unsplit, split-K and cuBLAS on partial-last-wave shapes, issue 13) and
+# wavefill:S (probe_wave_fill.py: the whole waves and the rest of C as two launches).
 #   bash benchmarks/results/probes/device_session21.sh GPU_NAME DEADLINE_S ITEM...
 set -uo pipefail
 source benchmarks/results/probes/device_lib.sh
@@ -16,6 +17,9 @@ for item in "$@"; do
     streamk) timeout "$left" python3 benchmarks/results/probes/probe_stream_k.py "$gpu" \
                >"$OUT/probe_stream_k_$gpu.txt" 2>&1; echo "streamk rc=$?"; grep -v "^$gpu .* cublas .* us;" \
                "$OUT/probe_stream_k_$gpu.txt" | tail -60 | cut -c1-200;;
+    wavefill) timeout "$left" python3 benchmarks/results/probes/probe_wave_fill.py "$gpu" \
+               >"$OUT/probe_wave_fill_$gpu.txt" 2>&1; echo "wavefill rc=$?"; grep -v "^$gpu   " \
+               "$OUT/probe_wave_fill_$gpu.txt" | tail -40 | cut -c1-230;;
     *) rest+=("$item");;
   esac
 done
