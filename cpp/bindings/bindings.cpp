@@ -124,6 +124,10 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["epilogue_cycles"] = b.epilogue_cycles;
   d["epilogue_write_cycles"] = b.epilogue_write_cycles;
   d["epilogue_hidden_cycles"] = b.epilogue_hidden_cycles;
+  d["off_line_share_a"] = b.off_line_share_a;
+  d["off_line_share_b"] = b.off_line_share_b;
+  d["pitch_copy_a"] = b.pitch_copy_a;
+  d["pitch_copy_b"] = b.pitch_copy_b;
   d["num_iter"] = b.num_iter;
   d["k_pad_penalty_cycles"] = b.k_pad_penalty_cycles;
   d["steady_cycles"] = b.steady_cycles;
@@ -384,7 +388,7 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, epilogue_latency_factor) RW(NvModelConstants, prologue_latency_factor)
       RW(NvModelConstants, overlap_efficiency) RW(NvModelConstants, estimated_register_overhead)
       RW(NvModelConstants, wgmma_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_warp_load_bytes_per_cycle)
-      RW(NvModelConstants, wgmma_tma_oob_fill_bytes_per_cycle) RW(NvModelConstants, wgmma_l2_hit_in_flight_share) RW(NvModelConstants, wgmma_pipeline_latency_factor) RW(NvModelConstants, wgmma_active_sm_dram_cap) RW(NvModelConstants, wgmma_tma_box_bytes_per_cycle) RW(NvModelConstants, wgmma_tma_stage_cycles)
+      RW(NvModelConstants, wgmma_tma_oob_fill_bytes_per_cycle) RW(NvModelConstants, wgmma_l2_hit_in_flight_share) RW(NvModelConstants, wgmma_pipeline_latency_factor) RW(NvModelConstants, wgmma_active_sm_dram_cap) RW(NvModelConstants, wgmma_tma_box_bytes_per_cycle) RW(NvModelConstants, wgmma_tma_off_line_row_cost) RW(NvModelConstants, pitch_copy_min_gain) RW(NvModelConstants, wgmma_tma_stage_cycles)
       RW(NvModelConstants, wgmma_epilogue_overlap)
       RW(NvModelConstants, mma_sync_load_issue_warps_per_sm)
       RW(NvModelConstants, mma_sync_warp_copy_queue_bytes)
@@ -451,11 +455,16 @@ PYBIND11_MODULE(_core, m) {
   // ---- model --------------------------------------------------------------------------------
   m.def("predict",
         [](std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype, const TileConfig& c,
-           const HardwareParams& hw, const ModelOptions& o, const KernelResources* kr, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned, bool bias) {
-          return breakdown_dict(predict(make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned, bias), c, hw, o, kr));
+           const HardwareParams& hw, const ModelOptions& o, const KernelResources* kr, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned, bool bias, std::int64_t a_ld, std::int64_t b_ld) {
+          Problem p = make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned, bias);
+          if (a_ld < 0 || b_ld < 0) throw std::invalid_argument("a_ld and b_ld must be >= 0 (0: a contiguous operand)");
+          p.a_ld = a_ld;
+          p.b_ld = b_ld;
+          return breakdown_dict(predict(p, c, hw, o, kr));
         },
         py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype"), py::arg("config"), py::arg("hardware"),
         py::arg("options"), py::arg("resources") = nullptr, py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true, py::arg("bias") = false,
+        py::arg("a_ld") = 0, py::arg("b_ld") = 0,
         "Every term of the model for one config.");
   m.def("mma_sync_warp_layout", [](int block_m, int block_n, int warps) {
         const auto [wm, wn] = mma_sync_warp_layout(block_m, block_n, warps);

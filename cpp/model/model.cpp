@@ -741,8 +741,9 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   // wgmma: the part of each TMA box outside the matrix is zero-filled at a slow rate, on top of the
   // box's real bytes (model.hpp, wgmma_tma_oob_fill_bytes_per_cycle).
   if (c.family != Family::Wgmma) return;
-  const double loaded_rows = tma_loaded_rows(p.M, b.grid_m, c.block_m, p.a_k_contiguous) +
-                             tma_loaded_rows(p.N, b.grid_n, c.block_n, p.b_k_contiguous);
+  const double rows_a = tma_loaded_rows(p.M, b.grid_m, c.block_m, p.a_k_contiguous);
+  const double rows_b = tma_loaded_rows(p.N, b.grid_n, c.block_n, p.b_k_contiguous);
+  const double loaded_rows = rows_a + rows_b;
   if (o.nv.wgmma_tma_oob_fill_bytes_per_cycle > 0) {
     const double oob_rows = loaded_rows - b.rows_per_tile_m - b.cols_per_tile_n;
     b.tma_oob_fill_cycles = oob_rows * c.block_k * bytes / o.nv.wgmma_tma_oob_fill_bytes_per_cycle;
@@ -752,7 +753,10 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   // zero-filled ones of an edge tile included), plus the barrier hand-off; a floor on the K-iteration that the
   // bandwidth terms above (the whole GPU's share) do not see when few SMs are busy.
   if (o.nv.wgmma_tma_box_bytes_per_cycle > 0) {
-    const double box_bytes = loaded_rows * c.block_k * bytes;
+    // (rows off 128-byte lines count 1 + wgmma_tma_off_line_row_cost times: NvModelConstants)
+    const double off = o.nv.wgmma_tma_off_line_row_cost;
+    const double box_bytes =
+        (rows_a * (1.0 + off * b.off_line_share_a) + rows_b * (1.0 + off * b.off_line_share_b)) * c.block_k * bytes;
     b.tma_box_cycles = o.nv.wgmma_tma_stage_cycles + box_bytes / o.nv.wgmma_tma_box_bytes_per_cycle;
     if (b.tma_box_cycles > b.memory_cycles) {
       b.memory_cycles = b.tma_box_cycles;
@@ -926,6 +930,8 @@ struct OperandCopyPlan {
   bool realign = false;       // the launch is the realigning variant
   bool realign_a = false, realign_b = false;  // ...and reads this misaligned operand in place
   bool swapped_bound = false;  // TF32, B row-major, M above kSwappedTf32MaxM: the compiled swapped kernel not used
+  bool copy_a = false, copy_b = false;  // the operand is copied (its copy has rows on 128-byte lines)
+  bool pitch = false;         // a copy made only to put an operand's rows on 128-byte lines (predict_into)
 };
 
 OperandCopyPlan operand_copy_plan(const Problem& p, const KernelResources* kr) {
@@ -955,6 +961,8 @@ OperandCopyPlan operand_copy_plan(const Problem& p, const KernelResources* kr) {
         if (copied < 0 || c < copied) {
           copied = c;
           plan.copies = (ca > 0 ? 1 : 0) + (cb > 0 ? 1 : 0);
+          plan.copy_a = ca > 0;
+          plan.copy_b = cb > 0;
           plan.transposed = (a_k != 0) != p.a_k_contiguous || (b_k != 0) != p.b_k_contiguous;
           plan.realign = realign != 0;
           plan.realign_a = plan.realign && !p.a_aligned && (a_k != 0) == p.a_k_contiguous;
@@ -975,6 +983,8 @@ void operand_copies(const ModelHardware& hw, const ModelOptions& o, const Operan
                              "transposing copy counts 3x)"
         : plan.transposed  ? "operand layout not compiled for this kernel: the cheapest copies to a "
                              "compiled layout (a transposing copy counts 3x)"
+        : plan.pitch       ? "rows off 128-byte lines (leading dimension not a multiple of 128 bytes): copied with "
+                             "padded rows, predicted faster than the TMA reading them in place"
                            : "misaligned operand (16-byte base / leading dimension rule)";
   b.operand_copy_bytes = copied;
   b.operand_copy_cycles = copied > 0 ? 2.0 * copied / hw.dram_perf_ratio + plan.copies * o.nv.operand_copy_fixed_cycles
@@ -1033,6 +1043,12 @@ void split_terms(const Problem& p, const TileConfig& c, const ModelHardware& hw,
 
 }  // namespace
 
+namespace {
+void predict_launch(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                    const KernelResources* kr, const KernelTerms& k, const OperandCopyPlan& copies, double share_a,
+                    double share_b, LatencyBreakdown& b);
+}  // namespace
+
 LatencyBreakdown predict(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                          const KernelResources* kr) {
   LatencyBreakdown b;
@@ -1060,7 +1076,48 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
   // Which kernel variant the op launches and what it copies first (before the phases: a realigning launch's
   // memory time differs).
   const OperandCopyPlan copies = operand_copy_plan(p, kr);
+  // wgmma: the operands read in place whose rows are off 128-byte lines (a copy pads them onto lines).
+  const double eb = dtype_bytes(p.dtype);
+  auto off_lines = [&](bool copied, bool aligned, std::int64_t ld, std::int64_t contiguous_ld) {
+    if (copied || !aligned || c.family != Family::Wgmma || o.nv.wgmma_tma_off_line_row_cost <= 0) return 0.0;
+    return rows_off_lines_share((ld > 0 ? ld : contiguous_ld) * static_cast<std::int64_t>(eb));
+  };
+  const double share_a = off_lines(copies.copy_a, p.a_aligned, p.a_ld, p.a_k_contiguous ? p.K : p.M);
+  const double share_b = off_lines(copies.copy_b, p.b_aligned, p.b_ld, p.b_k_contiguous ? p.K : p.N);
+  predict_launch(p, c, hw, o, kr, k, copies, share_a, share_b, b);
+  if (share_a == 0 && share_b == 0) return;
+  // The op copies such an operand into rows on lines first where that is predicted faster (the pick's
+  // pitch_copy_a/b, cpp/ops/ops_cuda.cpp make_plan): a streamed copy of its bytes, as for a misaligned one.
+  // (the fastest of the copy plans, if it beats reading in place by NvModelConstants::pitch_copy_min_gain)
+  const double batch_d = double(std::max<std::int64_t>(p.batch, 1));
+  const double in_place = b.total_cycles;
+  for (int mask = 1; mask < 4; ++mask) {
+    const bool ca = (mask & 1) != 0, cb = (mask & 2) != 0;
+    if ((ca && share_a == 0) || (cb && share_b == 0)) continue;
+    OperandCopyPlan alt = copies;
+    alt.pitch = true;
+    if (ca) alt.bytes += double(p.M) * p.K * eb * batch_d;
+    if (cb) alt.bytes += double(p.K) * p.N * eb * batch_d;
+    alt.copies += (ca ? 1 : 0) + (cb ? 1 : 0);
+    LatencyBreakdown t;
+    predict_launch(p, c, hw, o, kr, k, alt, ca ? 0.0 : share_a, cb ? 0.0 : share_b, t);
+    if (t.total_cycles * o.nv.pitch_copy_min_gain < in_place && (!(b.pitch_copy_a || b.pitch_copy_b) ||
+                                                                  t.total_cycles < b.total_cycles)) {
+      t.pitch_copy_a = ca;
+      t.pitch_copy_b = cb;
+      b = t;
+    }
+  }
+}
 
+namespace {
+// predict_into's launch for one copy plan: the phases, the split-K terms and the copies.
+void predict_launch(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                    const KernelResources* kr, const KernelTerms& k, const OperandCopyPlan& copies, double share_a,
+                    double share_b, LatencyBreakdown& b) {
+  b.off_line_share_a = share_a;
+  b.off_line_share_b = share_b;
+  b.pitch_copy_a = b.pitch_copy_b = false;
   const std::int64_t batch = std::max<std::int64_t>(p.batch, 1);
   const std::int64_t tiles_per_batch = ceil_div(p.M, c.block_m) * ceil_div(p.N, c.block_n);
   const BlocksPerSm* bps = k.has_occupancy ? &k.occupancy : nullptr;  // (given with kr)
@@ -1084,6 +1141,8 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
       split_terms(p, c, hw, o, sp, bytes, b, b);
     } else {
       LatencyBreakdown tail;
+      tail.off_line_share_a = share_a;
+      tail.off_line_share_b = share_b;
       predict_phase(p, c, hw, o, kr, k, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, tail_reuse_units, 4.0,
                     false, copies.realign, tail);
       split_terms(p, c, hw, o, sp, bytes, tail, b);
@@ -1099,5 +1158,6 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
   operand_copies(hw, o, copies, b);
   b.total_cycles = b.dp_cycles + b.tail_cycles + b.reduction_cycles + b.operand_copy_cycles;
 }
+}  // namespace
 
 }  // namespace origami

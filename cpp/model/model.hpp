@@ -328,6 +328,22 @@ struct NvModelConstants {
   // (H200, the sizes not stale since version 7) gen-valid 0.987, llm 0.978, seed 0.980 unchanged. 0 = term off.
   double wgmma_tma_box_bytes_per_cycle = 55.8;
   double wgmma_tma_stage_cycles = 60.0;
+  // wgmma kernels: the extra share of a TMA box row's bytes in the stage term above when the row does not start on a
+  // 128-byte line (an operand whose pitch is not a multiple of 128 bytes: 3000 fp16 elements, 6000 bytes, puts 7/8 of
+  // its rows off lines, LatencyBreakdown::off_line_share_a/b): such a row spans two lines, and the kernels' maps
+  // promote L2 fetches to 128 bytes there (gemm_wgmma.cuh encode_map), so the SM moves more than the row through its
+  // L2 port: with the 128-byte promotion, both lines, twice the row (1.0, derived). Checked on the H100
+  // (benchmarks/results/probes/probe_pitch_h100.txt, twenty-first session: 10 shapes with leading dimensions of 300
+  // to 6000 fp16 elements, nn and nt, the pick's config in place and with A, B or both copied to 128-byte rows;
+  // 60 measured time ratios against the model's, mean log error by value: 0 +0.209, 0.5 +0.092, 0.8 +0.026,
+  // 1.0 -0.009 (rms 0.092)). 0 = term off (and no copy made for it).
+  double wgmma_tma_off_line_row_cost = 1.0;
+  // The op copies operands whose rows are off 128-byte lines into padded rows only where the model predicts the
+  // launch with the copies at least this much faster than without (predict_into): the model's error on such time
+  // ratios is ~0.09 (rms, log; the probe above), and where the copy was predicted 1.049x faster (4000^3, 8000-byte
+  // rows: half of them off lines) it measured 0.92-0.95x (benchmarks/results/probes/probe_pitch_h100.txt, the GEMM on
+  // padded copies plus the copy at the realigning row copy's rate). Chosen on that probe alone.
+  double pitch_copy_min_gain = 1.05;
   // --- Split-K and operand copies (terms of 2026-11-23). ---
   // The split-K reduction is a second kernel (cpp/kernels/split_k.cu) launched with programmatic dependent
   // launch: its launch overlaps the GEMM, what remains is its first memory round trip and the drain of its
@@ -612,6 +628,11 @@ struct LatencyBreakdown {
   bool realign_read = false;
   double realign_groups = 0;  // its copy groups per k-tile, one memory round trip each (memory_latency)
   bool realign_a = false, realign_b = false;  // the operands that break the 16-byte rule and are read in place
+  // nv wgmma: the share of each operand's rows read in place off 128-byte lines (rows_off_lines_share of its pitch;
+  // 0 where it is copied: copies have padded rows), and the operands the op copies only to put their rows on lines
+  // (predict_into weighs the copy against NvModelConstants::wgmma_tma_off_line_row_cost).
+  double off_line_share_a = 0, off_line_share_b = 0;
+  bool pitch_copy_a = false, pitch_copy_b = false;
   // Tie-break key (phase 1): arithmetic intensity of the tile, flops per byte loaded
   double arithmetic_intensity = 0;
 };

@@ -30,11 +30,12 @@ struct PerDtype {
 };
 
 // The whole Problem: shape, dtype, batch, layout, alignment and bias (bits) all change the pick.
-using CacheKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, int, std::int64_t, int>;
+// (and the operands' leading dimensions: rows off 128-byte lines, Problem::a_ld / b_ld)
+using CacheKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, int, std::int64_t, int, std::int64_t, std::int64_t>;
 CacheKey cache_key(const Problem& p) {
   const int bits = (p.a_k_contiguous ? 1 : 0) | (p.b_k_contiguous ? 2 : 0) | (p.a_aligned ? 4 : 0) | (p.b_aligned ? 8 : 0) |
                    (p.bias ? 16 : 0);
-  return CacheKey{p.M, p.N, p.K, static_cast<int>(p.dtype), p.batch, bits};
+  return CacheKey{p.M, p.N, p.K, static_cast<int>(p.dtype), p.batch, bits, p.a_ld, p.b_ld};
 }
 // A hashed cache: one hash and a compare or two per lookup, where an ordered map walks ~12 levels of tuple
 // compares at a few thousand entries (a cold selection looks up twice: find, then insert).
@@ -47,6 +48,7 @@ struct CacheKeyHash {
     mix(std::uint64_t(std::get<2>(k)));
     mix(std::uint64_t(std::get<4>(k)));
     mix(std::uint64_t(std::get<3>(k)) << 8 | std::uint64_t(std::get<5>(k)));
+    mix(std::uint64_t(std::get<6>(k)) * 31 + std::uint64_t(std::get<7>(k)));
     return static_cast<std::size_t>(h);
   }
 };

@@ -190,6 +190,21 @@ constexpr double kTransposingCopyFactor = 3.0;
 constexpr std::int64_t kSwappedTf32MaxM = 2048;
 inline constexpr bool swapped_tf32_variant_runs(std::int64_t M) { return M <= kSwappedTf32MaxM; }
 
+// The share of an operand's rows that do not start on a 128-byte line, for rows `pitch_bytes` apart (row r starts
+// at r * pitch mod 128, which takes 128 / gcd(pitch, 128) values, one of them 0): 0 for a pitch that is a multiple
+// of 128 bytes, 7/8 for 6000 bytes (3000 fp16 elements), 1/2 for 8000. A 128-byte TMA box row that starts off a line
+// spans two.
+constexpr double rows_off_lines_share(std::int64_t pitch_bytes) {
+  std::int64_t a = pitch_bytes < 0 ? -pitch_bytes : pitch_bytes, b = 128;
+  if (a == 0) return 0.0;
+  while (b != 0) {
+    const std::int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return 1.0 - double(a) / 128.0;
+}
+
 // The real resources of one compiled kernel, as the build (ptxas report) or the driver
 // (cudaFuncGetAttributes) reports them. Consumed by the register-pressure and shared-memory
 // filters and by the occupancy term of the model.
@@ -228,6 +243,12 @@ struct Problem {
   // (a_k_contiguous / b_k_contiguous then say which dimension has unit stride: what a copy can keep).
   bool a_aligned = true;
   bool b_aligned = true;
+  // Leading dimension of each operand as stored, in elements (the stride between its rows in the layout above: A's
+  // rows of K when a_k_contiguous, else its K rows of M; B's rows of K when b_k_contiguous, else its K rows of N);
+  // 0: a contiguous operand of this shape (K, M, K or N). The wgmma kernels read rows that do not start on 128-byte
+  // lines more slowly (rows_off_lines_share; the model's TMA stage term), which a padded copy avoids.
+  std::int64_t a_ld = 0;
+  std::int64_t b_ld = 0;
   // A fused bias (nn.Linear's b, addmm's 1-D input): N elements of the dtype added to every row of C in the
   // epilogue (the split-K reduction for split tiles). It changes the epilogue's reads, not the tile.
   bool bias = false;

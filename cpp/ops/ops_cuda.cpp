@@ -305,16 +305,31 @@ const origami::Selector& selector_for(int dev, DType dtype) {
   } catch (const std::exception& ex) {
     TORCH_CHECK(false, "origami_nv: resolving the hardware parameters of ", props.name, " failed: ", ex.what());
   }
-  auto sel = std::make_unique<origami::Selector>(std::move(hw), std::move(res));
+  // ORIGAMI_NV_PITCH_COPY=0 in the environment (read once): the model without its term for rows off 128-byte lines
+  // (NvModelConstants::wgmma_tma_off_line_row_cost = 0), so no operand is copied for it: the picks and launches of
+  // before the term, a diagnostic for timing the two against each other.
+  static const bool pitch_term = [] {
+    const char* v = std::getenv("ORIGAMI_NV_PITCH_COPY");
+    return !(v != nullptr && v[0] == '0');
+  }();
+  origami::ModelOptions options;
+  if (!pitch_term) options.nv.wgmma_tma_off_line_row_cost = 0.0;
+  auto sel = std::make_unique<origami::Selector>(std::move(hw), std::move(res), options);
   const origami::Selector& ref = *sel;
   cache.emplace(key, std::move(sel));
   return ref;
 }
 #endif
 
+#ifdef ORIGAMI_NV_HAVE_MODEL
+const origami::Selection& selection_for(int dev, const origami::Problem& p) {
+  return selector_for(dev, p.dtype).select(p);
+}
+#endif
+
 TileConfig select_for(int dev, const origami::Problem& p) {
 #ifdef ORIGAMI_NV_HAVE_MODEL
-  return selector_for(dev, p.dtype).select(p).config;
+  return selection_for(dev, p).config;
 #else
   (void)dev; (void)p;
   TORCH_CHECK(false, "origami_nv.matmul: this build has no model library (cpp/model); use matmul_config");
@@ -382,6 +397,9 @@ struct Plan {
   const KernelEntry* entry = nullptr;
   TileConfig config;          // what runs (group_size_m and split_k included)
   bool copy_a = false, copy_b = false;
+  // The model's pick copies an operand that the kernel could read in place, to put its rows on 128-byte lines
+  // (LatencyBreakdown::pitch_copy_a/b; NvModelConstants::wgmma_tma_off_line_row_cost).
+  bool pitch_copy_a = false, pitch_copy_b = false;
   int64_t workspace_elems = 0;  // split-K fp32 workspace (0: none)
   int64_t split_slots = 0;      // the split-K schedule's wave (resident_slots of the kernel)
   origami::ClusterSlots cluster_slots;  // cluster_slots_of the kernel (split launches only)
@@ -398,6 +416,7 @@ origami::Problem problem_of(const at::Tensor& a3, const at::Tensor& b3, const Ma
   Operand probe;
   if (try_layout(a3, 2, 1, kAlign, probe)) { p.a_k_contiguous = true; ok = true; }
   else if (try_layout(a3, 1, 2, kAlign, probe)) { p.a_k_contiguous = false; ok = true; }
+  if (ok) p.a_ld = probe.ld;  // the pitch of its rows (the model's rows off 128-byte lines)
   // A misaligned operand is copied whatever the kernel: its layout is the dimension of unit stride, the one a copy
   // into a kernel that reads that layout keeps (streamed rows; any other copy is a gather).
   if (!ok) p.a_k_contiguous = !(a3.stride(1) == 1 && a3.size(1) > 1 && a3.stride(2) != 1);
@@ -405,6 +424,7 @@ origami::Problem problem_of(const at::Tensor& a3, const at::Tensor& b3, const Ma
   ok = false;
   if (try_layout(b3, 2, 1, kAlign, probe)) { p.b_k_contiguous = false; ok = true; }   // B (K, N): N contiguous
   else if (try_layout(b3, 1, 2, kAlign, probe)) { p.b_k_contiguous = true; ok = true; }
+  if (ok) p.b_ld = probe.ld;
   if (!ok) p.b_k_contiguous = b3.stride(1) == 1 && b3.size(1) > 1 && b3.stride(2) != 1;
   p.b_aligned = ok;
   return p;
@@ -421,7 +441,15 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
   Plan plan;
   plan.pdl_capable = cc >= 90;
 #ifdef ORIGAMI_NV_HAVE_MODEL
-  plan.config = explicit_config ? *explicit_config : select_for(dev, problem_of(a3, b3, s, dtype, key.bias));
+  bool pitch_a = false, pitch_b = false;
+  if (explicit_config) {
+    plan.config = *explicit_config;
+  } else {
+    const origami::Selection& sel = selection_for(dev, problem_of(a3, b3, s, dtype, key.bias));
+    plan.config = sel.config;
+    pitch_a = sel.final_breakdown.pitch_copy_a;
+    pitch_b = sel.final_breakdown.pitch_copy_b;
+  }
 #else
   plan.config = explicit_config ? *explicit_config : select_for(dev, problem_of(a3, b3, s, dtype, key.bias));
 #endif
@@ -506,6 +534,11 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
       plan.copy_b = !ok_b;
     }
   }
+#ifdef ORIGAMI_NV_HAVE_MODEL
+  // (an operand the chosen variant copies anyway already gets rows on lines)
+  plan.pitch_copy_a = pitch_a && !plan.copy_a;
+  plan.pitch_copy_b = pitch_b && !plan.copy_b;
+#endif
   if (cfg.split_k > 1) {
     plan.split_slots = origami::resident_slots(*plan.entry);
     TORCH_CHECK(plan.split_slots > 0, op, ": could not query the occupancy of ", origami::describe_kernel(*plan.entry),
@@ -617,9 +650,15 @@ at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor*
   const KernelEntry* chosen = plan.entry;
 
   // The plan was made for these strides and alignment, so an operand it reads in place still reads in place.
+  // An operand the model copies to put its rows on 128-byte lines (Plan::pitch_copy_a/b) goes through the same
+  // padded copy as a misaligned one.
   bool ok = false;
-  Operand A = prepare(a3, true, chosen->a_k_contiguous, true, chosen->alignment_elems, ok);
-  Operand B = prepare(b3, false, chosen->b_k_contiguous, true, chosen->alignment_elems, ok);
+  Operand A = plan.pitch_copy_a ? padded_copy(a3, chosen->a_k_contiguous ? 2 : 1, chosen->alignment_elems)
+                                : prepare(a3, true, chosen->a_k_contiguous, true, chosen->alignment_elems, ok);
+  Operand B = plan.pitch_copy_b ? padded_copy(b3, chosen->b_k_contiguous ? 1 : 2, chosen->alignment_elems)
+                                : prepare(b3, false, chosen->b_k_contiguous, true, chosen->alignment_elems, ok);
+  A.first_contig = chosen->a_k_contiguous;
+  B.first_contig = chosen->b_k_contiguous;
 
   // C: into out where its strides are ones the kernels write (c_strides_in_place), else a fresh contiguous result
   // (batch x M rows of N) copied into out after the launch.

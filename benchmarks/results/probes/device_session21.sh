@@ -2,7 +2,7 @@
 # One-off device job of 2026-11-27 (twenty-first session): device_session20.sh's items plus streamk:S
 # (probe_stream_k.py: stream-K against unsplit, split-K and cuBLAS on partial-last-wave shapes, issue 13) and
 # wavefill:S (probe_wave_fill.py: the whole waves and the rest of C as two launches) and pitch:S (probe_pitch.py:
-# rows on 128-byte lines or not).
+# rows on 128-byte lines or not) and pitch-ab:S (probe_pitch_ab.py with ORIGAMI_NV_PITCH_COPY 0 / 1 alternated).
 #   bash benchmarks/results/probes/device_session21.sh GPU_NAME DEADLINE_S ITEM...
 set -uo pipefail
 source benchmarks/results/probes/device_lib.sh
@@ -23,6 +23,9 @@ for item in "$@"; do
                "$OUT/probe_wave_fill_$gpu.txt" | tail -40 | cut -c1-230;;
     pitch) timeout "$left" python3 benchmarks/results/probes/probe_pitch.py "$gpu" >"$OUT/probe_pitch_$gpu.txt" 2>&1
            echo "pitch rc=$?"; tail -25 "$OUT/probe_pitch_$gpu.txt" | cut -c1-600;;
+    pitch-ab) for v in 0 1 0 1; do ORIGAMI_NV_PITCH_COPY=$v timeout $(( left / 4 )) python3 \
+               benchmarks/results/probes/probe_pitch_ab.py "$gpu" >>"$OUT/probe_pitch_ab_$gpu.txt" 2>&1; done
+               echo "pitch-ab done"; tail -3 "$OUT/probe_pitch_ab_$gpu.txt";;
     *) rest+=("$item");;
   esac
 done

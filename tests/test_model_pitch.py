@@ -1,0 +1,80 @@
+"""Rows off 128-byte lines (NvModelConstants::wgmma_tma_off_line_row_cost, pitch_copy_min_gain; cpp/model/model.cpp):
+the wgmma TMA stage term counts a box row that starts off a line twice, the share of such rows follows the pitch
+(rows_off_lines_share, cpp/model/types.hpp), and the model copies such an operand into padded rows where that is
+predicted faster (LatencyBreakdown::pitch_copy_a/b, which the op follows). CPU only."""
+import pytest
+
+import origami_nv
+from origami_nv import _core
+
+
+@pytest.fixture(scope="module")
+def hw():
+    return _core.resolve_hardware(None, "H100_SXM", "")
+
+
+def _kernel(bm, bn, stages, warps, regs=168):
+    cfg = _core.TileConfig(bm, bn, 64, group_size_m=8, stages=stages, warps=warps, family="wgmma")
+    kr = _core.KernelResources(cfg, dtype="float16", threads=32 * warps, registers_per_thread=regs,
+                               spill_store_bytes=0, spill_load_bytes=0, local_bytes=0,
+                               smem_bytes=stages * (bm + bn) * 128 + bm * 128 + 2048, arch="sm_90a", source="test")
+    return cfg, kr
+
+
+def _opts(**nv):
+    o = _core.ModelOptions("nv")
+    c = o.nv
+    for k, v in nv.items():
+        setattr(c, k, v)
+    o.nv = c
+    return o
+
+
+def test_share_of_rows_off_lines_follows_the_pitch(hw):
+    cfg, kr = _kernel(128, 192, 5, 12)
+    # no copies allowed (a copy would zero the in-place shares): the shares of the rows as read
+    o = _opts(pitch_copy_min_gain=1e9)
+    d = _core.predict(3000, 3000, 3000, "float16", cfg, hw, o, kr, layout="nn")    # 6000-byte rows
+    assert d["off_line_share_a"] == pytest.approx(7 / 8) and d["off_line_share_b"] == pytest.approx(7 / 8)
+    d = _core.predict(4000, 4000, 4000, "float16", cfg, hw, o, kr, layout="nn")    # 8000 bytes: every other row
+    assert d["off_line_share_a"] == pytest.approx(0.5)
+    d = _core.predict(3000, 3000, 3000, "float16", cfg, hw, o, kr, layout="nn", a_ld=3008, b_ld=3008)  # 47 lines
+    assert d["off_line_share_a"] == 0 and d["off_line_share_b"] == 0
+    d = _core.predict(3072, 3072, 3072, "float16", cfg, hw, o, kr, layout="nt")
+    assert d["off_line_share_a"] == 0 and d["off_line_share_b"] == 0
+    # the mma_sync family is not charged (cp.async rows: a term of its own, not this one)
+    mcfg = _core.TileConfig(128, 128, 32, group_size_m=8, stages=4, warps=8, family="mma_sync")
+    d = _core.predict(3000, 3000, 3000, "float16", mcfg, hw, o, None, layout="nn")
+    assert d["off_line_share_a"] == 0
+
+
+def test_rows_off_lines_slow_the_tma_stage_term(hw):
+    cfg, kr = _kernel(128, 192, 5, 12)
+    in_place = _core.predict(3000, 3000, 3000, "float16", cfg, hw, _opts(pitch_copy_min_gain=1e9), kr, layout="nn")
+    padded = _core.predict(3000, 3000, 3000, "float16", cfg, hw, _opts(), kr, layout="nn", a_ld=3008, b_ld=3008)
+    off = _core.predict(3000, 3000, 3000, "float16", cfg, hw, _opts(wgmma_tma_off_line_row_cost=0.0), kr, layout="nn")
+    assert in_place["tma_box_cycles"] > padded["tma_box_cycles"] * 1.5
+    assert in_place["total_cycles"] > padded["total_cycles"] * 1.1
+    assert off["tma_box_cycles"] == pytest.approx(padded["tma_box_cycles"])  # term off: as before it
+
+
+def test_the_model_copies_where_it_pays(hw):
+    cfg, kr = _kernel(128, 192, 5, 12)
+    d = _core.predict(3000, 3000, 3000, "float16", cfg, hw, _opts(), kr, layout="nt")
+    assert d["pitch_copy_a"] or d["pitch_copy_b"]
+    assert d["operand_copy_cycles"] > 0 and "128-byte lines" in d["operand_copy_reason"]
+    in_place = _core.predict(3000, 3000, 3000, "float16", cfg, hw, _opts(pitch_copy_min_gain=1e9), kr, layout="nt")
+    assert d["total_cycles"] * 1.05 < in_place["total_cycles"]
+    # decode-sized: the copy of B costs more than the GEMM
+    d = _core.predict(16, 3000, 3000, "float16", cfg, hw, _opts(), kr, layout="nt")
+    assert not (d["pitch_copy_a"] or d["pitch_copy_b"]) and d["operand_copy_cycles"] == 0
+    # term off: never
+    d = _core.predict(3000, 3000, 3000, "float16", cfg, hw, _opts(wgmma_tma_off_line_row_cost=0.0), kr, layout="nt")
+    assert not (d["pitch_copy_a"] or d["pitch_copy_b"])
+
+
+def test_explain_names_the_copy():
+    text = str(origami_nv.explain(3000, 3000, 3000, "float16", layout="nn"))
+    assert "off 128-byte lines" in text
+    text = str(origami_nv.explain(3072, 3072, 3072, "float16", layout="nn"))
+    assert "off 128-byte lines" not in text
