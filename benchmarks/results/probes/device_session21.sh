@@ -26,6 +26,8 @@ for item in "$@"; do
     pitch-ab) for v in 0 1 0 1; do ORIGAMI_NV_PITCH_COPY=$v timeout $(( left / 4 )) python3 \
                benchmarks/results/probes/probe_pitch_ab.py "$gpu" >>"$OUT/probe_pitch_ab_$gpu.txt" 2>&1; done
                echo "pitch-ab done"; tail -3 "$OUT/probe_pitch_ab_$gpu.txt";;
+    pitch-diag) for v in 0 1; do ORIGAMI_NV_PITCH_COPY=$v timeout 60 python3 benchmarks/results/probes/probe_pitch_diag.py \
+                 2>&1 | grep pitch_copy; done;;
     *) rest+=("$item");;
   esac
 done
