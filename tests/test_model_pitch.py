@@ -23,6 +23,7 @@ def _kernel(bm, bn, stages, warps, regs=168):
 
 def _opts(**nv):
     o = _core.ModelOptions("nv")
+    o.pitch_copy_plan = True  # the selector sets it for its pick's final breakdown (the op follows that one)
     c = o.nv
     for k, v in nv.items():
         setattr(c, k, v)
@@ -71,6 +72,17 @@ def test_the_model_copies_where_it_pays(hw):
     # term off: never
     d = _core.predict(3000, 3000, 3000, "float16", cfg, hw, _opts(wgmma_tma_off_line_row_cost=0.0), kr, layout="nt")
     assert not (d["pitch_copy_a"] or d["pitch_copy_b"])
+
+
+def test_the_ranking_is_the_in_place_one(hw):
+    # Without pitch_copy_plan (every candidate of the ranking) the term is not applied: the ranking among in-place
+    # tiles is the model's of before the term.
+    cfg, kr = _kernel(128, 192, 5, 12)
+    o = _core.ModelOptions("nv")
+    d = _core.predict(3000, 3000, 3000, "float16", cfg, hw, o, kr, layout="nn")
+    assert d["off_line_share_a"] == 0 and not d["pitch_copy_a"] and d["operand_copy_cycles"] == 0
+    padded = _core.predict(3000, 3000, 3000, "float16", cfg, hw, o, kr, layout="nn", a_ld=3008, b_ld=3008)
+    assert d["total_cycles"] == pytest.approx(padded["total_cycles"], rel=0.02)
 
 
 def test_explain_names_the_copy():

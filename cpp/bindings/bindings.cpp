@@ -409,7 +409,7 @@ PYBIND11_MODULE(_core, m) {
                     [](ModelOptions& o, const std::string& s) { o.mode = to_mode(s); })
       RW(ModelOptions, source) RW(ModelOptions, seed) RW(ModelOptions, nv)
       RW(ModelOptions, phase1_group_size_m) RW(ModelOptions, abstract_stages) RW(ModelOptions, abstract_warps)
-      RW(ModelOptions, cached_ranking_size) RW(ModelOptions, split_k)
+      RW(ModelOptions, cached_ranking_size) RW(ModelOptions, split_k) RW(ModelOptions, pitch_copy_plan)
       RW(ModelOptions, mma_sync_dominated_by_wgmma);
 #undef RW
 

@@ -1079,7 +1079,8 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
   // wgmma: the operands read in place whose rows are off 128-byte lines (a copy pads them onto lines).
   const double eb = dtype_bytes(p.dtype);
   auto off_lines = [&](bool copied, bool aligned, std::int64_t ld, std::int64_t contiguous_ld) {
-    if (copied || !aligned || c.family != Family::Wgmma || o.nv.wgmma_tma_off_line_row_cost <= 0) return 0.0;
+    if (copied || !aligned || c.family != Family::Wgmma || o.nv.wgmma_tma_off_line_row_cost <= 0 || !o.pitch_copy_plan)
+      return 0.0;
     return rows_off_lines_share((ld > 0 ? ld : contiguous_ld) * static_cast<std::int64_t>(eb));
   };
   const double share_a = off_lines(copies.copy_a, p.a_aligned, p.a_ld, p.a_k_contiguous ? p.K : p.M);

@@ -512,6 +512,13 @@ struct ModelOptions {
   // the Python selection() do). So the pick alone: a cold selection then writes ~1 KB to the cache, not ~13 KB
   // (16 entries kept until 2026-11-25 cost ~3 us of a ~25 us cold selection, mostly first touches of new pages).
   int cached_ranking_size = 1;
+  // nv: weigh rows off 128-byte lines (NvModelConstants::wgmma_tma_off_line_row_cost) and the copy that avoids them
+  // (pitch_copy_min_gain) in a prediction. The selector sets it for its pick's final breakdown alone, which the op
+  // follows: the ranking predicts every candidate reading in place without the term. With the term in the ranking the
+  // pick moved among in-place tiles for the worse: H100 30x608x592x224 128x128 (18.1 us) -> 256x128 (22.4 us)
+  // (benchmarks/results/probes/probe_pitch_diag_h100.txt); offline A/BF on the sets no fit read: H100 gen-valid
+  // 0.979 -> 0.978, H200 gen-valid 0.979 -> 0.976, odd 0.969 -> 0.963, tau -0.001 to -0.006.
+  bool pitch_copy_plan = false;
 };
 
 // Every term of the model for one (problem, config). Seed-mode fields are the seed's symbols;

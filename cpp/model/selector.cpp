@@ -542,7 +542,10 @@ const Selection& Selector::select(const Problem& p) const {
     if (c.config.same_kernel(best.config) && c.resources) { kernel = &c; break; }
   // Into the Selection's own breakdown (no temporary), with the kernel's terms computed at construction (the same
   // bits as computing them here).
-  predict_candidate(p, sel->config, kernel, impl_->mhw, o, sel->final_breakdown);
+  // (with the term for rows off 128-byte lines and the copy that avoids them: ModelOptions::pitch_copy_plan)
+  ModelOptions final_options = o;
+  final_options.pitch_copy_plan = true;
+  predict_candidate(p, sel->config, kernel, impl_->mhw, final_options, sel->final_breakdown);
 
   std::unique_lock<std::shared_mutex> lock(impl_->mu);
   auto [it, inserted] = impl_->cache.emplace(key, std::move(sel));

@@ -394,6 +394,17 @@ class Explanation:
                      "smaller; seed: ties keep the smallest)")
         L.append(f"  Winner: GROUP_SIZE_M = {c.group_size_m}; re-evaluated with it: "
                  f"{_n(s['final_breakdown']['total_cycles'])} cycles")
+        fb = s["final_breakdown"]
+        if self.mode != "seed" and (fb.get("off_line_share_a") or fb.get("off_line_share_b") or fb.get("pitch_copy_a")
+                                    or fb.get("pitch_copy_b")):
+            # (the pick alone: ModelOptions.pitch_copy_plan; the ranking above reads every operand in place)
+            L.append("  Rows off 128-byte lines (wgmma TMA rows spanning two lines: NvModelConstants."
+                     "wgmma_tma_off_line_row_cost): " +
+                     ", ".join(f"{x} {'copied into padded rows' if fb.get('pitch_copy_' + x.lower()) else 'read in place, ' + format(fb.get('off_line_share_' + x.lower(), 0), '.0%') + ' of its rows off lines'}"
+                               for x in ("A", "B")))
+            if fb.get("pitch_copy_a") or fb.get("pitch_copy_b"):
+                L.append(f"  [Operand copies] {fb['operand_copy_reason']}: {_n(fb['operand_copy_bytes'])} bytes read "
+                         f"and written = {_n(fb['operand_copy_cycles'])} cycles (the op makes them)")
         L.append("")
         L.append(f"Final configuration: BLOCK_M={c.block_m}, BLOCK_N={c.block_n}, BLOCK_K={c.block_k}, "
                  f"GROUP_SIZE_M={c.group_size_m}, stages={c.stages}, warps={c.warps}, family={c.family}, "

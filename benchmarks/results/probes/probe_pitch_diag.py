@@ -12,5 +12,5 @@ for bt, M, N, K, lay in [(30, 608, 592, 224, "nn"), (8, 2480, 912, 224, "nn"), (
     origami_nv.matmul(a, b); torch.cuda.synchronize()
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as p:
         origami_nv.matmul(a, b); torch.cuda.synchronize()
-    ks = [(e.name[:60], round(e.device_time_total, 1)) for e in p.key_averages() if e.device_type == torch.autograd.DeviceType.CUDA]
+    ks = [(e.name[:60], round(e.time_range.elapsed_us(), 1)) for e in p.events() if e.device_type == torch.autograd.DeviceType.CUDA]
     print(f"pitch_copy={os.environ.get('ORIGAMI_NV_PITCH_COPY', '1')} {bt}x{M}x{N}x{K}: select_config {list(cfg)} kernels {ks}", flush=True)
