@@ -90,3 +90,19 @@ def test_explain_names_the_copy():
     assert "off 128-byte lines" in text
     text = str(origami_nv.explain(3072, 3072, 3072, "float16", layout="nn"))
     assert "off 128-byte lines" not in text
+
+
+def test_python_api_takes_leading_dimensions():
+    # select / rank / explain take the operands' leading dimensions (None: contiguous), as the op passes them
+    assert origami_nv.select(3000, 3000, 3000) == origami_nv.select(3000, 3000, 3000, a_ld=3008, b_ld=3008)
+    text = str(origami_nv.explain(3000, 3000, 3000, a_ld=3008, b_ld=3008))
+    assert "off 128-byte lines" not in text and "leading dimensions A 3008, B 3008" in text
+    text = str(origami_nv.explain(3000, 3000, 3000, a_ld=3008))  # B still 6000-byte rows
+    assert "A read in place, 0% of its rows off lines" in text and "B copied into padded rows" in text
+    assert len(origami_nv.rank(3000, 3000, 3000, top=3, a_ld=3000, b_ld=3072)) == 3
+    for bad in (dict(a_ld=2999), dict(b_ld=-1), dict(a_ld=True), dict(b_ld="x")):
+        with pytest.raises(ValueError, match="_ld must be"):
+            origami_nv.select(3000, 3000, 3000, **bad)
+    # the layout decides the minimum: A 't' (M-contiguous) rows of M
+    with pytest.raises(ValueError, match=r">= 300 for layout 'tn'"):
+        origami_nv.select(300, 500, 700, layout="tn", a_ld=299)

@@ -43,7 +43,8 @@ ModelMode to_mode(const std::string& s) {
 }
 
 Problem make_problem(std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype, std::int64_t batch = 1,
-                     const std::string& layout = "nn", bool a_aligned = true, bool b_aligned = true, bool bias = false) {
+                     const std::string& layout = "nn", bool a_aligned = true, bool b_aligned = true, bool bias = false,
+                     std::int64_t a_ld = 0, std::int64_t b_ld = 0) {
   Problem p{M, N, K, to_dtype(dtype)};
   p.bias = bias;
   if (batch < 1) throw std::invalid_argument("batch must be a positive integer, got " + std::to_string(batch));
@@ -52,6 +53,16 @@ Problem make_problem(std::int64_t M, std::int64_t N, std::int64_t K, const std::
     throw std::invalid_argument("layout must be one of nn, nt, tn, tt, got '" + layout + "'");
   p.a_aligned = a_aligned;
   p.b_aligned = b_aligned;
+  // Leading dimensions (Problem::a_ld / b_ld): 0 = contiguous, else at least the rows' contiguous extent.
+  const std::int64_t a_min = p.a_k_contiguous ? K : M, b_min = p.b_k_contiguous ? K : N;
+  if (a_ld != 0 && a_ld < a_min)
+    throw std::invalid_argument("a_ld must be 0 (contiguous) or >= " + std::to_string(a_min) + " for layout '" + layout +
+                                "', got " + std::to_string(a_ld));
+  if (b_ld != 0 && b_ld < b_min)
+    throw std::invalid_argument("b_ld must be 0 (contiguous) or >= " + std::to_string(b_min) + " for layout '" + layout +
+                                "', got " + std::to_string(b_ld));
+  p.a_ld = a_ld;
+  p.b_ld = b_ld;
   return p;
 }
 
@@ -456,11 +467,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("predict",
         [](std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype, const TileConfig& c,
            const HardwareParams& hw, const ModelOptions& o, const KernelResources* kr, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned, bool bias, std::int64_t a_ld, std::int64_t b_ld) {
-          Problem p = make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned, bias);
-          if (a_ld < 0 || b_ld < 0) throw std::invalid_argument("a_ld and b_ld must be >= 0 (0: a contiguous operand)");
-          p.a_ld = a_ld;
-          p.b_ld = b_ld;
-          return breakdown_dict(predict(p, c, hw, o, kr));
+          return breakdown_dict(predict(make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned, bias, a_ld, b_ld),
+                                        c, hw, o, kr));
         },
         py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype"), py::arg("config"), py::arg("hardware"),
         py::arg("options"), py::arg("resources") = nullptr, py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true, py::arg("bias") = false,
@@ -537,8 +545,8 @@ PYBIND11_MODULE(_core, m) {
       .def("cache_size", &Selector::cache_size)
       .def("clear_cache", &Selector::clear_cache)
       .def("select_config",
-           [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned, bool bias) {
-             const Problem p = make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned, bias);
+           [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned, bool bias, std::int64_t a_ld, std::int64_t b_ld) {
+             const Problem p = make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned, bias, a_ld, b_ld);
              const Selection* sel;
              {
                py::gil_scoped_release release;  // ranking may take a while the first time
@@ -546,12 +554,12 @@ PYBIND11_MODULE(_core, m) {
              }
              return sel->config;
            },
-           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true, py::arg("bias") = false,
+           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true, py::arg("bias") = false, py::arg("a_ld") = 0, py::arg("b_ld") = 0,
            "The pick (cached per problem).")
       .def("selection",
            [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype,
-              std::optional<int> top, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned, bool bias) {
-             const Problem p = make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned, bias);
+              std::optional<int> top, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned, bool bias, std::int64_t a_ld, std::int64_t b_ld) {
+             const Problem p = make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned, bias, a_ld, b_ld);
              const Selection& sel = s.select(p);
              py::dict d;
              d["config"] = sel.config;
@@ -584,23 +592,23 @@ PYBIND11_MODULE(_core, m) {
              d["excluded"] = sel.excluded ? exclusions_list(*sel.excluded) : py::list();
              return d;
            },
-           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("top") = py::none(), py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true, py::arg("bias") = false,
+           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("top") = py::none(), py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true, py::arg("bias") = false, py::arg("a_ld") = 0, py::arg("b_ld") = 0,
            "The full selection: pick, breakdowns, ranking (top entries), phase-2 costs, exclusions.")
       .def("rank",
-           [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned, bool bias) {
+           [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned, bool bias, std::int64_t a_ld, std::int64_t b_ld) {
              py::list out;
-             for (const auto& r : s.rank(make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned, bias)))
+             for (const auto& r : s.rank(make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned, bias, a_ld, b_ld)))
                out.append(py::make_tuple(r.config, r.breakdown.total_cycles));
              return out;
            },
-           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true, py::arg("bias") = false,
+           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true, py::arg("bias") = false, py::arg("a_ld") = 0, py::arg("b_ld") = 0,
            "Phase 1 ranking (uncached): [(config, predicted cycles)], best first.")
       .def("time_rank_us",
            [](const Selector& s, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& dtype,
-              int repeats, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned, bool bias) {
+              int repeats, std::int64_t batch, const std::string& layout, bool a_aligned, bool b_aligned, bool bias, std::int64_t a_ld, std::int64_t b_ld) {
              // Timed in C++ with steady_clock: one sample = ranking every admissible config of one
              // shape (uncached), so Python call overhead is not measured.
-             const Problem p = make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned, bias);
+             const Problem p = make_problem(M, N, K, dtype, batch, layout, a_aligned, b_aligned, bias, a_ld, b_ld);
              std::vector<double> us;
              us.reserve(std::max(repeats, 1));
              py::gil_scoped_release release;
@@ -614,7 +622,7 @@ PYBIND11_MODULE(_core, m) {
              }
              return us;
            },
-           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("repeats") = 1000, py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true, py::arg("bias") = false)
+           py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype") = "float16", py::arg("repeats") = 1000, py::arg("batch") = 1, py::arg("layout") = "nn", py::arg("a_aligned") = true, py::arg("b_aligned") = true, py::arg("bias") = false, py::arg("a_ld") = 0, py::arg("b_ld") = 0)
       .def("time_select_us",
            [](const Selector& s, const std::vector<std::array<std::int64_t, 3>>& shapes, const std::string& dtype) {
              // Cold selections (two phases, cache insert) of many shapes, timed in C++: total us.

@@ -113,6 +113,21 @@ def _check_mode(mode: Any) -> str:
 LAYOUTS: Tuple[str, ...] = ("nn", "nt", "tn", "tt")
 
 
+def _check_ld(name: str, v: Any) -> int:
+    """A leading dimension in elements (None or 0: a contiguous operand); the C++ side checks it against the shape."""
+    if v is None:
+        return 0
+    if isinstance(v, bool):
+        raise ValueError(f"{name} must be None or a positive integer, got {v!r}")
+    try:
+        n = operator.index(v)
+    except TypeError:
+        raise ValueError(f"{name} must be None or a positive integer, got {v!r} ({type(v).__name__})") from None
+    if n < 0 or n > (1 << 40):
+        raise ValueError(f"{name} must be None or a positive integer, got {n}")
+    return n
+
+
 def _check_problem_extras(batch: Any, layout: Any, a_aligned: Any, b_aligned: Any) -> Tuple[int, str, bool, bool]:
     """batch (positive int), layout (BLAS letters, cpp/model/types.hpp: layout_name), alignment flags."""
     if isinstance(batch, bool):
@@ -295,7 +310,8 @@ def get_selector(gpu: Optional[str] = None, mode: str = DEFAULT_MODE) -> _Select
 # ---- select / rank ----------------------------------------------------------------------------
 def select(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = None,
            mode: str = DEFAULT_MODE, *, batch: int = 1, layout: str = "nn", a_aligned: bool = True,
-           b_aligned: bool = True, bias: bool = False) -> Config:
+           b_aligned: bool = True, bias: bool = False, a_ld: Optional[int] = None,
+           b_ld: Optional[int] = None) -> Config:
     """The tile configuration the model picks for C[b] (M x N) = A[b] (M x K) @ B[b] (K x N), b < batch.
 
     Args:
@@ -308,6 +324,10 @@ def select(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = 
             aligned, or a leading dimension / batch stride not a multiple of 8 elements): the op copies it first,
             unless the config has a realigning kernel (the mma_sync `_ra` kernels), which reads it in place.
         bias: True when a bias vector (N elements) is added in the epilogue (nn.Linear, addmm with a 1-D input).
+        a_ld, b_ld: the operands' leading dimensions in elements (the stride between rows of the layout: A's rows
+            of K for 'n', its K rows of M for 't'; B's K rows of N for 'n', its rows of K for 't'); None = a contiguous
+            operand of this shape. The model's pick weighs rows that do not start on 128-byte lines (a pitch not
+            a multiple of 128 bytes) and the padded copy the op then makes (``explain`` shows the decision).
         dtype: "float16", "bfloat16", "float32" or "tfloat32" (aliases fp16/half/bf16/fp32 and torch dtypes accepted).
             float32 is modelled on the CUDA cores (the simt family, seed 002's roof; nv mode only);
             "tfloat32" (alias "tf32") is float32 storage on the TF32 tensor cores (the wgmma tf32 kernels), what
@@ -320,7 +340,7 @@ def select(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = 
         The chosen :class:`Config`, with its phase-2 GROUP_SIZE_M. Cached per
         (M, N, K, dtype, gpu, mode, ORIGAMI_NV_HW_PARAMS).
     """
-    key = (M, N, K, dtype, gpu, mode, _env_get(_env_override_key), batch, layout, a_aligned, b_aligned, bias)
+    key = (M, N, K, dtype, gpu, mode, _env_get(_env_override_key), batch, layout, a_aligned, b_aligned, bias, a_ld, b_ld)
     try:
         hit = _picks.get(key)
     except TypeError:  # an unhashable argument: the checks below say what is wrong with it
@@ -330,13 +350,15 @@ def select(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = 
     M, N, K = _check_dim("M", M), _check_dim("N", N), _check_dim("K", K)
     batch, layout, a_aligned, b_aligned = _check_problem_extras(batch, layout, a_aligned, b_aligned)
     bias = _check_bias(bias)
+    a_ld, b_ld = _check_ld("a_ld", a_ld), _check_ld("b_ld", b_ld)
     dt = _check_dtype(dtype)
     entry = get_selector(gpu, mode)
     cfg = entry.selector.select_config(M, N, K, dt, batch=batch, layout=layout, a_aligned=a_aligned,
-                                       b_aligned=b_aligned, bias=bias)
+                                       b_aligned=b_aligned, bias=bias, a_ld=a_ld, b_ld=b_ld)
     if type(dtype) is str and (gpu is None or type(gpu) is str):
         _picks[key] = cfg
-        _picks[(M, N, K, dt, gpu, mode, key[6], batch, layout, a_aligned, b_aligned, bias)] = cfg
+        _picks[(M, N, K, dt, gpu, mode, key[6], batch, layout, a_aligned, b_aligned, bias, a_ld or None,
+                b_ld or None)] = cfg
     return cfg
 
 
@@ -360,14 +382,16 @@ def _cycles_to_us(hw: Any, cycles: float) -> float:
 
 def rank(M: int, N: int, K: int, top: Optional[int] = 10, dtype: Any = "float16", gpu: Optional[str] = None,
          mode: str = DEFAULT_MODE, *, batch: int = 1, layout: str = "nn", a_aligned: bool = True,
-         b_aligned: bool = True, bias: bool = False) -> List[RankedConfig]:
+         b_aligned: bool = True, bias: bool = False, a_ld: Optional[int] = None,
+         b_ld: Optional[int] = None) -> List[RankedConfig]:
     """Candidates ranked by predicted cycles, best first (phase 1; the pick's GROUP_SIZE_M is
     chosen afterwards by :func:`select`). ``top=None`` returns every admissible candidate, with the
-    split-K variants the model considers (``config.split_k > 1``). batch, layout, a_aligned, b_aligned, bias:
-    as for :func:`select`."""
+    split-K variants the model considers (``config.split_k > 1``). batch, layout, a_aligned, b_aligned, bias, a_ld,
+    b_ld: as for :func:`select` (the ranking reads every operand in place; the pick's copies are :func:`select`'s)."""
     M, N, K = _check_dim("M", M), _check_dim("N", N), _check_dim("K", K)
     batch, layout, a_aligned, b_aligned = _check_problem_extras(batch, layout, a_aligned, b_aligned)
     bias = _check_bias(bias)
+    a_ld, b_ld = _check_ld("a_ld", a_ld), _check_ld("b_ld", b_ld)
     if top is not None:
         top = operator.index(top)
         if top < 0:
@@ -375,7 +399,7 @@ def rank(M: int, N: int, K: int, top: Optional[int] = 10, dtype: Any = "float16"
     dt = _check_dtype(dtype)
     entry = get_selector(gpu, mode)
     sel = entry.selector.selection(M, N, K, dt, top, batch=batch, layout=layout, a_aligned=a_aligned,
-                                   b_aligned=b_aligned, bias=bias)
+                                   b_aligned=b_aligned, bias=bias, a_ld=a_ld, b_ld=b_ld)
     out = []
     for i, (cfg, bd) in enumerate(sel["ranking"]):
         out.append(RankedConfig(i + 1, cfg, bd["total_cycles"], _cycles_to_us(entry.hardware, bd["total_cycles"]), bd))
@@ -384,7 +408,7 @@ def rank(M: int, N: int, K: int, top: Optional[int] = 10, dtype: Any = "float16"
 
 def explain(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] = None, mode: str = DEFAULT_MODE,
             top: int = 10, *, batch: int = 1, layout: str = "nn", a_aligned: bool = True, b_aligned: bool = True,
-            bias: bool = False):
+            bias: bool = False, a_ld: Optional[int] = None, b_ld: Optional[int] = None):
     """Why the model picks what it picks: the Appendix A walk-through of every term (value and
     unit) for the chosen config, the tier and source of each hardware value, the top-k table, the
     phase-2 GROUP_SIZE_M costs and the excluded candidates with their reasons. For a batched,
@@ -392,18 +416,22 @@ def explain(M: int, N: int, K: int, dtype: Any = "float16", gpu: Optional[str] =
     terms, and the pick of the plain problem (batch 1, "nn", aligned) and why the two differ.
 
     Returns an :class:`origami_nv._explain.Explanation` (``str()`` for text, ``_repr_html_`` in
-    notebooks, ``to_dict()`` for JSON)."""
+    notebooks, ``to_dict()`` for JSON). a_ld, b_ld: as for :func:`select` (rows off 128-byte lines and the copies of
+    the pick are shown after phase 2)."""
     from ._explain import Explanation
 
     M, N, K = _check_dim("M", M), _check_dim("N", N), _check_dim("K", K)
     batch, layout, a_aligned, b_aligned = _check_problem_extras(batch, layout, a_aligned, b_aligned)
     bias = _check_bias(bias)
+    a_ld, b_ld = _check_ld("a_ld", a_ld), _check_ld("b_ld", b_ld)
     top = operator.index(top)
     if top < 1:
         raise ValueError(f"top must be >= 1, got {top}")
     dt = _check_dtype(dtype)
     entry = get_selector(gpu, mode)
     extras = dict(batch=batch, layout=layout, a_aligned=a_aligned, b_aligned=b_aligned, bias=bias)
+    if a_ld or b_ld:
+        extras.update(a_ld=a_ld, b_ld=b_ld)
     sel = entry.selector.selection(M, N, K, dt, None, **extras)
     plain = None
     if (batch, layout, a_aligned, b_aligned, bias) != (1, "nn", True, True, False) and mode == "nv":

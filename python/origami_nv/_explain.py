@@ -344,6 +344,9 @@ class Explanation:
             bits.append("misaligned: " + ", ".join(n for n, ok in (("A", x["a_aligned"]), ("B", x["b_aligned"])) if not ok))
         if x.get("bias"):
             bits.append("fused bias")
+        if x.get("a_ld") or x.get("b_ld"):
+            bits.append("leading dimensions " + ", ".join(f"{n} {x.get(k) or 'contiguous'}"
+                                                          for n, k in (("A", "a_ld"), ("B", "b_ld"))))
         return "; ".join(bits)
 
     def _plain_lines(self) -> List[str]:
