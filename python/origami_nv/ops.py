@@ -187,7 +187,10 @@ def matmul(a, b, *, bias=None, config=None):
     element-aligned pointer, leading dimension and batch stride); the model weighs that against the copy, and the
     op runs it only where the aligned kernel would copy. ``ORIGAMI_NV_REALIGN=0`` in the environment (read once,
     when the op first plans) leaves the realigning kernels out of the op and the model: every misaligned operand
-    is copied, as before them (for measuring the two paths against each other).
+    is copied, as before them (for measuring the two paths against each other). An operand whose rows are 16-byte
+    but not 128-byte aligned (e.g. a leading dimension of 3000 fp16 elements) is copied into padded rows where the
+    model predicts the launch at least 1.05x faster for it (the wgmma kernels' TMA reads such rows at about half
+    speed; ``explain`` shows the decision; ``ORIGAMI_NV_PITCH_COPY=0`` in the environment, read once, turns it off).
     K = 0 gives zeros, other zero-size dimensions an empty result.
 
     config: None (the Origami model picks the tile, and whether to split K, for this shape, layout and
