@@ -42,8 +42,11 @@ def test_list_is_modest_and_covers_every_dtype_and_layout():
     assert 8 <= len(SPECS) <= 130  # CI compiles them on 2 cores (~2.5 s each)
     for tile in wg.TILES:
         got = {(s.dtype, s.a_k_major, s.b_k_major) for s in SPECS if (s.block_m, s.block_n, s.consumers) == tile}
-        # An N-major B is loaded in 64-column boxes: BLOCK_N not a multiple of 64 exists for a K-major B only.
-        want = {(d, a, b) for d in ("fp16", "bf16") for a, b in wg.LAYOUTS if b or tile[1] % 64 == 0}
+        # An N-major B is loaded in 64-column boxes: a consumer's columns (all of BLOCK_N, or BLOCK_N / consumers where
+        # the consumers split N: 192 rows over 2) not a multiple of 64 exist for a K-major B only.
+        split_n = (tile[0] // tile[2]) % 64 != 0
+        cols = tile[1] // tile[2] if split_n else tile[1]
+        want = {(d, a, b) for d in ("fp16", "bf16") for a, b in wg.LAYOUTS if b or cols % 64 == 0}
         # wgmma reads TF32 operands from shared memory K-major only: x @ w.t() everywhere, and a @ b (row-major B)
         # as the swapped product where the tile's N splits into at most 2 m64 slabs per consumer warpgroup
         want |= {("tf32", True, True)}
@@ -60,15 +63,20 @@ def test_every_specialisation_fits_the_hardware(s):
     assert s.stages >= 2
     assert s.block_k * s.elem_bytes == 128                         # one 128-byte swizzle row: 64 x 16-bit, 32 x fp32
     assert s.block_k == (32 if s.dtype == "tf32" else 64)
-    assert s.block_n % 16 == 0 and 16 <= s.block_n <= 256        # wgmma n (multiples of 16 as generated)
-    assert s.block_m in (64, 128, 256) and (s.block_m // s.consumers) % 64 == 0
+    assert s.block_n % 16 == 0 and 16 <= s.block_n <= 256        # the TMA box of a K-major B: at most 256 rows
+    # the warpgroup split: whole m64 slabs of BLOCK_M per consumer, or (192 rows over 2) every row and half of BLOCK_N
+    assert s.block_m in (64, 128, 192, 256) and s.rows_per_consumer % 64 == 0
+    assert s.split_n == (s.block_m == 192)
+    assert s.consumers * s.rows_per_consumer * s.cols_per_consumer == s.block_m * s.block_n  # a partition of the tile
+    cols = s.block_n if s.swap else s.cols_per_consumer
+    assert cols % 16 == 0 and 16 <= cols <= 256                    # wgmma n (multiples of 16 as generated)
     assert s.threads == 128 * (s.consumers + 1) and s.warps == s.threads // 32
     chunks = s.epi_n * s.elem_bytes // 16                          # 16-byte chunks per staged C row
-    assert s.block_n % s.epi_n == 0 and (chunks % 8 == 0 or chunks in (2, 4))
-    assert s.block_m * s.epi_n * s.elem_bytes <= wg.C_STAGING_BYTES
+    assert cols % s.epi_n == 0 and (chunks % 8 == 0 or chunks in (2, 4))
+    assert s.c_bytes <= wg.C_STAGING_BYTES
     assert s.dtype != "tf32" or (s.a_k_major and (s.b_k_major or s.swap))
     assert not s.swap or (s.block_n // s.consumers) % 64 == 0      # swapped: wgmma's M side is BLOCK_N
-    assert s.b_k_major or s.block_n % 64 == 0
+    assert s.b_k_major or cols % 64 == 0
     assert s.accumulators_per_thread <= wg.ACCUM_LIMIT
     # the stage rule: as many as fit, capped, and one more would not fit
     assert s.stages == wg.MAX_STAGES or s.smem_bytes + s.stage_bytes + 16 > wg.SMEM_OPTIN_BYTES
@@ -89,7 +97,8 @@ def test_invalid_specialisations_are_refused():
     assert not wg.Spec(128, 96, 2, "bf16", True, True).problems()   # K-major B: one box, 32-column slices
     assert wg.Spec(64, 48, 1, "fp16", True, True).epi_n == 16       # 2-chunk slices (c_chunk_offset)
     assert wg.Spec(256, 256, 2, "bf16", True, True).problems()      # 256 accumulators per thread
-    assert wg.Spec(64, 128, 2, "fp16", True, True).problems()       # 32 rows per consumer
+    assert wg.Spec(96, 128, 2, "fp16", True, True).problems()       # not whole m64 slabs
+    assert wg.Spec(64, 128, 2, "fp16", True, True).split_n          # 32 rows each would not be slabs: 64 columns each
     assert wg.Spec(128, 200, 2, "fp16", True, True).problems()      # n not a multiple of 16
     assert not wg.Spec(128, 192, 2, "bf16", True, False).problems()
     assert not wg.Spec(128, 128, 2, "tf32", True, False).problems()  # TF32 a @ b: the swapped product
@@ -100,6 +109,12 @@ def test_invalid_specialisations_are_refused():
     assert wg.Spec(128, 128, 2, "tf32", False, False).problems()
     assert wg.Spec(128, 256, 2, "tf32", True, True).epi_n == 64     # 128 x 64 x 4 B = the 32 KiB staging
     assert wg.Spec(64, 48, 1, "tf32", True, True).epi_n == 16       # 64-byte rows: 4 chunks
+    t = wg.Spec(192, 192, 2, "fp16", True, True)                    # 3 slabs over 2 consumers: split along N
+    assert not t.problems() and t.split_n and (t.rows_per_consumer, t.cols_per_consumer) == (192, 96)
+    assert t.accumulators_per_thread == 144 and t.epi_n == 32 and t.c_bytes == 2 * 192 * 32 * 2
+    assert wg.Spec(192, 192, 2, "fp16", True, False).problems()     # 96 columns: not whole 64-column boxes of B
+    assert not wg.Spec(128, 256, 2, "fp16", True, True).split_n     # whole slabs: the consumers split M
+    assert wg.Spec(192, 192, 1, "fp16", True, True).problems()      # one consumer: 3 x 192 / 2 = 288 accumulators
 
 
 def test_names_are_unique_and_spell_the_config():

@@ -847,12 +847,11 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
   // are the model's own terms; the share of the difference taken is NvModelConstants::wgmma_epilogue_overlap
   // (fitted). On the H100 the TMA-stored epilogue ran 1.13-1.30x faster at K = 256-1024 (8192 x 8192 x 256:
   // 85.5 -> 69.3 us; benchmarks/results/probes/probe_tma_store_h100.txt).
-  // Only tiles whose C slices are whole 64-column TMA boxes store by TMA: BLOCK_N a multiple of 64
-  // (cpp/kernels/families/wgmma.py epilogue rule; the 64x48 .. 64x160 and 128x96 .. 128x144 tiles' 16/32-column
-  // slices leave through the threads' stores, which the next tile waits for).
+  // Only some tiles' C slices store by TMA (wgmma_tma_stored_epilogue, cpp/model/types.hpp: the 64x48 .. 64x160 and
+  // 128x96 .. 128x144 tiles' 16/32-column slices leave through the threads' stores, which the next tile waits for).
   b.epilogue_hidden_cycles = 0.0;
   if (c.family == Family::Wgmma && nv.wgmma_epilogue_overlap > 0 && b.num_waves > 1 && out_bytes == bytes &&
-      c.block_n % 64 == 0 && (p.N * static_cast<std::int64_t>(bytes)) % 16 == 0) {
+      wgmma_tma_stored_epilogue(c) && (p.N * static_cast<std::int64_t>(bytes)) % 16 == 0) {
     const double main_loop = b.tile_cycles - b.epilogue_cycles;
     const double shared_dram = b.dram_cycles * double(unit_k_iters) + b.epilogue_write_cycles;
     const double wave = std::max(main_loop, shared_dram);

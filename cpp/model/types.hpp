@@ -205,6 +205,24 @@ constexpr double rows_off_lines_share(std::int64_t pitch_bytes) {
   return 1.0 - double(a) / 128.0;
 }
 
+// The columns of a wgmma tile one consumer warpgroup computes (the kernels' warpgroup split, gemm_wgmma.cuh
+// Plan::kSplitN; cpp/kernels/families/wgmma.py Spec.split_n states the same rule): every column where the tile's rows
+// divide into whole m64 slabs per consumer (warps = 4 x (consumers + 1): a producer warpgroup), else (192 rows over
+// 2 consumers) BLOCK_N / consumers. Its epilogue leaves in slices of these columns.
+constexpr int wgmma_consumer_columns(const TileConfig& c) {
+  const int consumers = c.warps / 4 - 1;
+  if (consumers < 1) return c.block_n;
+  return (c.block_m / consumers) % 64 != 0 ? c.block_n / consumers : c.block_n;
+}
+
+// Whether a wgmma tile's C slices can leave by TMA store (gemm_wgmma.cuh Plan::kTmaStore, for 16-bit C): a consumer's
+// columns whole 64-column boxes, or a tile split along N (its 32-column slices go as boxes of 64-byte rows). The
+// other tiles' 16/32-column slices (64x48 .. 64x160, 128x96 .. 128x144) leave through the threads' stores.
+constexpr bool wgmma_tma_stored_epilogue(const TileConfig& c) {
+  const int columns = wgmma_consumer_columns(c);
+  return columns % 64 == 0 || columns != c.block_n;
+}
+
 // The real resources of one compiled kernel, as the build (ptxas report) or the driver
 // (cudaFuncGetAttributes) reports them. Consumed by the register-pressure and shared-memory
 // filters and by the occupancy term of the model.

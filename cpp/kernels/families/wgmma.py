@@ -77,6 +77,11 @@ DTYPES = {"fp16": ("Float16", "Half", "float16", 2), "bf16": ("BFloat16", "BFloa
 #           0.950 -> 0.972 with them (256x9216x3072 0.893 -> 0.987 with 128x144, 512x3072x8192 0.828 -> 0.955 with
 #           128x96, 512x3584x18944 0.941 -> 0.998 and 512x14336x4096 0.981 -> 1.043 with 128x112); 128x80 and
 #           128x160 were never the best there (study variants, --variants).
+#  192x192 (2 consumers splitting BLOCK_N: 3 x m64n96 each, Spec.split_n): cuBLAS's tile ("192x192 coopB" nvjet
+#           kernels) at ViT-B/16 batch-32 projections (6304 x 768 = 33 x 4 = 132 tiles: one full wave where 128x192
+#           needs 1.5), 6304x2304 (3 waves), 3000^3 (H100, benchmarks/results/probes/probe_cublas_kernels_weak_h100.txt);
+#           the most reuse per loaded byte of the list (96 flop/B against 85 for 128x256). K-major B only (a
+#           consumer's 96 columns are not whole 64-column boxes of an N-major B).
 TILES = [
     (128, 256, 2),
     (128, 192, 2),
@@ -95,6 +100,7 @@ TILES = [
     (128, 96, 2),
     (128, 112, 2),
     (128, 144, 2),
+    (192, 192, 2),
 ]
 LAYOUTS = [(True, True), (True, False), (False, True), (False, False)]  # (A K-major, B K-major)
 # wgmma reads a TF32 operand from shared memory K-major only (no transpose bits for .tf32 in the PTX ISA): the tf32
@@ -138,13 +144,28 @@ class Spec:
         return self.dtype == "tf32" and not self.b_k_major
 
     @property
+    def split_n(self) -> bool:
+        """The warpgroup split (gemm_wgmma.cuh Plan::kSplitN): each consumer warpgroup owns BLOCK_M / consumers rows
+        where that is whole m64 slabs, else (192 rows over 2) every row and BLOCK_N / consumers columns."""
+        return not self.swap and (self.block_m // self.consumers) % 64 != 0
+
+    @property
+    def rows_per_consumer(self) -> int:
+        return self.block_m if self.split_n else self.block_m // self.consumers
+
+    @property
+    def cols_per_consumer(self) -> int:
+        return self.block_n // self.consumers if self.split_n else self.block_n
+
+    @property
     def epi_n(self) -> int:
         if self.swap:
             return 8  # stored from registers: the plan's C staging is its minimum (BLOCK_N rows of 8 fp32)
         if self.epi_n_override:
             return self.epi_n_override
+        cols, rows = self.cols_per_consumer, self.consumers * self.rows_per_consumer
         for w in (256, 128, 64, 32, 16):
-            if w <= self.block_n and self.block_n % w == 0 and self.block_m * w * self.elem_bytes <= C_STAGING_BYTES:
+            if w <= cols and cols % w == 0 and rows * w * self.elem_bytes <= C_STAGING_BYTES:
                 return w
         return 64
 
@@ -154,7 +175,7 @@ class Spec:
 
     @property
     def c_bytes(self) -> int:
-        return (self.block_n if self.swap else self.block_m) * self.epi_n * self.elem_bytes
+        return (self.block_n if self.swap else self.consumers * self.rows_per_consumer) * self.epi_n * self.elem_bytes
 
     @property
     def stages(self) -> int:
@@ -176,11 +197,11 @@ class Spec:
     @property
     def slabs(self) -> int:
         """m64 slabs per consumer warpgroup: of BLOCK_M, or of BLOCK_N in the swapped kernels."""
-        return (self.block_n if self.swap else self.block_m) // self.consumers // 64
+        return (self.block_n // self.consumers if self.swap else self.rows_per_consumer) // 64
 
     @property
     def accumulators_per_thread(self) -> int:
-        return self.slabs * (self.block_m if self.swap else self.block_n) // 2
+        return self.slabs * (self.block_m if self.swap else self.cols_per_consumer) // 2
 
     @property
     def layout_tag(self) -> str:
@@ -202,9 +223,16 @@ class Spec:
     def problems(self) -> list[str]:
         """Reasons this specialisation cannot exist (empty = valid)."""
         out = []
-        wg_m, wg_n = (self.block_n, self.block_m) if self.swap else (self.block_m, self.block_n)
-        if wg_m % 64 or (wg_m // self.consumers) % 64 or wg_m // self.consumers < 64:
-            out.append("each consumer warpgroup must own whole m64 slabs" + (" of BLOCK_N" if self.swap else ""))
+        if self.swap:
+            wg_m, wg_n = self.block_n, self.block_m
+            if wg_m % 64 or (wg_m // self.consumers) % 64 or wg_m // self.consumers < 64:
+                out.append("each consumer warpgroup must own whole m64 slabs of BLOCK_N")
+        else:
+            wg_n = self.cols_per_consumer
+            if self.block_m % 64 or (self.split_n and self.block_n % self.consumers):
+                out.append("each consumer warpgroup must own whole m64 slabs (and, split along N, equal column shares)")
+            if self.split_n and not self.b_k_major and self.cols_per_consumer % 64:
+                out.append("split along N with an N-major B: each consumer's columns must be whole 64-column boxes")
         if wg_n % 16 or not 16 <= wg_n <= 256:
             out.append("wgmma N must be a multiple of 16 in [16, 256] (as generated)")
         if self.swap and (not self.a_k_major or self.cluster != 1):
@@ -224,8 +252,9 @@ class Spec:
         if self.accumulators_per_thread > ACCUM_LIMIT:
             out.append("too many accumulators per consumer thread")
         chunks = self.epi_n * self.elem_bytes // 16  # 16-byte chunks per staged row (gemm_wgmma.cuh c_chunk_offset)
-        if self.block_n % self.epi_n or (chunks % 8 and chunks not in (2, 4)):
-            out.append("epilogue slice must divide BLOCK_N and be 2, 4 or a multiple of 8 chunks of 16 bytes")
+        if (self.block_n if self.swap else self.cols_per_consumer) % self.epi_n or (chunks % 8 and chunks not in (2, 4)):
+            out.append("epilogue slice must divide a consumer's columns and be 2, 4 or a multiple of 8 chunks of "
+                       "16 bytes")
         if self.dtype == "tf32" and (self.a_k_major, self.b_k_major) not in TF32_LAYOUTS:
             out.append("wgmma takes TF32 operands K-major only")
         if self.cluster not in (1, 2) or self.block_n % (8 * self.cluster):

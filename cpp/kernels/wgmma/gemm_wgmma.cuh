@@ -68,39 +68,55 @@ constexpr int kSmemAlignBytes = 1024;
 // (smem_bytes in the registry); the static_asserts in the kernel keep the two honest.
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, int kOutBytes = 2>
 struct Plan {
-  static constexpr int kRowsPerConsumer = BM / kConsumers;
+  // The warpgroup split: where BM / consumers is whole m64 slabs, each consumer warpgroup owns BM / consumers rows
+  // and every column (128x256: one m64n256 each; 256x128: two m64n128). Otherwise (192 rows: 3 slabs over 2
+  // consumers) each owns every row and BN / consumers columns: 192x192 is 3 x m64n96 per consumer, the shape of
+  // cuBLAS's "192x192 coopB" nvjet tiles (benchmarks/results/probes/probe_cublas_kernels_weak_h100.txt), whose
+  // 6304 x 768 = 33 x 4 = 132 tiles fill the 132 SMs once where 128x192 needs 1.5 waves.
+  static constexpr bool kSplitN = (BM / kConsumers) % 64 != 0;
+  static constexpr int kRowsPerConsumer = kSplitN ? BM : BM / kConsumers;
+  static constexpr int kColsPerConsumer = kSplitN ? BN / kConsumers : BN;
   static constexpr int kMmaM = kRowsPerConsumer / 64;        // m64 sub-tiles per consumer warpgroup
+  // The first tile row and column of consumer warpgroup cw's part of the tile.
+  static constexpr __host__ __device__ int row0(int cw) { return kSplitN ? 0 : cw * kRowsPerConsumer; }
+  static constexpr __host__ __device__ int col0(int cw) { return kSplitN ? cw * kColsPerConsumer : 0; }
   static constexpr int kABytes = BM * kSwizzleRowBytes;      // one stage of A (BLOCK_K elements per row)
   static constexpr int kBBytes = BN * kSwizzleRowBytes;      // one stage of B
   static constexpr int kStageBytes = kABytes + kBBytes;
-  // C staging: the tile leaves in column slices of kEpiN (BN / kEpiN passes), so the staging
-  // buffer is BM x kEpiN and the ring keeps the rest of shared memory. Not padded: the 16-byte chunks are
+  // C staging: each consumer's part leaves in column slices of kEpiN (kColsPerConsumer / kEpiN passes), so the
+  // staging buffer is consumers x kRowsPerConsumer x kEpiN and the ring keeps the rest of shared memory. Not padded: the 16-byte chunks are
   // XOR-swizzled (c_chunk_offset below), which keeps the fragment writes (8 rows x 4 lanes per instruction)
   // free of bank conflicts and lays 64-column boxes out as the TMA store reads them.
   static constexpr int kCRowBytes = kEpiN * kOutBytes;
   static constexpr int kChunksPerRow = kCRowBytes / 16;      // 16-byte chunks per staged row
   static constexpr int kChunkElems = 16 / kOutBytes;         // C elements per chunk
-  static constexpr int kBoxCols = kSwizzleRowBytes / kOutBytes;  // columns of one TMA store box (128-byte rows)
-  static constexpr int kCBytes = BM * kCRowBytes;
+  static constexpr int kCBytes = kConsumers * kRowsPerConsumer * kCRowBytes;
   static constexpr int kBarrierBytes = 2 * kStages * 8;      // full[] and empty[] mbarriers
   static constexpr int kSmemBytes =
       kSmemAlignBytes /* worst-case alignment slack */ + kStages * kStageBytes + kCBytes + kBarrierBytes;
   static constexpr int kThreads = 128 * (kConsumers + 1);
-  static constexpr int kAccumPerThread = kMmaM * BN / 2;     // fp32 accumulators per consumer thread
+  static constexpr int kAccumPerThread = kMmaM * kColsPerConsumer / 2;  // fp32 accumulators per consumer thread
 
-  static_assert(BM % 64 == 0 && BM / kConsumers >= 64 && (BM / kConsumers) % 64 == 0,
-                "each consumer warpgroup owns whole m64 slabs");
-  static_assert(BN % 16 == 0 && BN >= 16 && BN <= 256, "wgmma N (dense 16-bit): multiple of 16 (as generated), <= 256");
+  static_assert(BM % 64 == 0 && BM >= 64, "each consumer warpgroup owns whole m64 slabs");
+  static_assert(!kSplitN || BN % kConsumers == 0, "split along N: equal column shares");
+  static_assert(kColsPerConsumer % 16 == 0 && kColsPerConsumer >= 16 && kColsPerConsumer <= 256,
+                "wgmma N (dense 16-bit): multiple of 16 (as generated), <= 256");
   static_assert(kStages >= 2, "a ring needs at least two stages to overlap loads and math");
   static_assert(kSmemBytes <= kSmemOptinBytes, "stages + C staging exceed the shared-memory opt-in limit");
   static_assert(kAccumPerThread <= 192, "accumulators would not fit the consumer register budget");
   static_assert(kConsumers == 1 || kConsumers == 2, "one or two consumer warpgroups");
   static_assert(kOutBytes == 2 || kOutBytes == 4, "16-bit or fp32 C");
-  static_assert(BN % kEpiN == 0 && kCRowBytes % 16 == 0 &&
+  static_assert(kColsPerConsumer % kEpiN == 0 && kCRowBytes % 16 == 0 &&
                     (kChunksPerRow % 8 == 0 || kChunksPerRow == 4 || kChunksPerRow == 2),
                 "epilogue slices: 2, 4 or a multiple of 8 swizzled 16-byte chunks (c_chunk_offset)");
-  // The slice leaves by TMA store (boxes of 128-byte rows) where C allows it.
-  static constexpr bool kTmaStore = kChunksPerRow % 8 == 0;
+  // The slice leaves by TMA store where C allows it: in boxes of 128-byte rows (128-byte swizzle), or, for the split-N
+  // tiles' 32-column slices (4 chunks per row), one box of 64-byte rows: c_chunk_offset's slot c ^ ((r / 2) % 4) is
+  // the 64-byte swizzle (address bits 4-5 XOR bits 7-8 within each 512-byte span). The other 2- and 4-chunk slices
+  // (64x48 .. 64x160, 128x96 .. 128x144) keep the threads' stores their measurements and the model's epilogue rule
+  // were made with (wgmma_tma_stored_epilogue in cpp/model/types.hpp).
+  static constexpr bool kTmaStore = kChunksPerRow % 8 == 0 || (kSplitN && kChunksPerRow == 4);
+  static constexpr int kBoxRowBytes = kChunksPerRow % 8 == 0 ? kSwizzleRowBytes : kCRowBytes;
+  static constexpr int kBoxCols = kBoxRowBytes / kOutBytes;  // columns of one TMA store box
 };
 
 // The TF32 kernels of a row-major B (N contiguous, a @ b): wgmma reads a TF32 operand from shared memory K-major
@@ -414,18 +430,18 @@ struct Kernel {
   static __device__ __forceinline__ void run_swap(const CUtensorMap& tma_a, const CUtensorMap& tma_b,
                                                   const KernelParams& p);
   // The wgmma D fragment of a consumer thread as fp32 pairs: acc[mi][4j + 2h + e] is tile row
-  // cw * kRowsPerConsumer + mi * 64 + warp * 16 + lane / 4 + 8h, column 8j + 2 (lane % 4) + e; f(row, col, pair)
+  // row0(cw) + mi * 64 + warp * 16 + lane / 4 + 8h, column col0(cw) + 8j + 2 (lane % 4) + e; f(row, col, pair)
   // for each (mi, j, h). The split-K partial writes (to shared memory or the workspace) go through it.
   template <class F>
-  static __device__ __forceinline__ void for_each_pair(const float (&acc)[P::kMmaM][BN / 2], int cw, int warp,
-                                                       int lane, F&& f) {
+  static __device__ __forceinline__ void for_each_pair(const float (&acc)[P::kMmaM][P::kColsPerConsumer / 2], int cw,
+                                                       int warp, int lane, F&& f) {
 #pragma unroll
     for (int mi = 0; mi < P::kMmaM; ++mi)
 #pragma unroll
-      for (int j = 0; j < BN / 8; ++j)
+      for (int j = 0; j < P::kColsPerConsumer / 8; ++j)
 #pragma unroll
         for (int h = 0; h < 2; ++h)
-          f(cw * P::kRowsPerConsumer + mi * 64 + warp * 16 + lane / 4 + 8 * h, 8 * j + 2 * (lane % 4),
+          f(P::row0(cw) + mi * 64 + warp * 16 + lane / 4 + 8 * h, P::col0(cw) + 8 * j + 2 * (lane % 4),
             make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]));
   }
   // Called by the consumer threads only (the producer warpgroup arrives on the same two barriers in run()).
@@ -441,7 +457,9 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
   static_assert(kCluster == 1 || kCluster == 2, "1 or 2 CTAs per cluster");
   static_assert(BN % (8 * kCluster) == 0, "each CTA's multicast share of B is whole 8-row swizzle groups");
   constexpr int kMmaM = P::kMmaM;
-  constexpr int kAcc = BN / 2;  // accumulators per m64 slab per thread
+  constexpr int kAcc = P::kColsPerConsumer / 2;  // accumulators per m64 slab per thread
+  // A consumer's column share of an N-major B starts on a 64-column box (the MN-major descriptor's unit).
+  static_assert(kBKMajor || P::kColsPerConsumer % 64 == 0, "split along N with an N-major B: whole 64-column boxes");
   // The cluster reduction's fp32 partial tile, rows of BN + 8 floats (the pad puts rows r and r + 4 of a fragment
   // write 32 bytes apart in the banks: two wavefronts per warp instruction, the minimum for 256 bytes), in the stage
   // ring, idle by then (one unit per CTA: every stage it loaded has been consumed).
@@ -576,15 +594,17 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
 #pragma unroll
         for (int kk = 0; kk < kKStepsPerBlock; ++kk) {
           std::uint64_t db;
-          if constexpr (kBKMajor) db = make_desc(b_base + kk * 32, 16, 1024);
-          else db = make_desc(b_base + kk * 2048, 8192, 1024);
+          const int col0 = P::col0(cw);  // 8-row swizzle groups (K-major) or 64-column boxes (N-major)
+          if constexpr (kBKMajor) db = make_desc(b_base + col0 * 128 + kk * 32, 16, 1024);
+          else db = make_desc(b_base + (col0 / 64) * 8192 + kk * 2048, 8192, 1024);
 #pragma unroll
           for (int mi = 0; mi < kMmaM; ++mi) {
-            const int row0 = cw * P::kRowsPerConsumer + mi * 64;
+            const int row0 = P::row0(cw) + mi * 64;
             std::uint64_t da;
             if constexpr (kAKMajor) da = make_desc(a_base + row0 * 128 + kk * 32, 16, 1024);
             else da = make_desc(a_base + (row0 / 64) * 8192 + kk * 2048, 8192, 1024);
-            Wgmma<BN, kT>::template mma<kAKMajor ? 0 : 1, kBKMajor ? 0 : 1>(acc[mi], da, db, (kb | kk) != 0);
+            Wgmma<P::kColsPerConsumer, kT>::template mma<kAKMajor ? 0 : 1, kBKMajor ? 0 : 1>(acc[mi], da, db,
+                                                                                             (kb | kk) != 0);
           }
         }
         wgmma_commit();
@@ -610,7 +630,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         if constexpr (kCluster > 1) mbar_arrive_peer(empty_bar(prev_stage), rank ^ 1);
       }
 
-      const int m_base = tc.tile_m * BM + cw * P::kRowsPerConsumer;
+      const int m_base = tc.tile_m * BM + P::row0(cw);
       if (p.cluster_slices > 1) {
         // ---- cluster split-K: this slice's fp32 partial tile into the (now idle) stage ring ----
         // Every consumer warpgroup has finished its wgmmas (they read the ring) before any thread overwrites it.
@@ -639,8 +659,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         // Fused bias: column n of every row gets bias[n], in fp32, before the one rounding to the output type.
         const Word<kT>* bias = static_cast<const Word<kT>*>(p.bias);
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-          const int gn = tc.tile_n * BN + 8 * j + 2 * (lane % 4);
+        for (int j = 0; j < P::kColsPerConsumer / 8; ++j) {
+          const int gn = tc.tile_n * BN + P::col0(cw) + 8 * j + 2 * (lane % 4);
           const float b0 = gn < p.N ? elem_to_float<kT>(bias[gn]) : 0.f;
           const float b1 = gn + 1 < p.N ? elem_to_float<kT>(bias[gn + 1]) : 0.f;
 #pragma unroll
@@ -654,7 +674,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       }
 
       // ---- epilogue: registers -> shared memory (this consumer's rows) -> global ----
-      // In BN / kEpiN column slices through this warpgroup's kRowsPerConsumer x kEpiN buffer. Where C takes TMA
+      // In kColsPerConsumer / kEpiN column slices through this warpgroup's kRowsPerConsumer x kEpiN buffer. Where C takes TMA
       // stores (p.c_tma) and this CTA has another tile to compute, one thread of the warpgroup hands each staged
       // slice to the bulk-copy engine and the warpgroup goes on: the global writes drain while the next slice is
       // staged and the next tile's wgmmas run. Stored by the warpgroup's own threads, the writes held the
@@ -672,7 +692,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       constexpr int kChunks = P::kRowsPerConsumer * kChunksPerRow;
       constexpr int kRows = P::kRowsPerConsumer;
 #pragma unroll
-      for (int pass = 0; pass < BN / kEpiN; ++pass) {
+      for (int pass = 0; pass < P::kColsPerConsumer / kEpiN; ++pass) {
         // The buffer must be free: the previous slice's (or tile's) bulk store has read it (its issuing thread
         // waits), or the warpgroup's own copy-out is finished.
         if constexpr (P::kTmaStore) {
@@ -701,7 +721,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
             }
           }
         }
-        const int n_base = tc.tile_n * BN + pass * kEpiN;
+        const int n_base = tc.tile_n * BN + P::col0(cw) + pass * kEpiN;
         if constexpr (P::kTmaStore) {
           if (tma_store) {
             fence_proxy_async_shared();  // every thread's staging writes, before the bulk copy reads them
@@ -710,7 +730,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
               const std::uint32_t box0 = smem_addr(c_rows);
 #pragma unroll
               for (int b = 0; b < kEpiN / P::kBoxCols; ++b)
-                tma_store_3d(&tma_c, box0 + b * (kRows * 128), n_base + P::kBoxCols * b, m_base, tc.batch);
+                tma_store_3d(&tma_c, box0 + b * (kRows * P::kBoxRowBytes), n_base + P::kBoxCols * b, m_base,
+                             tc.batch);
               bulk_commit_group();
             }
             continue;
@@ -795,6 +816,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
     run_swap(const CUtensorMap& tma_a, const CUtensorMap& tma_b, const KernelParams& p) {
   static_assert(kAKMajor && kCluster == 1, "the swapped TF32 kernels read a K-major A, one CTA per cluster");
   static_assert(BN % 32 == 0, "B's tile is loaded in boxes of 32 columns (128 bytes of fp32)");
+  static_assert(!P::kSplitN, "the swapped kernels split the tile's N (wgmma's M side) into whole m64 slabs");
   constexpr int kSlabs = P::kMmaM;          // m64 slabs of the tile's N per consumer warpgroup
   constexpr int kAcc = BM / 2;              // accumulators per slab per thread (wgmma N = BLOCK_M)
   constexpr int kBoxBytes = 32 * 128;       // one box of B: 32 k rows of 32 n
@@ -1075,7 +1097,8 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 // rounded ones; vs fp64: ours 2.94e-4 = cuBLAS's 2.94e-4 (truncating: 7.7e-4, 2.6x). C (`operand` false) stays FLOAT32.
 inline bool encode_map(CUtensorMap* map, ElemType t, const void* base, std::int64_t inner, std::int64_t outer,
                        std::int64_t batch, std::int64_t outer_stride_elems, std::int64_t batch_stride_elems,
-                       int box_inner, int box_outer, bool operand) {
+                       int box_inner, int box_outer, bool operand,
+                       CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
   auto encode = tensor_map_encoder();
   if (!encode) return false;
   const cuuint64_t dims[3] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(outer),
@@ -1099,7 +1122,7 @@ inline bool encode_map(CUtensorMap* map, ElemType t, const void* base, std::int6
                                                              : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   const CUresult r = encode(map, type,
                             3, const_cast<void*>(base), dims, strides, box, elem_strides,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                             pitch_on_lines ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS;
@@ -1225,14 +1248,16 @@ struct Launcher {
     }
     // C by TMA store (Plan::kTmaStore) where some CTA computes more than one tile (the kernel stores a CTA's
     // last tile with its threads, so a one-wave launch never uses the map, and its encoding, ~1 us of host
-    // time, is skipped): boxes of 128-byte rows (64 columns, 32 of fp32) x one consumer's rows, under the 16-byte
+    // time, is skipped): boxes of 128-byte rows (64 columns, 32 of fp32; 64-byte rows for the split-N tiles' 32-column
+    // slices, Plan::kBoxRowBytes) x one consumer's rows, under the 16-byte
     // rules of the 16-byte stores (the operands' tma_compatible rules, which imply c_vector_ok); a map that cannot be
     // encoded (the driver's stride limits) leaves the threads' own stores.
     CUtensorMap map_c{};
     p.c_tma = !kSwap && P::kTmaStore && kCluster == 1 && !sp.cluster && units > sms &&
                       tma_compatible(g.c, g.c_stride_m, g.batch, g.c_stride_batch, kEB) &&
                       encode_map(&map_c, kT, g.c, g.N, g.M, g.batch, g.c_stride_m, g.c_stride_batch, P::kBoxCols,
-                                 P::kRowsPerConsumer, false)
+                                 P::kRowsPerConsumer, false,
+                                 P::kBoxRowBytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B)
                   ? 1
                   : 0;
     cudaLaunchConfig_t cfg{};
