@@ -230,9 +230,14 @@ void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Sc
     const double fill = double(b.total_tiles) / double(b.resident_slots * b.num_waves);
     if (fill > 0.95) continue;
     const std::int64_t k_tiles = (p.K + b.config.block_k - 1) / b.config.block_k;
-    if (k_tiles < 2 * std::max(nv.split_k_min_k_tiles_per_slice, 1)) continue;
-    if (b.cycles * fill > prune_at) continue;  // no split of this kernel can reach the best unsplit launch
-    bounds.push_back({b.cycles * fill, i});
+    const std::int64_t max_split = k_tiles / std::max(nv.split_k_min_k_tiles_per_slice, 1);
+    if (max_split < 2) continue;
+    // Nor can a split take a tile below its k-loop over the most slices K allows: a one-tile grid of a big tile
+    // (fill 1/132) is bound by that, not by the ideal balance (which put 192x192 kernels ahead of the 64-row tiles
+    // at 16 x 1024 x 1024, taking their places among the kernels tried split).
+    const double bound = b.cycles * std::max(fill, 1.0 / (double(b.num_waves) * double(max_split)));
+    if (bound > prune_at) continue;  // no split of this kernel can reach the best unsplit launch
+    bounds.push_back({bound, i});
   }
   // The bound alone would hand every slot to one family: small mma_sync tiles keep many CTAs per SM, so
   // their "fill" and bound are tiny, while a split wgmma tile can be the real best (H100, 1x4096x4096:
