@@ -1,6 +1,7 @@
-"""Rows off 128-byte lines (NvModelConstants::wgmma_tma_off_line_row_cost, pitch_copy_min_gain; cpp/model/model.cpp):
-the wgmma TMA stage term counts a box row that starts off a line twice, the share of such rows follows the pitch
-(rows_off_lines_share, cpp/model/types.hpp), and the model copies such an operand into padded rows where that is
+"""Rows off 128-byte lines (NvModelConstants::wgmma_tma_off_line_row_cost, wgmma_tma_off_sector_row_cost,
+pitch_copy_min_gain; cpp/model/model.cpp): the wgmma TMA stage term weighs a box row that starts off a line, more where
+it starts inside a 32-byte sector, the shares of such rows follow the pitch (rows_off_lines_share,
+rows_off_sectors_share, cpp/model/types.hpp), and the model copies such an operand into padded rows where that is
 predicted faster (LatencyBreakdown::pitch_copy_a/b, which the op follows). CPU only."""
 import pytest
 
@@ -47,6 +48,25 @@ def test_share_of_rows_off_lines_follows_the_pitch(hw):
     mcfg = _core.TileConfig(128, 128, 32, group_size_m=8, stages=4, warps=8, family="mma_sync")
     d = _core.predict(3000, 3000, 3000, "float16", mcfg, hw, o, None, layout="nn")
     assert d["off_line_share_a"] == 0
+
+
+def test_rows_inside_sectors_are_a_share_of_their_own(hw):
+    # rows off 128-byte lines that also start inside a 32-byte sector (16-byte-granular pitches) weigh
+    # wgmma_tma_off_sector_row_cost more; pitches of whole sectors (8000, 12000 bytes) have none of them
+    cfg, kr = _kernel(128, 192, 5, 12)
+    o = _opts(pitch_copy_min_gain=1e9)
+    d = _core.predict(3000, 3000, 3000, "float16", cfg, hw, o, kr, layout="nn")    # 6000 bytes: 16 mod 32
+    assert d["off_sector_share_a"] == pytest.approx(0.5) and d["off_line_share_a"] == pytest.approx(7 / 8)
+    for n in (4000, 6000):                                                          # 8000, 12000 bytes
+        d = _core.predict(n, n, n, "float16", cfg, hw, o, kr, layout="nt")
+        assert d["off_sector_share_a"] == 0 and d["off_line_share_a"] > 0
+    # the sector share adds to the stage term: 6000-byte rows cost more than 12000-byte ones at the same line share
+    def box(n, **nv):
+        return _core.predict(2048, 2048, 2048, "float16", cfg, hw, _opts(pitch_copy_min_gain=1e9, **nv), kr,
+                             layout="nt", a_ld=n, b_ld=n)["tma_box_cycles"]
+    assert box(3000) > box(6000) > box(2048)  # 6000 bytes: 7/8 off lines, half in sectors; 12000: 3/4, none
+    assert box(3000, wgmma_tma_off_sector_row_cost=0.0) < box(3000)
+    assert box(6000, wgmma_tma_off_sector_row_cost=0.0) == pytest.approx(box(6000))
 
 
 def test_rows_off_lines_slow_the_tma_stage_term(hw):

@@ -753,10 +753,12 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   // zero-filled ones of an edge tile included), plus the barrier hand-off; a floor on the K-iteration that the
   // bandwidth terms above (the whole GPU's share) do not see when few SMs are busy.
   if (o.nv.wgmma_tma_box_bytes_per_cycle > 0) {
-    // (rows off 128-byte lines count 1 + wgmma_tma_off_line_row_cost times: NvModelConstants)
-    const double off = o.nv.wgmma_tma_off_line_row_cost;
-    const double box_bytes =
-        (rows_a * (1.0 + off * b.off_line_share_a) + rows_b * (1.0 + off * b.off_line_share_b)) * c.block_k * bytes;
+    // (rows off 128-byte lines count 1 + wgmma_tma_off_line_row_cost times, and those of them that start inside a
+    // 32-byte sector wgmma_tma_off_sector_row_cost more: NvModelConstants)
+    const double off = o.nv.wgmma_tma_off_line_row_cost, in_sector = o.nv.wgmma_tma_off_sector_row_cost;
+    const double weight_a = 1.0 + off * b.off_line_share_a + in_sector * b.off_sector_share_a;
+    const double weight_b = 1.0 + off * b.off_line_share_b + in_sector * b.off_sector_share_b;
+    const double box_bytes = (rows_a * weight_a + rows_b * weight_b) * c.block_k * bytes;
     b.tma_box_cycles = o.nv.wgmma_tma_stage_cycles + box_bytes / o.nv.wgmma_tma_box_bytes_per_cycle;
     if (b.tma_box_cycles > b.memory_cycles) {
       b.memory_cycles = b.tma_box_cycles;
@@ -933,6 +935,12 @@ struct OperandCopyPlan {
   bool pitch = false;         // a copy made only to put an operand's rows on 128-byte lines (predict_into)
 };
 
+// The shares of the operands' rows read in place off 128-byte lines, and of those inside 32-byte sectors (the TMA stage
+// term's weights; 0 for an operand copied into padded rows).
+struct OffLineShares {
+  double lines_a = 0, lines_b = 0, sectors_a = 0, sectors_b = 0;
+};
+
 OperandCopyPlan operand_copy_plan(const Problem& p, const KernelResources* kr) {
   const double bytes = dtype_bytes(p.dtype), batch = double(std::max<std::int64_t>(p.batch, 1));
   const double a_bytes = double(p.M) * p.K * bytes * batch, b_bytes = double(p.K) * p.N * bytes * batch;
@@ -1044,8 +1052,8 @@ void split_terms(const Problem& p, const TileConfig& c, const ModelHardware& hw,
 
 namespace {
 void predict_launch(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
-                    const KernelResources* kr, const KernelTerms& k, const OperandCopyPlan& copies, double share_a,
-                    double share_b, LatencyBreakdown& b);
+                    const KernelResources* kr, const KernelTerms& k, const OperandCopyPlan& copies,
+                    const OffLineShares& off, LatencyBreakdown& b);
 }  // namespace
 
 LatencyBreakdown predict(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
@@ -1077,14 +1085,17 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
   const OperandCopyPlan copies = operand_copy_plan(p, kr);
   // wgmma: the operands read in place whose rows are off 128-byte lines (a copy pads them onto lines).
   const double eb = dtype_bytes(p.dtype);
-  auto off_lines = [&](bool copied, bool aligned, std::int64_t ld, std::int64_t contiguous_ld) {
-    if (copied || !aligned || c.family != Family::Wgmma || o.nv.wgmma_tma_off_line_row_cost <= 0 || !o.pitch_copy_plan)
-      return 0.0;
-    return rows_off_lines_share((ld > 0 ? ld : contiguous_ld) * static_cast<std::int64_t>(eb));
+  const bool term = c.family == Family::Wgmma && o.nv.wgmma_tma_off_line_row_cost > 0 && o.pitch_copy_plan;
+  auto pitch = [&](bool copied, bool aligned, std::int64_t ld, std::int64_t contiguous_ld) -> std::int64_t {
+    if (copied || !aligned || !term) return 0;  // 0 bytes: on lines
+    return (ld > 0 ? ld : contiguous_ld) * static_cast<std::int64_t>(eb);
   };
-  const double share_a = off_lines(copies.copy_a, p.a_aligned, p.a_ld, p.a_k_contiguous ? p.K : p.M);
-  const double share_b = off_lines(copies.copy_b, p.b_aligned, p.b_ld, p.b_k_contiguous ? p.K : p.N);
-  predict_launch(p, c, hw, o, kr, k, copies, share_a, share_b, b);
+  const std::int64_t pitch_a = pitch(copies.copy_a, p.a_aligned, p.a_ld, p.a_k_contiguous ? p.K : p.M);
+  const std::int64_t pitch_b = pitch(copies.copy_b, p.b_aligned, p.b_ld, p.b_k_contiguous ? p.K : p.N);
+  const OffLineShares off{rows_off_lines_share(pitch_a), rows_off_lines_share(pitch_b),
+                          rows_off_sectors_share(pitch_a), rows_off_sectors_share(pitch_b)};
+  const double share_a = off.lines_a, share_b = off.lines_b;
+  predict_launch(p, c, hw, o, kr, k, copies, off, b);
   if (share_a == 0 && share_b == 0) return;
   // The op copies such an operand into rows on lines first where that is predicted faster (the pick's
   // pitch_copy_a/b, cpp/ops/ops_cuda.cpp make_plan): a streamed copy of its bytes, as for a misaligned one.
@@ -1100,7 +1111,8 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
     if (cb) alt.bytes += double(p.K) * p.N * eb * batch_d;
     alt.copies += (ca ? 1 : 0) + (cb ? 1 : 0);
     LatencyBreakdown t;
-    predict_launch(p, c, hw, o, kr, k, alt, ca ? 0.0 : share_a, cb ? 0.0 : share_b, t);
+    const OffLineShares left{ca ? 0.0 : share_a, cb ? 0.0 : share_b, ca ? 0.0 : off.sectors_a, cb ? 0.0 : off.sectors_b};
+    predict_launch(p, c, hw, o, kr, k, alt, left, t);
     if (t.total_cycles * o.nv.pitch_copy_min_gain < in_place && (!(b.pitch_copy_a || b.pitch_copy_b) ||
                                                                   t.total_cycles < b.total_cycles)) {
       t.pitch_copy_a = ca;
@@ -1113,10 +1125,12 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
 namespace {
 // predict_into's launch for one copy plan: the phases, the split-K terms and the copies.
 void predict_launch(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
-                    const KernelResources* kr, const KernelTerms& k, const OperandCopyPlan& copies, double share_a,
-                    double share_b, LatencyBreakdown& b) {
-  b.off_line_share_a = share_a;
-  b.off_line_share_b = share_b;
+                    const KernelResources* kr, const KernelTerms& k, const OperandCopyPlan& copies,
+                    const OffLineShares& off, LatencyBreakdown& b) {
+  b.off_line_share_a = off.lines_a;
+  b.off_line_share_b = off.lines_b;
+  b.off_sector_share_a = off.sectors_a;
+  b.off_sector_share_b = off.sectors_b;
   b.pitch_copy_a = b.pitch_copy_b = false;
   const std::int64_t batch = std::max<std::int64_t>(p.batch, 1);
   const std::int64_t tiles_per_batch = ceil_div(p.M, c.block_m) * ceil_div(p.N, c.block_n);
@@ -1141,8 +1155,10 @@ void predict_launch(const Problem& p, const TileConfig& c, const ModelHardware& 
       split_terms(p, c, hw, o, sp, bytes, b, b);
     } else {
       LatencyBreakdown tail;
-      tail.off_line_share_a = share_a;
-      tail.off_line_share_b = share_b;
+      tail.off_line_share_a = off.lines_a;
+      tail.off_line_share_b = off.lines_b;
+      tail.off_sector_share_a = off.sectors_a;
+      tail.off_sector_share_b = off.sectors_b;
       predict_phase(p, c, hw, o, kr, k, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, tail_reuse_units, 4.0,
                     false, copies.realign, tail);
       split_terms(p, c, hw, o, sp, bytes, tail, b);

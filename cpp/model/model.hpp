@@ -330,14 +330,19 @@ struct NvModelConstants {
   double wgmma_tma_stage_cycles = 60.0;
   // wgmma kernels: the extra share of a TMA box row's bytes in the stage term above when the row does not start on a
   // 128-byte line (an operand whose pitch is not a multiple of 128 bytes: 3000 fp16 elements, 6000 bytes, puts 7/8 of
-  // its rows off lines, LatencyBreakdown::off_line_share_a/b): such a row spans two lines, and the kernels' maps
-  // promote L2 fetches to 128 bytes there (gemm_wgmma.cuh encode_map), so the SM moves more than the row through its
-  // L2 port: with the 128-byte promotion, both lines, twice the row (1.0, derived). Checked on the H100
-  // (benchmarks/results/probes/probe_pitch_h100.txt, twenty-first session: 10 shapes with leading dimensions of 300
-  // to 6000 fp16 elements, nn and nt, the pick's config in place and with A, B or both copied to 128-byte rows;
-  // 60 measured time ratios against the model's, mean log error by value: 0 +0.209, 0.5 +0.092, 0.8 +0.026,
-  // 1.0 -0.009 (rms 0.092)). 0 = term off (and no copy made for it).
-  double wgmma_tma_off_line_row_cost = 1.0;
+  // its rows off lines, LatencyBreakdown::off_line_share_a/b), and the further share when it starts inside a 32-byte
+  // sector (off_sector_share_a/b: 16-byte-granular pitches, 1/2 of the rows of 6000 bytes, none of 8000 or 12000).
+  // Such a row spans two lines, and inside a sector five sectors where an aligned row has four. Fitted on the H100
+  // probe (benchmarks/results/probes/probe_pitch_h100.txt: 10 shapes with leading dimensions of 300 to 6000 fp16
+  // elements, nn and nt, the pick's config in place and with A, B or both copied to 128-byte rows; 60 measured time
+  // ratios against the model's, benchmarks/results/probes/fit_pitch_probe.py), mean / rms log error of measured /
+  // predicted: term off +0.211 / 0.246; lines only (the twenty-first session's 1.0, derived as two lines per row)
+  // -0.061 / 0.090; lines 0.25 and sectors 1.0 -0.005 / 0.058 (a flat valley: 0.2 / 1.0, 0.3 / 0.8, 0.4 / 0.6 within
+  // 0.001 rms). Why the split: the lines-only term copied where rows are on sectors and the copy lost (H200, the
+  // validation shapes of benchmarks/results/pitch_copy.md: 2000x2000x6000 nt 0.82x, 4000^3 nn 0.92x). 0 = term off
+  // (and no copy made for it).
+  double wgmma_tma_off_line_row_cost = 0.25;
+  double wgmma_tma_off_sector_row_cost = 1.0;
   // The op copies operands whose rows are off 128-byte lines into padded rows only where the model predicts the
   // launch with the copies at least this much faster than without (predict_into): the model's error on such time
   // ratios is ~0.09 (rms, log; the probe above), and where the copy was predicted 1.049x faster (4000^3, 8000-byte
@@ -639,6 +644,7 @@ struct LatencyBreakdown {
   // 0 where it is copied: copies have padded rows), and the operands the op copies only to put their rows on lines
   // (predict_into weighs the copy against NvModelConstants::wgmma_tma_off_line_row_cost).
   double off_line_share_a = 0, off_line_share_b = 0;
+  double off_sector_share_a = 0, off_sector_share_b = 0;  // of them, the rows that start inside a 32-byte sector
   bool pitch_copy_a = false, pitch_copy_b = false;
   // Tie-break key (phase 1): arithmetic intensity of the tile, flops per byte loaded
   double arithmetic_intensity = 0;

@@ -205,6 +205,19 @@ constexpr double rows_off_lines_share(std::int64_t pitch_bytes) {
   return 1.0 - double(a) / 128.0;
 }
 
+// The share of an operand's rows that start inside a 32-byte sector (the L2's unit of transfer): 1 - gcd(pitch, 32) / 32
+// (0 for pitches of whole sectors: 8000 bytes puts half its rows off lines but every row on a sector; 1/2 for 6000).
+constexpr double rows_off_sectors_share(std::int64_t pitch_bytes) {
+  std::int64_t a = pitch_bytes < 0 ? -pitch_bytes : pitch_bytes, b = 32;
+  if (a == 0) return 0.0;
+  while (b != 0) {
+    const std::int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return 1.0 - double(a) / 32.0;
+}
+
 // The columns of a wgmma tile one consumer warpgroup computes (the kernels' warpgroup split, gemm_wgmma.cuh
 // Plan::kSplitN; cpp/kernels/families/wgmma.py Spec.split_n states the same rule): every column where the tile's rows
 // divide into whole m64 slabs per consumer (warps = 4 x (consumers + 1): a producer warpgroup), else (192 rows over

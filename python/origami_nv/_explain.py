@@ -401,10 +401,14 @@ class Explanation:
         if self.mode != "seed" and (fb.get("off_line_share_a") or fb.get("off_line_share_b") or fb.get("pitch_copy_a")
                                     or fb.get("pitch_copy_b")):
             # (the pick alone: ModelOptions.pitch_copy_plan; the ranking above reads every operand in place)
-            L.append("  Rows off 128-byte lines (wgmma TMA rows spanning two lines: NvModelConstants."
-                     "wgmma_tma_off_line_row_cost): " +
-                     ", ".join(f"{x} {'copied into padded rows' if fb.get('pitch_copy_' + x.lower()) else 'read in place, ' + format(fb.get('off_line_share_' + x.lower(), 0), '.0%') + ' of its rows off lines'}"
-                               for x in ("A", "B")))
+            def rows(x: str) -> str:
+                if fb.get("pitch_copy_" + x):
+                    return "copied into padded rows"
+                return (f"read in place, {fb.get('off_line_share_' + x, 0):.0%} of its rows off lines, "
+                        f"{fb.get('off_sector_share_' + x, 0):.0%} inside 32-byte sectors")
+            L.append("  Rows off 128-byte lines (wgmma TMA rows spanning two lines, five sectors where they start inside "
+                     "one: NvModelConstants.wgmma_tma_off_line_row_cost, wgmma_tma_off_sector_row_cost): " +
+                     ", ".join(f"{x} {rows(x.lower())}" for x in ("A", "B")))
             if fb.get("pitch_copy_a") or fb.get("pitch_copy_b"):
                 L.append(f"  [Operand copies] {fb['operand_copy_reason']}: {_n(fb['operand_copy_bytes'])} bytes read "
                          f"and written = {_n(fb['operand_copy_cycles'])} cycles (the op makes them)")
