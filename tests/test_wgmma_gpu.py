@@ -125,6 +125,24 @@ def test_op_wgmma_operand_shorter_than_tile(tile, layout):
             _check(torch, origami_nv.matmul(a, b, config=cfg), a, b)
 
 
+@pytest.mark.parametrize("tile", TILES, ids=lambda t: f"{t[0]}x{t[1]}")
+@pytest.mark.parametrize("layout", ["kk", "mk"])
+def test_op_wgmma_ctas_with_several_tiles(tile, layout):
+    # More tiles than SMs: a CTA hands every tile but its last to TMA stores of C slices (128-byte-row boxes, or the
+    # split-N tiles' 64-byte-row boxes) while it computes the next; the other tests' grids are one wave.
+    import torch
+    origami_nv, built = _op_with_wgmma()
+    bm, bn, stages, warps = tile
+    if (bm, bn) not in built:
+        pytest.skip(f"wgmma {bm}x{bn} not in this build")
+    # 18 x 18 = 324 tiles; an M-contiguous A is read in place with M a multiple of 8
+    m, n, k = 17 * bm + (8 if layout == "mk" else 3), 17 * bn + 8, 64 * 2 + 8  # C rows 16-byte aligned: TMA stores
+    a, b = _operands(torch, m, n, k, torch.float16, layout[0] == "k", True, seed=m + n)
+    _poison_allocator(torch, m * n, torch.float16)
+    cfg = dict(block_m=bm, block_n=bn, block_k=64, group_size_m=4, stages=stages, warps=warps, family="wgmma")
+    _check(torch, origami_nv.matmul(a, b, config=cfg), a, b)
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_op_wgmma_batched_and_group_sizes(dtype):
     import torch
@@ -170,7 +188,8 @@ def _build_harness(tmp_path, pattern):
 
 
 # 16-bit kernels only: the dev harness (bench_wgmma.cu) allocates and checks 16-bit operands.
-PATTERN = r"128x256x64.*_(kk|mn)$|64x256.*bf16_kn$|256x128.*fp16_mk$|128x192.*bf16_kk$|64x48.*fp16_kk$|64x144.*bf16_mk$"
+PATTERN = (r"128x256x64.*_(kk|mn)$|64x256.*bf16_kn$|256x128.*fp16_mk$|128x192.*bf16_kk$|64x48.*fp16_kk$|64x144.*bf16_mk$"
+           r"|192x192.*fp16_mk$")
 
 
 def test_harness_check_against_cublas(tmp_path):
@@ -184,7 +203,7 @@ def test_harness_check_against_cublas(tmp_path):
 def test_harness_under_compute_sanitizer(tmp_path, tool):
     if shutil.which("compute-sanitizer") is None:
         pytest.skip("compute-sanitizer is not on the PATH")
-    exe = _build_harness(tmp_path, r"128x256.*bf16_kk$|64x256.*fp16_mn$|64x80.*fp16_kk$")
+    exe = _build_harness(tmp_path, r"128x256.*bf16_kk$|64x256.*fp16_mn$|64x80.*fp16_kk$|192x192.*bf16_kk$")
     r = subprocess.run(["compute-sanitizer", f"--tool={tool}", "--error-exitcode=9", exe, "check", ".", "small"],
                        capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
