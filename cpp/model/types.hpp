@@ -190,33 +190,24 @@ constexpr double kTransposingCopyFactor = 3.0;
 constexpr std::int64_t kSwappedTf32MaxM = 2048;
 inline constexpr bool swapped_tf32_variant_runs(std::int64_t M) { return M <= kSwappedTf32MaxM; }
 
-// The share of an operand's rows that do not start on a 128-byte line, for rows `pitch_bytes` apart (row r starts
-// at r * pitch mod 128, which takes 128 / gcd(pitch, 128) values, one of them 0): 0 for a pitch that is a multiple
-// of 128 bytes, 7/8 for 6000 bytes (3000 fp16 elements), 1/2 for 8000. A 128-byte TMA box row that starts off a line
-// spans two.
-constexpr double rows_off_lines_share(std::int64_t pitch_bytes) {
-  std::int64_t a = pitch_bytes < 0 ? -pitch_bytes : pitch_bytes, b = 128;
+// The share of an operand's rows, `pitch_bytes` apart, that do not start on a multiple of `unit` bytes: row r starts
+// at r * pitch mod unit, which takes unit / gcd(pitch, unit) values, one of them 0 (pitch 0: one row, on the unit).
+constexpr double rows_off_share(std::int64_t pitch_bytes, std::int64_t unit) {
+  std::int64_t a = pitch_bytes < 0 ? -pitch_bytes : pitch_bytes, b = unit;
   if (a == 0) return 0.0;
   while (b != 0) {
     const std::int64_t t = a % b;
     a = b;
     b = t;
   }
-  return 1.0 - double(a) / 128.0;
+  return 1.0 - double(a) / double(unit);
 }
-
-// The share of an operand's rows that start inside a 32-byte sector (the L2's unit of transfer): 1 - gcd(pitch, 32) / 32
-// (0 for pitches of whole sectors: 8000 bytes puts half its rows off lines but every row on a sector; 1/2 for 6000).
-constexpr double rows_off_sectors_share(std::int64_t pitch_bytes) {
-  std::int64_t a = pitch_bytes < 0 ? -pitch_bytes : pitch_bytes, b = 32;
-  if (a == 0) return 0.0;
-  while (b != 0) {
-    const std::int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return 1.0 - double(a) / 32.0;
-}
+// ... off 128-byte lines: 0 for a pitch that is a multiple of 128 bytes, 7/8 for 6000 bytes (3000 fp16 elements), 1/2
+// for 8000. A 128-byte TMA box row that starts off a line spans two.
+constexpr double rows_off_lines_share(std::int64_t pitch_bytes) { return rows_off_share(pitch_bytes, 128); }
+// ... inside a 32-byte sector (the L2's unit of transfer; such a row spans five where an aligned one spans four): 0 for
+// pitches of whole sectors (8000 bytes puts half its rows off lines but every row on a sector), 1/2 for 6000.
+constexpr double rows_off_sectors_share(std::int64_t pitch_bytes) { return rows_off_share(pitch_bytes, 32); }
 
 // The columns of a wgmma tile one consumer warpgroup computes (the kernels' warpgroup split, gemm_wgmma.cuh
 // Plan::kSplitN; cpp/kernels/families/wgmma.py Spec.split_n states the same rule): every column where the tile's rows
