@@ -86,6 +86,18 @@ def test_every_tf32_tile_ragged_exact_and_layouts(c):
             _check(_run(c, a, b), a, b, f"tf32 {c} {M}x{N}x{K} {lay}")
 
 
+@pytest.mark.parametrize("c", CONFIGS, ids=lambda c: f"{c[0]}x{c[1]}")
+def test_ctas_with_several_tiles(c):
+    # More tiles than SMs (18 x 18 = 324): every tile of a CTA but its last leaves by TMA stores of C slices (fp32
+    # 128-byte-row boxes, or the split-N 192x192's 64-byte-row boxes) while the next computes; N a multiple of 4: C rows
+    # 16-byte aligned, which those stores need.
+    gen = torch.Generator(device="cuda").manual_seed(c[0] + c[1])
+    bm, bn, bk = c[:3]
+    M, N, K = 17 * bm + 3, 17 * bn + 4, 3 * bk + 8
+    a, b = _operand(M, K, "r", gen=gen), _operand(K, N, "c", gen=gen)
+    _check(_run(c, a, b), a, b, f"tf32 {c} {M}x{N}x{K} rc, several tiles per CTA")
+
+
 def test_error_within_torch_tf32():
     # Issue 15: "TF32 within torch's own TF32 error on the same inputs (x1.5)", at a K where the rounding of the
     # inputs dominates the error, for the model's pick and for every tile.
