@@ -180,7 +180,18 @@ def test_tf32_row_major_b_in_place_up_to_the_swapped_bound():
     small = str(origami_nv.explain(2048, 4096, 4096, dtype="tfloat32", gpu=H100))
     large = str(origami_nv.explain(2049, 4096, 4096, dtype="tfloat32", gpu=H100))
     assert "[Operand copies]" not in small
-    assert "[Operand copies] TF32 with B row-major and M above kSwappedTf32MaxM" in large
+    # above the bound the pick pays a copy of B: the bound's, or (a tile without a swapped kernel, 192x192) the layout's
+    assert ("[Operand copies] TF32 with B row-major and M above kSwappedTf32MaxM" in large or
+            "[Operand copies] operand layout not compiled for this kernel" in large), large
+    # a tile that has the swapped kernel: above the bound its copy is the bound's
+    from origami_nv import _api, _core
+    entry = _api.get_selector(H100, "nv")
+    kr = next(k for k in _api._kernel_resources()[0]
+              if k.dtype == "tfloat32" and (k.config.block_m, k.config.block_n) == (128, 256))
+    for M, copied in ((2048, False), (2049, True)):
+        d = _core.predict(M, 4096, 4096, "tfloat32", kr.config, entry.hardware, entry.selector.options, kr, layout="nn")
+        assert (d["operand_copy_bytes"] > 0) == copied
+        assert not copied or "kSwappedTf32MaxM" in d["operand_copy_reason"]
     # x @ w.t() (B K-major) never copies
     assert "[Operand copies]" not in str(origami_nv.explain(4096, 4096, 4096, dtype="tfloat32", gpu=H100, layout="nt"))
 
