@@ -6,8 +6,8 @@
 #   bash benchmarks/results/probes/probe_tile192.sh   (repo root, GPU machine; writes $OUT/tile192_*.txt)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$name"
-gpu=h100; case "$name" in *H200*) gpu=h200;; esac
+source benchmarks/results/probes/device_lib.sh
+device_start  # $name, $gpu (h100 / h200)
 bash cpp/kernels/wgmma/dev/device_run.sh \
   '^origami_wgmma_(192x192|128x192|128x256|256x128|128x128|128x144|128x96)x64_s[4-8]_w12_(fp16|bf16)_(kk|mk)$' \
   2>&1 | grep -E "build:|error" | head -5
