@@ -39,7 +39,7 @@ SPECS = wg.all_specs()
 
 
 def test_list_is_modest_and_covers_every_dtype_and_layout():
-    assert 8 <= len(SPECS) <= 130  # CI compiles them on 2 cores (~2.5 s each)
+    assert 8 <= len(SPECS) <= 150  # CI compiles them on 2 cores (~2.5 s each)
     for tile in wg.TILES:
         got = {(s.dtype, s.a_k_major, s.b_k_major) for s in SPECS if (s.block_m, s.block_n, s.consumers) == tile}
         # An N-major B is loaded in 64-column boxes: a consumer's columns (all of BLOCK_N, or BLOCK_N / consumers where
@@ -122,7 +122,21 @@ def test_names_are_unique_and_spell_the_config():
     assert len(names) == len(set(names))
     for s in SPECS:
         assert s.name == (f"origami_wgmma_{s.block_m}x{s.block_n}x{s.block_k}_s{s.stages}_w{s.warps}_{s.dtype}_"
-                          f"{'k' if s.a_k_major else 'm'}{'k' if s.b_k_major else 'n'}")
+                          f"{'k' if s.a_k_major else 'm'}{'k' if s.b_k_major else 'n'}" +
+                          ("_c2" if s.cluster == 2 else ""))
+
+
+def test_multicast_twins_are_the_listed_tiles_in_every_16_bit_layout():
+    """MULTICAST_TILES get a 2-CTA twin (KernelEntry::multicast) per fp16/bf16 kernel, each the same config (stages,
+    warps, shared memory) as its 1-CTA kernel; no TF32 twin."""
+    twins = [s for s in SPECS if s.cluster == 2]
+    singles = {(s.block_m, s.block_n, s.dtype, s.a_k_major, s.b_k_major): s for s in SPECS if s.cluster == 1}
+    assert {(s.block_m, s.block_n) for s in twins} == set(wg.MULTICAST_TILES)
+    assert len(twins) == len(wg.MULTICAST_TILES) * 2 * len(wg.LAYOUTS)
+    for t in twins:
+        one = singles[(t.block_m, t.block_n, t.dtype, t.a_k_major, t.b_k_major)]
+        assert t.dtype != "tf32" and (t.stages, t.warps, t.smem_bytes) == (one.stages, one.warps, one.smem_bytes)
+        assert wg.kernel_dict(t)["multicast"] and not wg.kernel_dict(one)["multicast"]
 
 
 def test_generator_interface():

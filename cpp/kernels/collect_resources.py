@@ -81,7 +81,8 @@ def main(argv=None) -> int:
                 config=dict(block_m=k["block_m"], block_n=k["block_n"], block_k=k["block_k"],
                             stages=k["stages"], warps=k["warps"], family=k["family"]),
                 dtype=k["dtype"], a_k_contiguous=k["a_k_contiguous"], b_k_contiguous=k["b_k_contiguous"],
-                realign=bool(k.get("realign", False)), alignment_elems=k.get("alignment_elems"),
+                realign=bool(k.get("realign", False)), multicast=bool(k.get("multicast", False)),
+                alignment_elems=k.get("alignment_elems"),
                 threads=k["threads"], smem_bytes=k["smem_bytes"], arch=arch, source="ptxas",
                 ptxas_name=ptxas_name, **r))
     if missing:

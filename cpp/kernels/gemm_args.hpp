@@ -99,6 +99,11 @@ struct KernelEntry {
   // operands with only element-aligned rows run in place instead of being copied. The same config's aligned
   // variant is the one for aligned operands (find_kernel returns it; the op prefers it on a tie).
   bool realign = false;
+  // Launches as 2-CTA clusters whose CTAs share the B tile by TMA multicast (the wgmma `_c2` kernels,
+  // cpp/kernels/families/wgmma.py MULTICAST_TILES): the twin of the same config's 1-CTA kernel, launched only where
+  // the model's plan for the pick says so (LatencyBreakdown::multicast_b); find_kernel and the model's kernel records
+  // are the 1-CTA kernel's.
+  bool multicast = false;
   LaunchFn launch;
   const char* name;             // the kernel's name as ptxas reports it (mangled)
 };

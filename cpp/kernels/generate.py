@@ -14,7 +14,9 @@ Families are plug-ins under cpp/kernels/families/: `mma_sync` and `simt` (fp32 o
                   "family_enum", "block_m", "block_n", "block_k", "stages", "warps", "dtype" ("float16"...),
                   "dtype_enum", "a_k_contiguous", "b_k_contiguous", "threads", "smem_bytes",
                   "alignment_elems", "min_cc", optional "realign" (bool, default false: reads operands whose
-                  rows are only element-aligned in place; alignment_elems then says how little it needs)}
+                  rows are only element-aligned in place; alignment_elems then says how little it needs),
+                  optional "multicast" (bool, default false: a 2-CTA cluster twin of the same config that
+                  TMA-multicasts the B tile, KernelEntry::multicast)}
         excluded = [((bm, bn, bk), reason), ...]  tiles of the space the family cannot run
     tu_text(spec) -> CUDA source defining the kernels and launchers of the spec.
 The generator appends the registration function to each TU, writes kernel_table.cpp (which calls them
@@ -126,6 +128,7 @@ def registration(spec: dict) -> str:
             f"    e.threads = {k['threads']}; e.smem_bytes = {k['smem_bytes']};",
             f"    e.alignment_elems = {k['alignment_elems']}; e.min_cc = {k['min_cc']};",
             f"    e.realign = {c_bool(k.get('realign', False))};",
+            f"    e.multicast = {c_bool(k.get('multicast', False))};",
             f"    e.launch = &{k['launcher']};",
             f"    e.name = \"{k['name']}\";",
             "    out.push_back(e);",

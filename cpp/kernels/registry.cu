@@ -122,11 +122,12 @@ bool follows_library_kernels(cudaStream_t stream) {
 }
 
 const KernelEntry* find_kernel(const TileConfig& c, DType dtype, bool a_k, bool b_k) {
-  // The aligned variant: a realigning one (KernelEntry::realign) serves operands that break the 16-byte rule,
-  // and only the op's plan, which knows the operands, chooses it.
+  // The aligned 1-CTA variant: a realigning one (KernelEntry::realign) serves operands that break the 16-byte rule,
+  // a multicasting one (KernelEntry::multicast) rows off lines, and only the op's plan, which knows the operands and
+  // the model's plan for them, chooses those.
   for (const KernelEntry& e : compiled_kernels())
     if (e.config.same_kernel(c) && e.dtype == dtype && e.a_k_contiguous == a_k && e.b_k_contiguous == b_k &&
-        !e.realign)
+        !e.realign && !e.multicast)
       return &e;
   return nullptr;
 }
@@ -142,7 +143,7 @@ std::string describe_kernel(const KernelEntry& e) {
   return std::string(family_name(e.config.family)) + " " + to_string(e.config.block_m) + "x" +
          to_string(e.config.block_n) + "x" + to_string(e.config.block_k) + " s" + to_string(e.config.stages) +
          " w" + to_string(e.config.warps) + " " + short_dtype(e.dtype) + " A:" + (e.a_k_contiguous ? "K" : "M") +
-         " B:" + (e.b_k_contiguous ? "K" : "N") + (e.realign ? " realign" : "");
+         " B:" + (e.b_k_contiguous ? "K" : "N") + (e.realign ? " realign" : "") + (e.multicast ? " multicast" : "");
 }
 
 std::vector<std::string> closest_compiled_configs(const TileConfig& w, DType dtype, int limit) {
@@ -150,7 +151,7 @@ std::vector<std::string> closest_compiled_configs(const TileConfig& w, DType dty
   auto lg = [](int v) { return std::log2(static_cast<double>(std::max(v, 1))); };
   std::vector<std::tuple<double, std::string>> scored;
   for (const KernelEntry& e : compiled_kernels()) {
-    if (e.dtype != dtype || !e.a_k_contiguous || e.b_k_contiguous || e.realign) continue;  // one row per config
+    if (e.dtype != dtype || !e.a_k_contiguous || e.b_k_contiguous || e.realign || e.multicast) continue;  // one row per config
     const TileConfig& c = e.config;
     double d = std::fabs(lg(c.block_m) - lg(w.block_m)) + std::fabs(lg(c.block_n) - lg(w.block_n)) +
                std::fabs(lg(c.block_k) - lg(w.block_k)) + 0.1 * std::abs(c.stages - w.stages) +

@@ -22,7 +22,7 @@ Usable standalone too (the dev harness cpp/kernels/wgmma/dev/bench_wgmma.cu):
     python3 cpp/kernels/families/wgmma.py --list
     python3 cpp/kernels/families/wgmma.py --emit-dev OUTDIR [--filter REGEX] [--variants]
 --variants adds the study kernels of cpp/kernels/wgmma/NOTES.md (full-tile C staging "_eN", 2-CTA
-clusters "_c2"); they are never part of the generated build.
+clusters "_c2" of the tiles MULTICAST_TILES leaves out); they are never part of the generated build.
 """
 from __future__ import annotations
 
@@ -108,6 +108,18 @@ LAYOUTS = [(True, True), (True, False), (False, True), (False, False)]  # (A K-m
 # swapped product C^T = B^T A^T with B^T from registers (gemm_wgmma.cuh run_swap: "swap" below); the op copies an A
 # that is not K-major into a compiled layout first.
 TF32_LAYOUTS = [(True, True), (True, False)]
+# Tiles that also get a 2-CTA cluster twin ("_c2", KernelEntry::multicast): the two CTAs of a cluster take tile rows
+# 2u and 2u + 1 of one tile column and load half of the shared B tile each, TMA-multicast into both (gemm_wgmma.cuh,
+# v3/v5 in cpp/kernels/wgmma/NOTES.md). Where the operands' rows are off 128-byte lines every box row costs two L2
+# requests, and halving B's requests per SM wins back much of it: H200, dev harness, fp16 x @ w.t(), best 1-CTA tile ->
+# best twin (of 128x192, 128x256, 256x128, 192x192 and their twins; benchmarks/results/probes/probe_multicast_h200.txt),
+# of cuBLAS: 3000^3 0.843 -> 0.924, 1200x4000x3000 0.628 -> 0.824, 5000x1000x3000 0.584 -> 0.776, 1000x3000x5000 0.787
+# -> 0.980, 6000x2000x3000 0.800 -> 0.878, 2000x5000x3000 0.690 -> 0.760, 7000x7000x1000 0.939 -> 1.010; the best twin
+# was 128x192's at 5 of those 8 shapes and 128x256's at the other 3 (256x128's tied once; 192x192's never).
+# At rows on lines they win nothing (3008^3, 8192^3 within 1-2 %, 4096^3 128x256 0.13 slower): the op launches a twin
+# only where the model's pick plan predicts it faster by NvModelConstants::multicast_min_gain (cpp/model/model.cpp).
+# No split-K (the launcher refuses it), no TF32, and the twins store C through the threads (no TMA-stored epilogue).
+MULTICAST_TILES = [(128, 192), (128, 256)]
 # The swapped kernels hold a k-block of B^T fragments in registers (16 per m64 slab) beside the accumulators; tiles
 # of at most 2 slabs of BLOCK_N per consumer warpgroup are generated (the TILES entries that qualify: 128x256, 256x128,
 # 128x128, 64x128, 64x64; 128x256 uses 168 registers, no spill, ptxas nvcc 13.0).
@@ -272,6 +284,9 @@ def all_specs() -> list[Spec]:
                 s = Spec(bm, bn, consumers, dtype, a_k, b_k)
                 if not s.problems():
                     specs.append(s)
+                    twin = Spec(bm, bn, consumers, dtype, a_k, b_k, cluster=2)
+                    if (bm, bn) in MULTICAST_TILES and dtype != "tf32" and not twin.problems():
+                        specs.append(twin)
     return specs
 
 
@@ -284,7 +299,7 @@ def kernel_dict(s: Spec) -> dict:
         consumers=s.consumers, dtype=dt_name, dtype_enum=f"origami::DType::{dt_enum}",
         a_k_contiguous=s.a_k_major, b_k_contiguous=s.b_k_major, threads=s.threads,
         smem_bytes=s.smem_bytes, alignment_elems=s.alignment_elems, min_cc=MIN_CC,
-        launcher=f"launch_{s.name}", template_args=s.template_args(), cluster=s.cluster)
+        launcher=f"launch_{s.name}", template_args=s.template_args(), cluster=s.cluster, multicast=s.cluster > 1)
 
 
 def specializations(space: dict | None = None):
@@ -413,7 +428,7 @@ def _main(argv: list[str]) -> int:
                     pool.append(d)
             if s.cluster == 1 and s.epi_n_override == 0 and s.max_stages == 0:
                 c = Spec(s.block_m, s.block_n, s.consumers, s.dtype, s.a_k_major, s.b_k_major, cluster=2)
-                if not c.problems():
+                if not c.problems() and c not in pool:
                     pool.append(c)
     specs = [s for s in pool if re.search(ns.filter, s.name)]
     if ns.list:
