@@ -139,6 +139,7 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["off_line_share_b"] = b.off_line_share_b;
   d["off_sector_share_a"] = b.off_sector_share_a;
   d["off_sector_share_b"] = b.off_sector_share_b;
+  d["multicast_b"] = b.multicast_b;
   d["pitch_copy_a"] = b.pitch_copy_a;
   d["pitch_copy_b"] = b.pitch_copy_b;
   d["num_iter"] = b.num_iter;
@@ -326,10 +327,11 @@ PYBIND11_MODULE(_core, m) {
       .def(py::init([](const TileConfig& config, const std::string& dtype, int threads, int registers_per_thread,
                        int spill_store_bytes, int spill_load_bytes, int local_bytes, int smem_bytes,
                        const std::string& arch, const std::string& source, unsigned layouts,
-                       unsigned realign_layouts) {
+                       unsigned realign_layouts, unsigned multicast_layouts) {
              KernelResources k;
              k.layouts = layouts;
              k.realign_layouts = realign_layouts;
+             k.multicast_layouts = multicast_layouts;
              k.config = config; k.dtype = to_dtype(dtype); k.threads = threads;
              k.registers_per_thread = registers_per_thread; k.spill_store_bytes = spill_store_bytes;
              k.spill_load_bytes = spill_load_bytes; k.local_bytes = local_bytes; k.smem_bytes = smem_bytes;
@@ -339,7 +341,8 @@ PYBIND11_MODULE(_core, m) {
            py::arg("config"), py::arg("dtype") = "float16", py::arg("threads") = 0,
            py::arg("registers_per_thread") = 0, py::arg("spill_store_bytes") = 0, py::arg("spill_load_bytes") = 0,
            py::arg("local_bytes") = 0, py::arg("smem_bytes") = 0, py::arg("arch") = "sm_90",
-           py::arg("source") = "ptxas", py::arg("layouts") = kAllLayouts, py::arg("realign_layouts") = 0u)
+           py::arg("source") = "ptxas", py::arg("layouts") = kAllLayouts, py::arg("realign_layouts") = 0u,
+           py::arg("multicast_layouts") = 0u)
       .def_readwrite("config", &KernelResources::config)
       .def_property_readonly("dtype", [](const KernelResources& k) { return std::string(dtype_name(k.dtype)); })
       .def_readwrite("threads", &KernelResources::threads)
@@ -354,6 +357,9 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("realign_layouts", &KernelResources::realign_layouts,
                      "bit layout_bit(a_k, b_k) per operand layout with a realigning kernel (reads misaligned operands "
                      "in place)")
+      .def_readwrite("multicast_layouts", &KernelResources::multicast_layouts,
+                     "bit layout_bit(a_k, b_k) per operand layout with a 2-CTA multicast twin (the B tile shared by "
+                     "TMA multicast)")
       .def("__repr__", [](const KernelResources& k) {
         Text os;
         os << "KernelResources(" << k.config.to_string() << ", " << dtype_name(k.dtype) << ", threads=" << k.threads
@@ -401,7 +407,7 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, epilogue_latency_factor) RW(NvModelConstants, prologue_latency_factor)
       RW(NvModelConstants, overlap_efficiency) RW(NvModelConstants, estimated_register_overhead)
       RW(NvModelConstants, wgmma_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_warp_load_bytes_per_cycle)
-      RW(NvModelConstants, wgmma_tma_oob_fill_bytes_per_cycle) RW(NvModelConstants, wgmma_l2_hit_in_flight_share) RW(NvModelConstants, wgmma_pipeline_latency_factor) RW(NvModelConstants, wgmma_active_sm_dram_cap) RW(NvModelConstants, wgmma_tma_box_bytes_per_cycle) RW(NvModelConstants, wgmma_tma_off_line_row_cost) RW(NvModelConstants, wgmma_tma_off_sector_row_cost) RW(NvModelConstants, pitch_copy_min_gain) RW(NvModelConstants, wgmma_tma_stage_cycles)
+      RW(NvModelConstants, wgmma_tma_oob_fill_bytes_per_cycle) RW(NvModelConstants, wgmma_l2_hit_in_flight_share) RW(NvModelConstants, wgmma_pipeline_latency_factor) RW(NvModelConstants, wgmma_active_sm_dram_cap) RW(NvModelConstants, wgmma_tma_box_bytes_per_cycle) RW(NvModelConstants, wgmma_tma_off_line_row_cost) RW(NvModelConstants, wgmma_tma_off_sector_row_cost) RW(NvModelConstants, pitch_copy_min_gain) RW(NvModelConstants, wgmma_tma_stage_cycles) RW(NvModelConstants, multicast_min_gain)
       RW(NvModelConstants, wgmma_epilogue_overlap)
       RW(NvModelConstants, mma_sync_load_issue_warps_per_sm)
       RW(NvModelConstants, mma_sync_warp_copy_queue_bytes)
@@ -569,6 +575,8 @@ PYBIND11_MODULE(_core, m) {
              d["final_breakdown"] = breakdown_dict(sel.final_breakdown);
              d["phase1_group_size_m"] = sel.phase1_group_size_m;
              d["abstract_space"] = sel.abstract_space;
+             d["replaced_pick"] = sel.replaced_pick ? py::cast(*sel.replaced_pick) : py::none();
+             d["replaced_pick_cycles"] = sel.replaced_pick_cycles;
              py::list costs;
              for (auto& [g, c] : sel.group_size_m_costs) costs.append(py::make_tuple(g, c));
              d["group_size_m_costs"] = costs;

@@ -758,7 +758,9 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
     const double off = o.nv.wgmma_tma_off_line_row_cost, in_sector = o.nv.wgmma_tma_off_sector_row_cost;
     const double weight_a = 1.0 + off * b.off_line_share_a + in_sector * b.off_sector_share_a;
     const double weight_b = 1.0 + off * b.off_line_share_b + in_sector * b.off_sector_share_b;
-    const double box_bytes = (rows_a * weight_a + rows_b * weight_b) * c.block_k * bytes;
+    // (a multicast twin's CTA issues half of the B tile's rows; the other half arrives from its peer's requests)
+    const double rows_b_issued = b.multicast_b ? 0.5 * rows_b : rows_b;
+    const double box_bytes = (rows_a * weight_a + rows_b_issued * weight_b) * c.block_k * bytes;
     b.tma_box_cycles = o.nv.wgmma_tma_stage_cycles + box_bytes / o.nv.wgmma_tma_box_bytes_per_cycle;
     if (b.tma_box_cycles > b.memory_cycles) {
       b.memory_cycles = b.tma_box_cycles;
@@ -853,7 +855,7 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
   // 128x96 .. 128x144 tiles' 16/32-column slices leave through the threads' stores, which the next tile waits for).
   b.epilogue_hidden_cycles = 0.0;
   if (c.family == Family::Wgmma && nv.wgmma_epilogue_overlap > 0 && b.num_waves > 1 && out_bytes == bytes &&
-      wgmma_tma_stored_epilogue(c) && (p.N * static_cast<std::int64_t>(bytes)) % 16 == 0) {
+      wgmma_tma_stored_epilogue(c) && !b.multicast_b && (p.N * static_cast<std::int64_t>(bytes)) % 16 == 0) {
     const double main_loop = b.tile_cycles - b.epilogue_cycles;
     const double shared_dram = b.dram_cycles * double(unit_k_iters) + b.epilogue_write_cycles;
     const double wave = std::max(main_loop, shared_dram);
@@ -933,6 +935,7 @@ struct OperandCopyPlan {
   bool swapped_bound = false;  // TF32, B row-major, M above kSwappedTf32MaxM: the compiled swapped kernel not used
   bool copy_a = false, copy_b = false;  // the operand is copied (its copy has rows on 128-byte lines)
   bool pitch = false;         // a copy made only to put an operand's rows on 128-byte lines (predict_into)
+  unsigned layout = 0;        // layout_bit of the variant launched (0: no compiled layout)
 };
 
 // The shares of the operands' rows read in place off 128-byte lines, and of those inside 32-byte sectors (the TMA stage
@@ -974,6 +977,7 @@ OperandCopyPlan operand_copy_plan(const Problem& p, const KernelResources* kr) {
           plan.realign = realign != 0;
           plan.realign_a = plan.realign && !p.a_aligned && (a_k != 0) == p.a_k_contiguous;
           plan.realign_b = plan.realign && !p.b_aligned && (b_k != 0) == p.b_k_contiguous;
+          plan.layout = layout_bit(a_k != 0, b_k != 0);
         }
       }
   plan.bytes = copied < 0 ? 0 : copied;  // no compiled layout at all: nothing to charge (not a real kernel record)
@@ -1053,7 +1057,7 @@ void split_terms(const Problem& p, const TileConfig& c, const ModelHardware& hw,
 namespace {
 void predict_launch(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                     const KernelResources* kr, const KernelTerms& k, const OperandCopyPlan& copies,
-                    const OffLineShares& off, LatencyBreakdown& b);
+                    const OffLineShares& off, bool multicast, LatencyBreakdown& b);
 }  // namespace
 
 LatencyBreakdown predict(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
@@ -1095,38 +1099,60 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
   const OffLineShares off{rows_off_lines_share(pitch_a), rows_off_lines_share(pitch_b),
                           rows_off_sectors_share(pitch_a), rows_off_sectors_share(pitch_b)};
   const double share_a = off.lines_a, share_b = off.lines_b;
-  predict_launch(p, c, hw, o, kr, k, copies, off, b);
-  if (share_a == 0 && share_b == 0) return;
-  // The op copies such an operand into rows on lines first where that is predicted faster (the pick's
-  // pitch_copy_a/b, cpp/ops/ops_cuda.cpp make_plan): a streamed copy of its bytes, as for a misaligned one.
-  // (the fastest of the copy plans, if it beats reading in place by NvModelConstants::pitch_copy_min_gain)
-  const double batch_d = double(std::max<std::int64_t>(p.batch, 1));
-  const double in_place = b.total_cycles;
-  for (int mask = 1; mask < 4; ++mask) {
-    const bool ca = (mask & 1) != 0, cb = (mask & 2) != 0;
-    if ((ca && share_a == 0) || (cb && share_b == 0)) continue;
-    OperandCopyPlan alt = copies;
-    alt.pitch = true;
-    if (ca) alt.bytes += double(p.M) * p.K * eb * batch_d;
-    if (cb) alt.bytes += double(p.K) * p.N * eb * batch_d;
-    alt.copies += (ca ? 1 : 0) + (cb ? 1 : 0);
+  predict_launch(p, c, hw, o, kr, k, copies, off, false, b);
+  OperandCopyPlan plan = copies;  // the plan b predicts
+  OffLineShares plan_off = off;
+  if (share_a != 0 || share_b != 0) {
+    // The op copies such an operand into rows on lines first where that is predicted faster (the pick's
+    // pitch_copy_a/b, cpp/ops/ops_cuda.cpp make_plan): a streamed copy of its bytes, as for a misaligned one.
+    // (the fastest of the copy plans, if it beats reading in place by NvModelConstants::pitch_copy_min_gain)
+    const double batch_d = double(std::max<std::int64_t>(p.batch, 1));
+    const double in_place = b.total_cycles;
+    for (int mask = 1; mask < 4; ++mask) {
+      const bool ca = (mask & 1) != 0, cb = (mask & 2) != 0;
+      if ((ca && share_a == 0) || (cb && share_b == 0)) continue;
+      OperandCopyPlan alt = copies;
+      alt.pitch = true;
+      if (ca) alt.bytes += double(p.M) * p.K * eb * batch_d;
+      if (cb) alt.bytes += double(p.K) * p.N * eb * batch_d;
+      alt.copies += (ca ? 1 : 0) + (cb ? 1 : 0);
+      LatencyBreakdown t;
+      const OffLineShares left{ca ? 0.0 : share_a, cb ? 0.0 : share_b, ca ? 0.0 : off.sectors_a,
+                               cb ? 0.0 : off.sectors_b};
+      predict_launch(p, c, hw, o, kr, k, alt, left, false, t);
+      if (t.total_cycles * o.nv.pitch_copy_min_gain < in_place && (!(b.pitch_copy_a || b.pitch_copy_b) ||
+                                                                    t.total_cycles < b.total_cycles)) {
+        t.pitch_copy_a = ca;
+        t.pitch_copy_b = cb;
+        b = t;
+        plan = alt;
+        plan_off = left;
+      }
+    }
+  }
+  // The config's 2-CTA twin (KernelResources::multicast_layouts) in the layout the plan launches: its CTA pairs share
+  // the B tile by TMA multicast, each issuing half of its rows (memory_latency's TMA stage term), and store C through
+  // the threads (tile_latency). The op launches it where it is predicted faster by NvModelConstants::multicast_min_gain
+  // (the pick's multicast_b, cpp/ops/ops_cuda.cpp make_plan); the launcher has no split-K for it.
+  if (c.family == Family::Wgmma && o.pitch_copy_plan && c.split_k <= 1 && kr != nullptr && !plan.realign &&
+      (kr->multicast_layouts & plan.layout) != 0) {
     LatencyBreakdown t;
-    const OffLineShares left{ca ? 0.0 : share_a, cb ? 0.0 : share_b, ca ? 0.0 : off.sectors_a, cb ? 0.0 : off.sectors_b};
-    predict_launch(p, c, hw, o, kr, k, alt, left, t);
-    if (t.total_cycles * o.nv.pitch_copy_min_gain < in_place && (!(b.pitch_copy_a || b.pitch_copy_b) ||
-                                                                  t.total_cycles < b.total_cycles)) {
-      t.pitch_copy_a = ca;
-      t.pitch_copy_b = cb;
+    predict_launch(p, c, hw, o, kr, k, plan, plan_off, true, t);
+    if (t.total_cycles * o.nv.multicast_min_gain < b.total_cycles) {
+      t.pitch_copy_a = b.pitch_copy_a;
+      t.pitch_copy_b = b.pitch_copy_b;
       b = t;
     }
   }
 }
 
 namespace {
-// predict_into's launch for one copy plan: the phases, the split-K terms and the copies.
+// predict_into's launch for one copy plan: the phases, the split-K terms and the copies; multicast: the config's 2-CTA
+// twin (KernelResources::multicast_layouts).
 void predict_launch(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                     const KernelResources* kr, const KernelTerms& k, const OperandCopyPlan& copies,
-                    const OffLineShares& off, LatencyBreakdown& b) {
+                    const OffLineShares& off, bool multicast, LatencyBreakdown& b) {
+  b.multicast_b = multicast;
   b.off_line_share_a = off.lines_a;
   b.off_line_share_b = off.lines_b;
   b.off_sector_share_a = off.sectors_a;

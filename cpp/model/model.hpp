@@ -349,6 +349,13 @@ struct NvModelConstants {
   // rows: half of them off lines) it measured 0.92-0.95x (benchmarks/results/probes/probe_pitch_h100.txt, the GEMM on
   // padded copies plus the copy at the realigning row copy's rate). Chosen on that probe alone.
   double pitch_copy_min_gain = 1.05;
+  // The op launches a config's 2-CTA multicast twin (the wgmma `_c2` kernels: the pair shares the B tile by TMA
+  // multicast) only where the model predicts the pick's launch with it at least this much faster (predict_into). The
+  // twin's gain is the TMA stage term's (each CTA issues half of B's rows); what it costs is not modelled: the pair
+  // waits for its slower CTA at every stage, and at rows on lines it measured no faster (3008^3, 8192^3) to 0.89x
+  // (4096^3, 128x256) of the 1-CTA kernel (H200 dev harness, benchmarks/results/probes/probe_multicast_h200.txt).
+  // Chosen on that probe (the training set): the margin that keeps every rows-on-lines shape of it on the 1-CTA kernel.
+  double multicast_min_gain = 1.05;
   // --- Split-K and operand copies (terms of 2026-11-23). ---
   // The split-K reduction is a second kernel (cpp/kernels/split_k.cu) launched with programmatic dependent
   // launch: its launch overlaps the GEMM, what remains is its first memory round trip and the drain of its
@@ -646,6 +653,9 @@ struct LatencyBreakdown {
   double off_line_share_a = 0, off_line_share_b = 0;
   double off_sector_share_a = 0, off_sector_share_b = 0;  // of them, the rows that start inside a 32-byte sector
   bool pitch_copy_a = false, pitch_copy_b = false;
+  // nv wgmma: the launch is the config's 2-CTA multicast twin (KernelResources::multicast_layouts; the pick's plan
+  // alone, predict_into)
+  bool multicast_b = false;
   // Tie-break key (phase 1): arithmetic intensity of the tile, flops per byte loaded
   double arithmetic_intensity = 0;
 };

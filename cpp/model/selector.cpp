@@ -551,6 +551,30 @@ const Selection& Selector::select(const Problem& p) const {
   ModelOptions final_options = o;
   final_options.pitch_copy_plan = true;
   predict_candidate(p, sel->config, kernel, impl_->mhw, final_options, sel->final_breakdown);
+  // The 2-CTA multicast twins (KernelResources::multicast_layouts): the ranking reads every operand in place without
+  // the term for rows off lines, so where rows are off lines a tile with a twin ranks as its 1-CTA kernel, whose
+  // straddling rows the twin halves for B. Each such tile is predicted here as the pick is (its plan: copies, twin),
+  // and replaces the pick where its twin's launch beats the pick's final plan by NvModelConstants::multicast_min_gain.
+  // (Few tiles have twins: a handful of predictions per cold selection, none where no kernel has one.)
+  if (o.mode == ModelMode::Nv) {
+    const TileConfig ranked = sel->config;
+    for (const Candidate& c : pd.candidates) {
+      if (!c.resources || c.resources->multicast_layouts == 0 || c.config.split_k > 1 ||
+          c.config.same_kernel(ranked))
+        continue;
+      TileConfig cfg = c.config;
+      cfg.group_size_m = impl_->phase1_g;
+      LatencyBreakdown t;
+      predict_candidate(p, cfg, &c, impl_->mhw, final_options, t);
+      if (t.multicast_b && t.total_cycles * o.nv.multicast_min_gain < sel->final_breakdown.total_cycles) {
+        if (!sel->replaced_pick) sel->replaced_pick_cycles = sel->final_breakdown.total_cycles;
+        sel->replaced_pick = ranked;
+        sel->config = cfg;
+        sel->breakdown = t;
+        sel->final_breakdown = t;
+      }
+    }
+  }
 
   std::unique_lock<std::shared_mutex> lock(impl_->mu);
   auto [it, inserted] = impl_->cache.emplace(key, std::move(sel));

@@ -4,6 +4,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <optional>
 #include <vector>
 
 #include "hardware.hpp"
@@ -36,6 +37,10 @@ struct Selection {
   int phase1_group_size_m = 0;        // the GROUP_SIZE_M phase 1 ranked with (ceil(sqrt(N_SM)) by default)
   LatencyBreakdown final_breakdown;   // the pick re-evaluated with its phase-2 GROUP_SIZE_M
   bool abstract_space = true;         // candidates are the abstract config space (no compiled kernels)
+  // nv: the ranking's first config when a tile's 2-CTA multicast twin replaced it (Selector::select: its final plan
+  // ran replaced_pick_cycles; config is then the twin's tile and final_breakdown its launch); none otherwise.
+  std::optional<TileConfig> replaced_pick;
+  double replaced_pick_cycles = 0;
 };
 
 class Selector {

@@ -250,6 +250,10 @@ struct KernelResources {
   // their predictions do not depend on the realigning kernels); a realigning kernel counts here only when it has no
   // spill and no local memory. 0 when none or unknown.
   unsigned realign_layouts = 0;
+  // Operand layouts (layout_bit) in which this config also has a 2-CTA cluster twin (KernelEntry::multicast, the wgmma
+  // `_c2` kernels) whose CTAs share the B tile by TMA multicast; the op launches it where the pick's plan says so
+  // (LatencyBreakdown::multicast_b, predict_into in model.cpp). Its resources are not in the fields above. 0 when none.
+  unsigned multicast_layouts = 0;
 };
 
 // The GEMM as the kernel will run it: C[b] (M x N) = A[b] (M x K) @ B[b] (K x N) for b < batch.

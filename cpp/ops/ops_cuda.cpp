@@ -114,6 +114,19 @@ bool realign_enabled() {
   return on;
 }
 
+// ORIGAMI_NV_MULTICAST (read once): 0 = no 2-CTA multicast twin (KernelEntry::multicast) in any plan or in the model's
+// kernels (a diagnostic for timing the two launches against each other; same bits either way: the twin runs the same
+// tile in the same K order); 2 = every unsplit launch of a config with a twin runs the twin, an explicit config's too
+// (for testing every twin through the op); unset or 1 = where the model's plan for the pick says so.
+int multicast_mode() {
+  static const int mode = [] {
+    const char* v = std::getenv("ORIGAMI_NV_MULTICAST");
+    return v == nullptr || v[0] == '\0' ? 1 : v[0] == '0' ? 0 : v[0] == '2' ? 2 : 1;
+  }();
+  return mode;
+}
+bool multicast_enabled() { return multicast_mode() != 0; }
+
 // Whether a realigning kernel may run here: switched on, and without local memory (the register filter's rule, as
 // device_resources applies it for the model; every compiled one has none: tests/test_kernels_registry.py). Asked once
 // per (device, kernel): a new plan scans the variants, and the driver query is not free.
@@ -244,14 +257,15 @@ Operand prepare(const at::Tensor& t, bool is_a, bool want_k_contig, bool force_l
   const int cc = device_cc(dev);
   const int optin = smem_optin_bytes(dev);
   std::vector<origami::KernelResources> out;
-  std::vector<std::pair<const KernelEntry*, origami::DeviceKernelResources>> realigning;
+  std::vector<std::pair<const KernelEntry*, origami::DeviceKernelResources>> realigning, twins;
   for (const KernelEntry& e : origami::compiled_kernels()) {
     if (e.dtype != dtype || !runs_on(e, cc, optin)) continue;
     if (e.realign && !realign_enabled()) continue;
+    if (e.multicast && !multicast_enabled()) continue;
     origami::DeviceKernelResources d = origami::query_device_resources(e);
     if (d.error != cudaSuccess || d.max_active_blocks_per_sm == 0) continue;
-    if (e.realign) {  // below: their layouts only, not their resources (aligned problems never run them)
-      realigning.emplace_back(&e, d);
+    if (e.realign || e.multicast) {  // below: their layouts only, not their resources (the plan alone runs them)
+      (e.realign ? realigning : twins).emplace_back(&e, d);
       continue;
     }
     origami::KernelResources* r = nullptr;
@@ -278,11 +292,18 @@ Operand prepare(const at::Tensor& t, bool is_a, bool want_k_contig, bool force_l
   // A realigning kernel marks its layout in its config's record (KernelResources::realign_layouts) when it has no
   // local memory (the register filter's rule; make_plan skips such a kernel too), as _kernels.py does with the
   // build's table.
+  // (A multicast twin the same way: KernelResources::multicast_layouts.)
   for (const auto& [e, d] : realigning) {
     if (d.local_size_bytes > 0) continue;
     for (auto& x : out)
       if (x.config.same_kernel(e->config))
         x.realign_layouts |= origami::layout_bit(e->a_k_contiguous, e->b_k_contiguous);
+  }
+  for (const auto& [e, d] : twins) {
+    if (d.local_size_bytes > 0) continue;
+    for (auto& x : out)
+      if (x.config.same_kernel(e->config))
+        x.multicast_layouts |= origami::layout_bit(e->a_k_contiguous, e->b_k_contiguous);
   }
   return out;
 }
@@ -441,7 +462,7 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
   Plan plan;
   plan.pdl_capable = cc >= 90;
 #ifdef ORIGAMI_NV_HAVE_MODEL
-  bool pitch_a = false, pitch_b = false;
+  bool pitch_a = false, pitch_b = false, multicast = false;
   if (explicit_config) {
     plan.config = *explicit_config;
   } else {
@@ -449,6 +470,7 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
     plan.config = sel.config;
     pitch_a = sel.final_breakdown.pitch_copy_a;
     pitch_b = sel.final_breakdown.pitch_copy_b;
+    multicast = sel.final_breakdown.multicast_b;
   }
 #else
   plan.config = explicit_config ? *explicit_config : select_for(dev, problem_of(a3, b3, s, dtype, key.bias));
@@ -461,6 +483,7 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
   for (const KernelEntry& e : origami::compiled_kernels())
     if (e.config.same_kernel(cfg) && e.dtype == dtype && runs_on(e, cc, optin)) {
       if (e.realign && !realign_usable(e, dev)) continue;
+      if (e.multicast) continue;  // below: the chosen variant's twin, where the model's plan says so
       variants.push_back(&e);
     }
   if (variants.empty()) {
@@ -538,6 +561,18 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
   // (an operand the chosen variant copies anyway already gets rows on lines)
   plan.pitch_copy_a = pitch_a && !plan.copy_a;
   plan.pitch_copy_b = pitch_b && !plan.copy_b;
+  // The chosen variant's 2-CTA multicast twin (same config, dtype and layouts; KernelEntry::multicast) where the
+  // model's plan for the pick launches it (LatencyBreakdown::multicast_b: the model saw the same twins,
+  // device_resources). The twins have no split-K and no realigning form; a plan without the twin keeps the variant.
+  if ((multicast || multicast_mode() == 2) && multicast_enabled() && cfg.split_k <= 1 && !plan.entry->realign) {
+    for (const KernelEntry& e : origami::compiled_kernels())
+      if (e.multicast && e.config.same_kernel(cfg) && e.dtype == dtype && runs_on(e, cc, optin) &&
+          e.a_k_contiguous == plan.entry->a_k_contiguous && e.b_k_contiguous == plan.entry->b_k_contiguous &&
+          e.alignment_elems == plan.entry->alignment_elems) {
+        plan.entry = &e;
+        break;
+      }
+  }
 #endif
   if (cfg.split_k > 1) {
     plan.split_slots = origami::resident_slots(*plan.entry);
@@ -795,6 +830,7 @@ std::string device_kernel_resources_cuda() {
          num(e.config.block_k) + ", \"stages\": " + num(e.config.stages) + ", \"warps\": " + num(e.config.warps) +
          "}, \"dtype\": \"" + origami::dtype_name(e.dtype) + "\", \"a_k_contiguous\": " + b(e.a_k_contiguous) +
          ", \"b_k_contiguous\": " + b(e.b_k_contiguous) + ", \"realign\": " + b(e.realign) +
+         ", \"multicast\": " + b(e.multicast) +
          ", \"alignment_elems\": " + num(e.alignment_elems) + ", \"threads\": " + num(e.threads) +
          ", \"smem_bytes\": " + num(e.smem_bytes) + ", \"num_regs\": " + num(d.num_regs) +
          ", \"local_size_bytes\": " + num(d.local_size_bytes) + ", \"max_threads_per_block\": " +

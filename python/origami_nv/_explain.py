@@ -412,6 +412,15 @@ class Explanation:
             if fb.get("pitch_copy_a") or fb.get("pitch_copy_b"):
                 L.append(f"  [Operand copies] {fb['operand_copy_reason']}: {_n(fb['operand_copy_bytes'])} bytes read "
                          f"and written = {_n(fb['operand_copy_cycles'])} cycles (the op makes them)")
+        if fb.get("multicast_b"):
+            rp = s.get("replaced_pick")
+            why = (f"; it replaces the ranking's first config ({rp.block_m}x{rp.block_n}x{rp.block_k} s{rp.stages} "
+                   f"w{rp.warps} {rp.family}, whose own plan predicted {_n(s.get('replaced_pick_cycles', 0))} cycles)"
+                   if rp is not None else "")
+            L.append("  [Multicast] the launch is this config's 2-CTA cluster twin: the pair shares the B tile by TMA "
+                     "multicast, each CTA issuing half of its rows (the TMA stage term), C stored by the threads; "
+                     f"predicted {_n(fb['total_cycles'])} cycles, at least NvModelConstants.multicast_min_gain = "
+                     f"{_multicast_min_gain():g}x faster than the 1-CTA plan{why}")
         L.append("")
         L.append(f"Final configuration: BLOCK_M={c.block_m}, BLOCK_N={c.block_n}, BLOCK_K={c.block_k}, "
                  f"GROUP_SIZE_M={c.group_size_m}, stages={c.stages}, warps={c.warps}, family={c.family}, "
@@ -532,6 +541,12 @@ class Explanation:
                 "config": self.plain["config"].to_dict(),
                 "predicted_cycles_here": self.plain["breakdown_real"]["total_cycles"]},
         }
+
+
+def _multicast_min_gain() -> float:
+    """NvModelConstants::multicast_min_gain of the installed model."""
+    from origami_nv import _core
+    return float(_core.ModelOptions("nv").nv.multicast_min_gain)
 
 
 def _realign_load_factor() -> float:

@@ -52,14 +52,18 @@ def reference_kernel_resources(dtype="float16", arch="sm_90") -> list[dict]:
     reference is installed only without CUDA) or the table is absent."""
     if _table()["kernels"]:
         return []
-    return merge_kernel_records(reference_table()["kernels"], dtype, arch, realign=realign_enabled())
+    return merge_kernel_records(reference_table()["kernels"], dtype, arch, realign=realign_enabled(),
+                                multicast=multicast_enabled())
 
 
 def kernel_records() -> list[dict]:
     """Every compiled kernel (each dtype, operand layout and SASS architecture) as the build recorded it.
     `realign`: a realigning variant (the mma_sync `_ra` kernels: read operands with 2-byte aligned rows in place;
-    False for tables written before they existed)."""
-    return [dict(r, realign=bool(r.get("realign", False))) for r in _table()["kernels"]]
+    False for tables written before they existed). `multicast`: a 2-CTA cluster twin of its config (the wgmma `_c2`
+    kernels: the two CTAs share the B tile by TMA multicast), launched only where the model's plan for the pick says
+    so (False for tables written before they existed)."""
+    return [dict(r, realign=bool(r.get("realign", False)), multicast=bool(r.get("multicast", False)))
+            for r in _table()["kernels"]]
 
 
 def excluded_tiles() -> list[dict]:
@@ -84,6 +88,12 @@ def realign_enabled() -> bool:
     return os.environ.get("ORIGAMI_NV_REALIGN", "1")[:1] != "0"
 
 
+def multicast_enabled() -> bool:
+    """Whether the op may launch the 2-CTA multicast twins: not with ORIGAMI_NV_MULTICAST=0 in the environment (read
+    once by the op, cpp/ops/ops_cuda.cpp; the model's records then have multicast_layouts 0, as here)."""
+    return os.environ.get("ORIGAMI_NV_MULTICAST", "1")[:1] != "0"
+
+
 def compiled_kernel_resources(dtype="float16", arch="sm_90") -> list[dict]:
     """Resources of every compiled kernel configuration for `dtype` on `arch`, one dict per config.
 
@@ -96,23 +106,30 @@ def compiled_kernel_resources(dtype="float16", arch="sm_90") -> list[dict]:
     `realign_layouts`: the mask of the layouts in which the config also has a realigning kernel (record
     `realign`: reads operands that break the 16-byte rule in place) without spill or local memory; those
     kernels do not enter the resource values (aligned problems never run them). 0 with ORIGAMI_NV_REALIGN=0.
+    `multicast_layouts`: the same for the 2-CTA multicast twins (record `multicast`); 0 with ORIGAMI_NV_MULTICAST=0.
     Returns [] when the build had no CUDA.
     """
-    return merge_kernel_records(_table()["kernels"], dtype, arch, realign=realign_enabled())
+    return merge_kernel_records(_table()["kernels"], dtype, arch, realign=realign_enabled(),
+                                multicast=multicast_enabled())
 
 
-def merge_kernel_records(records: list, dtype="float16", arch="sm_90", realign: bool = True) -> list[dict]:
+def merge_kernel_records(records: list, dtype="float16", arch="sm_90", realign: bool = True,
+                         multicast: bool = True) -> list[dict]:
     """compiled_kernel_resources over a given kernel table's records (a build's data/kernel_resources.json
     read elsewhere, e.g. by the offline re-prediction of stored measurements): the op's view of them.
-    realign=False: the realigning kernels are left out (realign_layouts 0), as the op with ORIGAMI_NV_REALIGN=0."""
+    realign=False: the realigning kernels are left out (realign_layouts 0), as the op with ORIGAMI_NV_REALIGN=0;
+    multicast=False: the multicast twins (multicast_layouts 0), as with ORIGAMI_NV_MULTICAST=0."""
     dt = _canonical_dtype(dtype)
     merged: dict[tuple, dict] = {}
-    realigning = []
+    realigning, twins = [], []
     for r in records:
         if r["dtype"] != dt or not _arch_matches(r["arch"], arch):
             continue
         if r.get("realign"):
             realigning.append(r)
+            continue
+        if r.get("multicast"):
+            twins.append(r)
             continue
         c = r["config"]
         key = (c["block_m"], c["block_n"], c["block_k"], c["stages"], c["warps"], c["family"])
@@ -124,18 +141,21 @@ def merge_kernel_records(records: list, dtype="float16", arch="sm_90", realign: 
                 dtype=dt, threads=r["threads"], registers_per_thread=r["registers_per_thread"],
                 spill_store_bytes=r["spill_store_bytes"], spill_load_bytes=r["spill_load_bytes"],
                 local_bytes=r["local_bytes"], smem_bytes=r["smem_bytes"], arch=r["arch"], source="ptxas",
-                layouts=0, realign_layouts=0)
+                layouts=0, realign_layouts=0, multicast_layouts=0)
             m = merged[key]
         for f in ("threads", "registers_per_thread", "spill_store_bytes", "spill_load_bytes",
                   "local_bytes", "smem_bytes"):
             m[f] = max(m[f], r[f])
         m["layouts"] |= layout_bit(bool(r["a_k_contiguous"]), bool(r["b_k_contiguous"]))
-    # A realigning kernel marks its layout in its config's record when it could run as compiled: no spill, no local
-    # memory (the register filter's rule, model.cpp kernel_exclusion_reason; the op skips such a kernel too).
-    for r in realigning if realign else []:
-        c = r["config"]
-        m = merged.get((c["block_m"], c["block_n"], c["block_k"], c["stages"], c["warps"], c["family"]))
-        if m is None or r["spill_store_bytes"] or r["spill_load_bytes"] or r["local_bytes"]:
-            continue
-        m["realign_layouts"] |= layout_bit(bool(r["a_k_contiguous"]), bool(r["b_k_contiguous"]))
+    # A realigning kernel (a multicast twin) marks its layout in its config's record when it could run as compiled: no
+    # spill, no local memory (the register filter's rule, model.cpp kernel_exclusion_reason; the op skips such a
+    # kernel too).
+    for field, variants in (("realign_layouts", realigning if realign else []),
+                            ("multicast_layouts", twins if multicast else [])):
+        for r in variants:
+            c = r["config"]
+            m = merged.get((c["block_m"], c["block_n"], c["block_k"], c["stages"], c["warps"], c["family"]))
+            if m is None or r["spill_store_bytes"] or r["spill_load_bytes"] or r["local_bytes"]:
+                continue
+            m[field] |= layout_bit(bool(r["a_k_contiguous"]), bool(r["b_k_contiguous"]))
     return [merged[k] for k in sorted(merged)]
