@@ -44,7 +44,7 @@ def test_list_is_modest_and_covers_every_dtype_and_layout():
         got = {(s.dtype, s.a_k_major, s.b_k_major) for s in SPECS if (s.block_m, s.block_n, s.consumers) == tile}
         # An N-major B is loaded in 64-column boxes: a consumer's columns (all of BLOCK_N, or BLOCK_N / consumers where
         # the consumers split N: 192 rows over 2) not a multiple of 64 exist for a K-major B only.
-        split_n = (tile[0] // tile[2]) % 64 != 0
+        split_n = (tile[0] // tile[2]) % 64 != 0 or tile[1] > 256
         cols = tile[1] // tile[2] if split_n else tile[1]
         want = {(d, a, b) for d in ("fp16", "bf16") for a, b in wg.LAYOUTS if b or cols % 64 == 0}
         # wgmma reads TF32 operands from shared memory K-major only: x @ w.t() everywhere, and a @ b (row-major B)
@@ -63,10 +63,12 @@ def test_every_specialisation_fits_the_hardware(s):
     assert s.stages >= 2
     assert s.block_k * s.elem_bytes == 128                         # one 128-byte swizzle row: 64 x 16-bit, 32 x fp32
     assert s.block_k == (32 if s.dtype == "tf32" else 64)
-    assert s.block_n % 16 == 0 and 16 <= s.block_n <= 256        # the TMA box of a K-major B: at most 256 rows
-    # the warpgroup split: whole m64 slabs of BLOCK_M per consumer, or (192 rows over 2) every row and half of BLOCK_N
+    # the TMA box of a K-major B: at most 256 rows; a wider tile (128x320) loads it as two boxes of half its rows
+    assert s.block_n % 16 == 0 and 16 <= s.block_n <= 320 and (s.block_n <= 256 or s.b_k_major)
+    # the warpgroup split: whole m64 slabs of BLOCK_M per consumer, or (192 rows over 2; 320 columns, wider than one
+    # wgmma) every row and half of BLOCK_N
     assert s.block_m in (64, 128, 192, 256) and s.rows_per_consumer % 64 == 0
-    assert s.split_n == (s.block_m == 192)
+    assert s.split_n == (s.block_m == 192 or s.block_n > 256)
     assert s.consumers * s.rows_per_consumer * s.cols_per_consumer == s.block_m * s.block_n  # a partition of the tile
     cols = s.block_n if s.swap else s.cols_per_consumer
     assert cols % 16 == 0 and 16 <= cols <= 256                    # wgmma n (multiples of 16 as generated)

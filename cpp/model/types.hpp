@@ -212,11 +212,11 @@ constexpr double rows_off_sectors_share(std::int64_t pitch_bytes) { return rows_
 // The columns of a wgmma tile one consumer warpgroup computes (the kernels' warpgroup split, gemm_wgmma.cuh
 // Plan::kSplitN; cpp/kernels/families/wgmma.py Spec.split_n states the same rule): every column where the tile's rows
 // divide into whole m64 slabs per consumer (warps = 4 x (consumers + 1): a producer warpgroup), else (192 rows over
-// 2 consumers) BLOCK_N / consumers. Its epilogue leaves in slices of these columns.
+// 2 consumers; 320 columns: wider than one wgmma) BLOCK_N / consumers. Its epilogue leaves in slices of these columns.
 constexpr int wgmma_consumer_columns(const TileConfig& c) {
   const int consumers = c.warps / 4 - 1;
   if (consumers < 1) return c.block_n;
-  return (c.block_m / consumers) % 64 != 0 ? c.block_n / consumers : c.block_n;
+  return (c.block_m / consumers) % 64 != 0 || c.block_n > 256 ? c.block_n / consumers : c.block_n;
 }
 
 // Whether a wgmma tile's C slices can leave by TMA store (gemm_wgmma.cuh Plan::kTmaStore, for 16-bit C): a consumer's

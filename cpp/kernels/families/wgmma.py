@@ -82,6 +82,10 @@ DTYPES = {"fp16": ("Float16", "Half", "float16", 2), "bf16": ("BFloat16", "BFloa
 #           needs 1.5), 6304x2304 (3 waves), 3000^3 (H100, benchmarks/results/probes/probe_cublas_kernels_weak_h100.txt);
 #           the most reuse per loaded byte of the list (96 flop/B against 85 for 128x256). K-major B only (a
 #           consumer's 96 columns are not whole 64-column boxes of an N-major B).
+#  128x320 (2 consumers splitting BLOCK_N: 2 x m64n160 each, B in two TMA boxes of 160 rows): cuBLAS's "320x128 coopB"
+#           nvjet tile (N x M order) at 1024 x 5120 x 5120, 2048 x 5120 x 5120 and 8192^3 (H100,
+#           benchmarks/results/probes/probe_cublas_kernels_weak_h100.txt); 1024 x 5120 is 8 x 16 = 128 tiles, one wave,
+#           where 128x256 needs 160 and 128x192 216. K-major B only, 3 stages of 56 KiB.
 TILES = [
     (128, 256, 2),
     (128, 192, 2),
@@ -101,6 +105,7 @@ TILES = [
     (128, 112, 2),
     (128, 144, 2),
     (192, 192, 2),
+    (128, 320, 2),
 ]
 LAYOUTS = [(True, True), (True, False), (False, True), (False, False)]  # (A K-major, B K-major)
 # wgmma reads a TF32 operand from shared memory K-major only (no transpose bits for .tf32 in the PTX ISA): the tf32
@@ -158,8 +163,9 @@ class Spec:
     @property
     def split_n(self) -> bool:
         """The warpgroup split (gemm_wgmma.cuh Plan::kSplitN): each consumer warpgroup owns BLOCK_M / consumers rows
-        where that is whole m64 slabs, else (192 rows over 2) every row and BLOCK_N / consumers columns."""
-        return not self.swap and (self.block_m // self.consumers) % 64 != 0
+        where that is whole m64 slabs and BLOCK_N fits one wgmma (<= 256), else (192 rows over 2; 320 columns) every
+        row and BLOCK_N / consumers columns."""
+        return not self.swap and ((self.block_m // self.consumers) % 64 != 0 or self.block_n > 256)
 
     @property
     def rows_per_consumer(self) -> int:
@@ -255,8 +261,11 @@ class Spec:
             # An N-major B is loaded in 64-column TMA boxes (one 128-byte swizzle row each); a K-major B is one
             # box of BLOCK_N rows of 64 K-elements, any multiple of 8 rows (the swizzle atom).
             out.append("BLOCK_N must be a multiple of 64 with an N-major B (64-column TMA boxes)")
-        if self.block_m > 256 or (self.b_k_major and self.block_n > 256):
+        if self.block_m > 256 or (self.b_k_major and self.block_n > 512):
+            # (a K-major B wider than 256 rows loads as two boxes of BLOCK_N / 2: Plan::kBBoxRows)
             out.append("TMA box dimensions are at most 256")
+        if self.block_n > 256 and (self.cluster != 1 or not self.b_k_major or self.block_n % 16):
+            out.append("a tile wider than 256 columns: K-major B (two boxes of whole 8-row groups), one CTA per cluster")
         if self.stages < 2:
             out.append("fewer than 2 stages fit")
         if self.smem_bytes > SMEM_OPTIN_BYTES:

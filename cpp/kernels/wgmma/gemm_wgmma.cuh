@@ -73,7 +73,11 @@ struct Plan {
   // consumers) each owns every row and BN / consumers columns: 192x192 is 3 x m64n96 per consumer, the shape of
   // cuBLAS's "192x192 coopB" nvjet tiles (benchmarks/results/probes/probe_cublas_kernels_weak_h100.txt), whose
   // 6304 x 768 = 33 x 4 = 132 tiles fill the 132 SMs once where 128x192 needs 1.5 waves.
-  static constexpr bool kSplitN = (BM / kConsumers) % 64 != 0;
+  // A tile wider than one wgmma (BN > 256: 128x320, cuBLAS's "320x128 coopB" nvjet tile at 1024 x 5120 x 5120, whose
+  // 8 x 16 = 128 tiles fill the 132 SMs once; probe_cublas_kernels_weak_h100.txt) splits N the same way: 2 x m64n160.
+  static constexpr bool kSplitN = (BM / kConsumers) % 64 != 0 || BN > 256;
+  // Rows of one TMA box of a K-major B (a box side is at most 256): the whole tile, or its two halves.
+  static constexpr int kBBoxRows = BN > 256 ? BN / 2 : BN;
   static constexpr int kRowsPerConsumer = kSplitN ? BM : BM / kConsumers;
   static constexpr int kColsPerConsumer = kSplitN ? BN / kConsumers : BN;
   static constexpr int kMmaM = kRowsPerConsumer / 64;        // m64 sub-tiles per consumer warpgroup
@@ -455,6 +459,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
   static_assert(kBKMajor || BN % 64 == 0, "an N-major B is loaded in 64-column TMA boxes");
   static_assert(kT != ElemType::TFloat32 || (kAKMajor && kBKMajor), "wgmma reads TF32 operands K-major only");
   static_assert(kCluster == 1 || kCluster == 2, "1 or 2 CTAs per cluster");
+  static_assert(BN <= 256 || (kBKMajor && kCluster == 1 && P::kBBoxRows % 8 == 0 && P::kBBoxRows <= 256),
+                "a tile wider than 256 columns: a K-major B in two boxes, one CTA per cluster");
   static_assert(BN % (8 * kCluster) == 0, "each CTA's multicast share of B is whole 8-row swizzle groups");
   constexpr int kMmaM = P::kMmaM;
   constexpr int kAcc = P::kColsPerConsumer / 2;  // accumulators per m64 slab per thread
@@ -528,7 +534,9 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
           }
           if constexpr (kCluster == 1) {
             if constexpr (kBKMajor) {
-              tma_load_3d(b_dst, &tma_b, fb, k0, n0, bb);  // box {BLOCK_K, BN}
+#pragma unroll
+              for (int i = 0; i < BN / P::kBBoxRows; ++i)  // box {BLOCK_K, BN} (BN > 256: two of BN / 2 rows)
+                tma_load_3d(b_dst + i * P::kBBoxRows * 128, &tma_b, fb, k0, n0 + i * P::kBBoxRows, bb);
             } else {
 #pragma unroll
               for (int i = 0; i < BN / 64; ++i)
@@ -1176,7 +1184,8 @@ struct Launcher {
     // 72 SMs than at M = 128 (benchmarks/results/probes/probe_tma_ctas_h100.txt). The smem rows not loaded
     // hold stale bytes; they only reach accumulator rows (columns) past M (N), which no store writes.
     const int a_rows = static_cast<int>(std::min<std::int64_t>(g.M, BM));
-    const int b_rows = kCluster == 1 ? static_cast<int>(std::min<std::int64_t>(g.N, BN)) : BN;
+    // (a tile of two B boxes, BN > 256, loads both whole: the model's tma_loaded_rows counts the same)
+    const int b_rows = kCluster == 1 && BN <= 256 ? static_cast<int>(std::min<std::int64_t>(g.N, BN)) : BN;
     // An MN-major operand is loaded in boxes of one 128-byte swizzle row by BLOCK_K: 64 x 64 of a 16-bit type
     // (8 KiB), 32 x 32 of fp32 (the swapped TF32 kernels' B, 4 KiB).
     const int a_slabs = (a_rows + 63) / 64, b_slabs = (b_rows + kBK - 1) / kBK;
@@ -1186,7 +1195,7 @@ struct Launcher {
       ok = kAKMajor ? encode_map(&map_a, kT, g.a, g.K, g.M, a_batch, lda, g.a_stride_batch, kBK, a_rows, true)
                      : encode_map(&map_a, kT, g.a, g.M, g.K, a_batch, lda, g.a_stride_batch, 64, 64, true);
       ok = ok && (kBKMajor ? encode_map(&map_b, kT, g.b, g.K, g.N, b_batch, ldb, g.b_stride_batch, kBK,
-                                        kCluster == 1 ? b_rows : BN / kCluster, true)
+                                        kCluster == 1 ? std::min(b_rows, P::kBBoxRows) : BN / kCluster, true)
                            : encode_map(&map_b, kT, g.b, g.N, g.K, b_batch, ldb, g.b_stride_batch, kBK, kBK, true));
     }
     if (!ok) return cudaErrorInvalidValue;
