@@ -117,6 +117,12 @@ def test_invalid_specialisations_are_refused():
     assert wg.Spec(192, 192, 2, "fp16", True, False).problems()     # 96 columns: not whole 64-column boxes of B
     assert not wg.Spec(128, 256, 2, "fp16", True, True).split_n     # whole slabs: the consumers split M
     assert wg.Spec(192, 192, 1, "fp16", True, True).problems()      # one consumer: 3 x 192 / 2 = 288 accumulators
+    w = wg.Spec(128, 320, 2, "fp16", True, True)                    # wider than one wgmma: split along N too
+    assert not w.problems() and w.split_n and (w.rows_per_consumer, w.cols_per_consumer) == (128, 160)
+    assert w.accumulators_per_thread == 160 and w.stages == 3 and w.epi_n == 32
+    assert wg.Spec(128, 320, 2, "fp16", True, False).problems()     # 160 columns: not whole boxes of an N-major B
+    assert wg.Spec(128, 320, 2, "fp16", True, True, cluster=2).problems()  # two B boxes, one CTA per cluster
+    assert all((s.block_m, s.block_n, s.consumers) not in wg.STUDY_TILES for s in SPECS)  # study tiles: not built
 
 
 def test_names_are_unique_and_spell_the_config():

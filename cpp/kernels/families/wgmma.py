@@ -82,10 +82,6 @@ DTYPES = {"fp16": ("Float16", "Half", "float16", 2), "bf16": ("BFloat16", "BFloa
 #           needs 1.5), 6304x2304 (3 waves), 3000^3 (H100, benchmarks/results/probes/probe_cublas_kernels_weak_h100.txt);
 #           the most reuse per loaded byte of the list (96 flop/B against 85 for 128x256). K-major B only (a
 #           consumer's 96 columns are not whole 64-column boxes of an N-major B).
-#  128x320 (2 consumers splitting BLOCK_N: 2 x m64n160 each, B in two TMA boxes of 160 rows): cuBLAS's "320x128 coopB"
-#           nvjet tile (N x M order) at 1024 x 5120 x 5120, 2048 x 5120 x 5120 and 8192^3 (H100,
-#           benchmarks/results/probes/probe_cublas_kernels_weak_h100.txt); 1024 x 5120 is 8 x 16 = 128 tiles, one wave,
-#           where 128x256 needs 160 and 128x192 216. K-major B only, 3 stages of 56 KiB.
 TILES = [
     (128, 256, 2),
     (128, 192, 2),
@@ -105,8 +101,16 @@ TILES = [
     (128, 112, 2),
     (128, 144, 2),
     (192, 192, 2),
-    (128, 320, 2),
 ]
+# Study tiles (--variants; not in the build):
+#  128x320 (2 consumers splitting BLOCK_N: 2 x m64n160 each, B in two TMA boxes of 160 rows, 3 stages of 56 KiB; K-major
+#           B): cuBLAS's "320x128 coopB" nvjet tile (N x M order) at 1024 x 5120 x 5120, 2048 x 5120 x 5120 and 8192^3
+#           (probe_cublas_kernels_weak_h100.txt): 1024 x 5120 is 8 x 16 = 128 tiles, one wave. Timed at every size of
+#           both GPUs' gen-train and gen-valid (benchmarks/results/tile320_not_adopted.md): the best launch 1.04-1.10x
+#           faster at 3-4 sizes per set (1024 x 5120 x 5120 1.09-1.10x), 1.002x geomean; the model's picks with it
+#           0.997x (H200 gen-valid; decode 1 x 36864 x 4608 0.89x) to 1.001x (H100): it ties 128x256 / 64x144 in the
+#           model where it runs 2-11 % slower. Not adopted until the model tells it apart.
+STUDY_TILES = [(128, 320, 2)]
 LAYOUTS = [(True, True), (True, False), (False, True), (False, False)]  # (A K-major, B K-major)
 # wgmma reads a TF32 operand from shared memory K-major only (no transpose bits for .tf32 in the PTX ISA): the tf32
 # kernels take the nn.Linear layout (x @ w.t()) with both operands in shared memory, and a @ b (B row-major) as the
@@ -419,6 +423,12 @@ def _main(argv: list[str]) -> int:
             for bn in (80, 160):
                 for a_k in (True, False):
                     v = Spec(128, bn, 2, dtype, a_k, True)
+                    if not v.problems():
+                        pool.append(v)
+        for bm, bn, cons in STUDY_TILES:
+            for dtype in ("fp16", "bf16"):
+                for a_k, b_k in LAYOUTS:
+                    v = Spec(bm, bn, cons, dtype, a_k, b_k)
                     if not v.problems():
                         pool.append(v)
         for dtype in ("fp16", "bf16"):  # 64x32 (K-major B only): twice the CTAs of 64x64 at small M
