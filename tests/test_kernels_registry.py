@@ -63,14 +63,14 @@ def test_compiled_kernel_resources_worst_over_layouts():
     res = _kernels.compiled_kernel_resources("float16", "sm_90")
     assert res
     fields = {"config", "dtype", "threads", "registers_per_thread", "spill_store_bytes", "spill_load_bytes",
-              "local_bytes", "smem_bytes", "arch", "source", "layouts", "realign_layouts"}
+              "local_bytes", "smem_bytes", "arch", "source", "layouts", "realign_layouts", "multicast_layouts"}
     recs = _kernels.kernel_records()
     for r in res:
         assert set(r) == fields
         assert set(r["config"]) == {"block_m", "block_n", "block_k", "stages", "warps", "family"}
         same = [x for x in recs if x["config"] == r["config"] and x["dtype"] == "float16"
                 and x["arch"].startswith("sm_90")]
-        aligned = [x for x in same if not x["realign"]]
+        aligned = [x for x in same if not x["realign"] and not x["multicast"]]
         # the resources are the aligned variants' (an aligned problem never runs a realigning one)
         assert r["registers_per_thread"] == max(x["registers_per_thread"] for x in aligned)
         assert r["spill_store_bytes"] == max(x["spill_store_bytes"] for x in aligned)
@@ -79,6 +79,9 @@ def test_compiled_kernel_resources_worst_over_layouts():
         # ...and those with a realigning variant (no spill, no local memory: every compiled one, see below)
         assert r["realign_layouts"] == (sum({_kernels.layout_bit(x["a_k_contiguous"], x["b_k_contiguous"])
                                              for x in same if x["realign"]}) if _kernels.realign_enabled() else 0)
+        # ...and those with a 2-CTA multicast twin (KernelEntry::multicast; none spills)
+        assert r["multicast_layouts"] == (sum({_kernels.layout_bit(x["a_k_contiguous"], x["b_k_contiguous"])
+                                               for x in same if x["multicast"]}) if _kernels.multicast_enabled() else 0)
     assert _kernels.compiled_kernel_resources("bf16") and _kernels.compiled_kernel_resources("fp16")
     assert (any(r["realign_layouts"] for r in res) or not _kernels.realign_enabled()
             or not any(x["realign"] for x in recs))
