@@ -1100,14 +1100,25 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
                           rows_off_sectors_share(pitch_a), rows_off_sectors_share(pitch_b)};
   const double share_a = off.lines_a, share_b = off.lines_b;
   predict_launch(p, c, hw, o, kr, k, copies, off, false, b);
-  OperandCopyPlan plan = copies;  // the plan b predicts
-  OffLineShares plan_off = off;
-  if (share_a != 0 || share_b != 0) {
-    // The op copies such an operand into rows on lines first where that is predicted faster (the pick's
-    // pitch_copy_a/b, cpp/ops/ops_cuda.cpp make_plan): a streamed copy of its bytes, as for a misaligned one.
-    // (the fastest of the copy plans, if it beats reading in place by NvModelConstants::pitch_copy_min_gain)
-    const double batch_d = double(std::max<std::int64_t>(p.batch, 1));
-    const double in_place = b.total_cycles;
+  // The config's 2-CTA twin (KernelResources::multicast_layouts) in the layout the plan launches: its CTA pairs share
+  // the B tile by TMA multicast, each issuing half of its rows (memory_latency's TMA stage term), and store C through
+  // the threads (tile_latency); the launcher has no split-K for it. Weighed for the pick's plan alone, like the copies.
+  const bool twin = c.family == Family::Wgmma && o.pitch_copy_plan && c.split_k <= 1 && kr != nullptr &&
+                    !copies.realign && (kr->multicast_layouts & copies.layout) != 0;
+  if (share_a == 0 && share_b == 0 && !twin) return;
+  // Each plan: the operands read in place, or those off lines copied into padded rows first (a streamed copy of their
+  // bytes, as for a misaligned one: the pick's pitch_copy_a/b, cpp/ops/ops_cuda.cpp make_plan), each with the 1-CTA
+  // kernel and with the twin. A copy is taken where it beats reading in place by NvModelConstants::pitch_copy_min_gain
+  // (with the same kernel), the twin where its best plan beats the 1-CTA kernel's by multicast_min_gain.
+  const double batch_d = double(std::max<std::int64_t>(p.batch, 1));
+  LatencyBreakdown best_twin;
+  bool have_twin = false;
+  for (int use_twin = 0; use_twin < (twin ? 2 : 1); ++use_twin) {
+    LatencyBreakdown in_place_t;
+    if (use_twin) predict_launch(p, c, hw, o, kr, k, copies, off, true, in_place_t);
+    LatencyBreakdown& best = use_twin ? in_place_t : b;
+    const double in_place = best.total_cycles;
+    LatencyBreakdown chosen = best;
     for (int mask = 1; mask < 4; ++mask) {
       const bool ca = (mask & 1) != 0, cb = (mask & 2) != 0;
       if ((ca && share_a == 0) || (cb && share_b == 0)) continue;
@@ -1119,31 +1130,22 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
       LatencyBreakdown t;
       const OffLineShares left{ca ? 0.0 : share_a, cb ? 0.0 : share_b, ca ? 0.0 : off.sectors_a,
                                cb ? 0.0 : off.sectors_b};
-      predict_launch(p, c, hw, o, kr, k, alt, left, false, t);
-      if (t.total_cycles * o.nv.pitch_copy_min_gain < in_place && (!(b.pitch_copy_a || b.pitch_copy_b) ||
-                                                                    t.total_cycles < b.total_cycles)) {
+      predict_launch(p, c, hw, o, kr, k, alt, left, use_twin != 0, t);
+      if (t.total_cycles * o.nv.pitch_copy_min_gain < in_place && (!(chosen.pitch_copy_a || chosen.pitch_copy_b) ||
+                                                                    t.total_cycles < chosen.total_cycles)) {
         t.pitch_copy_a = ca;
         t.pitch_copy_b = cb;
-        b = t;
-        plan = alt;
-        plan_off = left;
+        chosen = t;
       }
     }
-  }
-  // The config's 2-CTA twin (KernelResources::multicast_layouts) in the layout the plan launches: its CTA pairs share
-  // the B tile by TMA multicast, each issuing half of its rows (memory_latency's TMA stage term), and store C through
-  // the threads (tile_latency). The op launches it where it is predicted faster by NvModelConstants::multicast_min_gain
-  // (the pick's multicast_b, cpp/ops/ops_cuda.cpp make_plan); the launcher has no split-K for it.
-  if (c.family == Family::Wgmma && o.pitch_copy_plan && c.split_k <= 1 && kr != nullptr && !plan.realign &&
-      (kr->multicast_layouts & plan.layout) != 0) {
-    LatencyBreakdown t;
-    predict_launch(p, c, hw, o, kr, k, plan, plan_off, true, t);
-    if (t.total_cycles * o.nv.multicast_min_gain < b.total_cycles) {
-      t.pitch_copy_a = b.pitch_copy_a;
-      t.pitch_copy_b = b.pitch_copy_b;
-      b = t;
+    if (use_twin) {
+      best_twin = chosen;
+      have_twin = true;
+    } else {
+      b = chosen;
     }
   }
+  if (have_twin && best_twin.total_cycles * o.nv.multicast_min_gain < b.total_cycles) b = best_twin;
 }
 
 namespace {

@@ -3,7 +3,8 @@
 # (probe_stream_k.py: stream-K against unsplit, split-K and cuBLAS on partial-last-wave shapes, issue 13) and
 # wavefill:S (probe_wave_fill.py: the whole waves and the rest of C as two launches) and pitch:S (probe_pitch.py:
 # rows on 128-byte lines or not) and pitch-ab:S (probe_pitch_ab.py with ORIGAMI_NV_PITCH_COPY 0 / 1 alternated);
-# twenty-third session: mc-ab:S (probe_pitch_ab.py's multicast shapes with ORIGAMI_NV_MULTICAST 0 / 1 alternated).
+# twenty-third session: mc-ab:S (probe_pitch_ab.py's multicast shapes with ORIGAMI_NV_MULTICAST 0 / 1 alternated) and
+# mc-plans:S (probe_multicast_plans.py: the op's pick against each 1-CTA kernel and twin read in place).
 #   bash benchmarks/results/probes/device_session21.sh GPU_NAME DEADLINE_S ITEM...
 set -uo pipefail
 source benchmarks/results/probes/device_lib.sh
@@ -30,6 +31,9 @@ for item in "$@"; do
     mc-ab) for v in 0 1 0 1; do ORIGAMI_NV_MULTICAST=$v timeout $(( left / 4 )) python3 \
              benchmarks/results/probes/probe_pitch_ab.py "$gpu" multicast >>"$OUT/probe_multicast_ab_$gpu.txt" 2>&1; done
            echo "mc-ab done"; grep -c ratio "$OUT/probe_multicast_ab_$gpu.txt";;
+    mc-plans) for v in 1 2 1 2; do ORIGAMI_NV_MULTICAST=$v timeout $(( left / 4 )) python3 \
+             benchmarks/results/probes/probe_multicast_plans.py "$gpu" >>"$OUT/probe_multicast_plans_$gpu.txt" 2>&1; done
+           echo "mc-plans done"; cat "$OUT/probe_multicast_plans_$gpu.txt" | cut -c1-250;;
     pitch-diag) for v in 0 1; do ORIGAMI_NV_PITCH_COPY=$v timeout 60 python3 benchmarks/results/probes/probe_pitch_diag.py \
                  2>&1 | grep pitch_copy; done;;
     *) rest+=("$item");;
