@@ -28,7 +28,8 @@ for item in "$@"; do
     pitch-ab) for v in 0 1 0 1; do ORIGAMI_NV_PITCH_COPY=$v timeout $(( left / 4 )) python3 \
                benchmarks/results/probes/probe_pitch_ab.py "$gpu" >>"$OUT/probe_pitch_ab_$gpu.txt" 2>&1; done
                echo "pitch-ab done"; tail -3 "$OUT/probe_pitch_ab_$gpu.txt";;
-    mc-ab) for v in 0 1 0 1; do ORIGAMI_NV_MULTICAST=$v timeout $(( left / 4 )) python3 \
+    mc-ab) order=${MCAB_ORDER:-0 1 0 1}; n=$(wc -w <<< "$order")
+           for v in $order; do ORIGAMI_NV_MULTICAST=$v timeout $(( left / n )) python3 \
              benchmarks/results/probes/probe_pitch_ab.py "$gpu" multicast >>"$OUT/probe_multicast_ab_$gpu.txt" 2>&1; done
            echo "mc-ab done"; grep -c ratio "$OUT/probe_multicast_ab_$gpu.txt";;
     mc-plans) for v in 1 2 1 2; do ORIGAMI_NV_MULTICAST=$v timeout $(( left / 4 )) python3 \
