@@ -67,6 +67,16 @@ def requires_op():
     return pytest.mark.skipif(why is not None, reason=f"torch op not built: {why}")
 
 
+@pytest.fixture
+def needs_sm90():
+    """Skip (with the reason) unless a CUDA GPU of compute capability 9.0 is visible: the wgmma kernels (sm_90a)."""
+    import torch
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU visible")
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("the wgmma kernels need sm_90")
+
+
 def _gpu_reason():
     try:
         import torch

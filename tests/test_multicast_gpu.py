@@ -21,11 +21,8 @@ pytestmark = pytest.mark.gpu
 
 
 @pytest.fixture(autouse=True)
-def _needs_sm90():
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA GPU visible")
-    if torch.cuda.get_device_capability() != (9, 0):
-        pytest.skip("the wgmma kernels need sm_90")
+def _sm90(needs_sm90):
+    """Every test here runs the wgmma kernels (conftest.needs_sm90)."""
 
 
 def _twins():
