@@ -293,18 +293,13 @@ Operand prepare(const at::Tensor& t, bool is_a, bool want_k_contig, bool force_l
   // local memory (the register filter's rule; make_plan skips such a kernel too), as _kernels.py does with the
   // build's table.
   // (A multicast twin the same way: KernelResources::multicast_layouts.)
-  for (const auto& [e, d] : realigning) {
-    if (d.local_size_bytes > 0) continue;
-    for (auto& x : out)
-      if (x.config.same_kernel(e->config))
-        x.realign_layouts |= origami::layout_bit(e->a_k_contiguous, e->b_k_contiguous);
-  }
-  for (const auto& [e, d] : twins) {
-    if (d.local_size_bytes > 0) continue;
-    for (auto& x : out)
-      if (x.config.same_kernel(e->config))
-        x.multicast_layouts |= origami::layout_bit(e->a_k_contiguous, e->b_k_contiguous);
-  }
+  for (auto [variants, mask] : {std::make_pair(&realigning, &origami::KernelResources::realign_layouts),
+                                std::make_pair(&twins, &origami::KernelResources::multicast_layouts)})
+    for (const auto& [e, d] : *variants) {
+      if (d.local_size_bytes > 0) continue;
+      for (auto& x : out)
+        if (x.config.same_kernel(e->config)) x.*mask |= origami::layout_bit(e->a_k_contiguous, e->b_k_contiguous);
+    }
   return out;
 }
 
