@@ -80,8 +80,10 @@ def test_explain_top_must_be_positive():
 def test_explain_shows_the_tma_terms_of_a_wgmma_pick(monkeypatch):
     # With the committed sm_90 kernel table (the op's kernels, no GPU needed): a decode projection picks a wgmma
     # tile, and explain prints the TMA stage floor with the rows its boxes load (one row of A at M = 1, kernel
-    # version 7: no zero fill of A), and an out-of-bounds fill line only where N is not a multiple of BLOCK_N (the
-    # last tile's B box reaches past N: the 64x48 tile, 4096 = 85 x 48 + 16).
+    # version 7: no zero fill of A), and an out-of-bounds fill line only where the last tile's B box still reaches past
+    # N: a K-major B's edge box ends at N, moved back by whole multiples of 8 rows (kernel change 13), so with N not a
+    # multiple of BLOCK_N it is zero-filled over (overhang mod 8) rows (the 64x48 tile at N = 4096 = 85 x 48 + 16:
+    # an overhang of 32, none; at N = 4100, 28: 4 rows).
     import json
     import pathlib
     from origami_nv import _api, _kernels
@@ -89,12 +91,14 @@ def test_explain_shows_the_tma_terms_of_a_wgmma_pick(monkeypatch):
     monkeypatch.setattr(_kernels, "_table", lambda: table)
     _api.clear_caches()
     try:
-        e = origami_nv.explain(1, 4096, 4096, gpu="H100_SXM", layout="nt")
-        text = str(e)
-        if e.config.family != "wgmma":
-            pytest.skip(f"the pick at 1x4096x4096 is {e.config}: no wgmma terms to show")
-        assert "TMA stage floor" in text
-        assert ("TMA out-of-bounds fill" in text) == (4096 % e.config.block_n != 0)
+        for n in (4100, 4096):
+            e = origami_nv.explain(1, n, 4096, gpu="H100_SXM", layout="nt")
+            text = str(e)
+            if e.config.family != "wgmma":
+                pytest.skip(f"the pick at 1x{n}x4096 is {e.config}: no wgmma terms to show")
+            assert "TMA stage floor" in text
+            overhang = -n % e.config.block_n
+            assert ("TMA out-of-bounds fill" in text) == (overhang % 8 != 0), (n, e.config)
         floor = e.to_dict()["breakdown"]["tma_box_cycles"]
         nv = origami_nv._core.ModelOptions("nv").nv
         assert floor == pytest.approx(nv.wgmma_tma_stage_cycles + (1 + e.config.block_n) * 64 * 2

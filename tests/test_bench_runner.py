@@ -372,7 +372,7 @@ def test_kernel_changes_mark_the_launches_they_alter():
     sq = {"M": 3000, "N": 3000, "K": 3000, "dtype": "float16"}
     w5 = dict(rec, size_info=sq, config=dict(A, family="wgmma"), kernel_version=4)
     assert C.stale_kernel_record(w5)
-    assert not C.stale_kernel_record(dict(w5, size_info=dict(sq, K=3008, N=3008)))  # rows of 6016 B = 47 lines
+    assert not C.stale_kernel_record(dict(w5, size_info=dict(sq, K=3008, N=3008)), upto=12)  # rows of 6016 B
     assert not C.stale_kernel_record(dict(w5, config=A))                              # mma.sync: no TMA
     # version 6: an operand the op copies (ld 4099: not 16-byte aligned), any family; a one-row A has no ld
     dec = {"M": 1, "N": 4097, "K": 4099, "dtype": "float16"}
@@ -397,6 +397,25 @@ def test_kernel_changes_mark_the_launches_they_alter():
     ra = dict(A, block_m=16, block_n=16, block_k=64)                                       # a tile with an `_ra` twin
     assert v11(dict(d11, config=ra))
     assert not v11(dict(d11, config=ra, size_info=dec))                                    # B ld 4097: the `_ra` kernel
+
+
+def test_kernel_change_13_edge_boxes_stale_but_kept_for_evaluation():
+    # Change 13 (the edge tile of a K-major operand loads the box ending at the matrix edge) alters wgmma launches with
+    # such an edge: they are re-timed by --retime-stale, and the offline evaluation keeps them meanwhile
+    # (EVALUATION_KEEPS_STALE) rather than dropping nearly every size.
+    wg = dict(A, family="wgmma", block_m=128, block_n=128, block_k=64)
+    rec = {"kind": "config", "system": "origami", "size": "s", "config": wg, "kernel_version": 12,
+           "size_info": {"M": 320, "N": 4096, "K": 4096, "dtype": "float16", "layout": "nt"}}
+    v13 = lambda r: C.stale_kernel_record(r, upto=13, since=13)  # noqa: E731
+    assert v13(rec) and C.stale_kernel_record(rec) and not C.stale_for_evaluation(rec)
+    assert not v13(dict(rec, kernel_version=13))
+    assert not v13(dict(rec, size_info=dict(rec["size_info"], M=384)))                # whole tiles
+    assert not v13(dict(rec, size_info=dict(rec["size_info"], M=100)))                # one tile: change 7's rule
+    assert v13(dict(rec, size_info=dict(rec["size_info"], M=384, N=4100)))            # B's N edge (K-major B)
+    assert not v13(dict(rec, size_info=dict(rec["size_info"], M=384, N=4100, layout="nn")))  # N-major B: no shift
+    assert not v13(dict(rec, size_info=dict(rec["size_info"], layout="tn")))          # M-major A: no shift
+    assert v13(dict(rec, config=dict(wg, block_n=112), size_info=dict(rec["size_info"], M=384, layout="nn")))
+    assert not v13(dict(rec, config=dict(wg, family="mma_sync")))
 
 
 def test_superseded_up_to_the_newest_retimed_version():

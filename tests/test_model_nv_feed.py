@@ -142,9 +142,16 @@ def test_wgmma_has_no_load_issue_term(hw):
 def test_wgmma_tma_out_of_bounds_fill(hw):
     cfg, kr = kernel(128, 64, 64, 8, 12, "wgmma", threads=384, regs=168)
     rate = 16.0
-    # The edge tiles of a longer extent load whole boxes: M = 200 over two 128-row tiles, 28 rows filled per tile.
-    edge = predict(hw, 200, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=rate, wgmma_tma_box_bytes_per_cycle=0.0)
+    # The edge tile of a longer extent: a K-major A's box ends at the matrix edge (kernel version 13), nothing filled;
+    # an M-major A ("tn") loads whole 64-row slabs: M = 200 over two 128-row tiles, 28 rows filled per tile (averaged).
+    assert predict(hw, 200, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=rate)["tma_oob_fill_cycles"] == 0
+    edge = predict(hw, 200, 4096, 4096, cfg, kr, layout="tn", wgmma_tma_oob_fill_bytes_per_cycle=rate,
+                   wgmma_tma_box_bytes_per_cycle=0.0)
     assert edge["tma_oob_fill_cycles"] == pytest.approx((128 - 100) * 64 * 2 / rate)
+    # A K-major B's edge box moves back by whole multiples of 8 rows: N = 4100 over 65 tiles of 64 hangs 60 rows over,
+    # 4 of them stay filled on the last tile (averaged over the 65).
+    b_edge = predict(hw, 256, 4100, 4096, cfg, kr, layout="nt", wgmma_tma_oob_fill_bytes_per_cycle=rate)
+    assert b_edge["tma_oob_fill_cycles"] == pytest.approx(4 / 65 * 64 * 2 / rate)
     inside = predict(hw, 256, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=rate)
     assert inside["tma_oob_fill_cycles"] == 0
     # One tile row (decode): a K-major A is loaded by a box of its own rows (kernel version 7), nothing filled;
@@ -155,7 +162,8 @@ def test_wgmma_tma_out_of_bounds_fill(hw):
     # ...and a B shorter than BLOCK_N likewise (N = 40 < 64, K-major B in "nt")
     assert predict(hw, 256, 40, 4096, cfg, kr, layout="nt",
                    wgmma_tma_oob_fill_bytes_per_cycle=rate)["tma_oob_fill_cycles"] == 0
-    off = predict(hw, 200, 4096, 4096, cfg, kr, wgmma_tma_oob_fill_bytes_per_cycle=0.0, wgmma_tma_box_bytes_per_cycle=0.0)
+    off = predict(hw, 200, 4096, 4096, cfg, kr, layout="tn", wgmma_tma_oob_fill_bytes_per_cycle=0.0,
+                  wgmma_tma_box_bytes_per_cycle=0.0)
     assert off["tma_oob_fill_cycles"] == 0 and off["total_cycles"] < edge["total_cycles"]
     # The fill does not overlap the box's real bytes: it adds to the memory time of a K-iteration.
     assert edge["memory_cycles"] == pytest.approx(off["memory_cycles"] + edge["tma_oob_fill_cycles"])

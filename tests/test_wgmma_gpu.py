@@ -143,6 +143,56 @@ def test_op_wgmma_ctas_with_several_tiles(tile, layout):
     _check(torch, origami_nv.matmul(a, b, config=cfg), a, b)
 
 
+@pytest.mark.parametrize("tile", TILES, ids=lambda t: f"{t[0]}x{t[1]}")
+@pytest.mark.parametrize("layout", ["kk", "mk", "kn"])
+def test_op_wgmma_edge_tiles_same_bits_as_padded(tile, layout):
+    # The edge tile of a K-major operand longer than its tile loads the box that ends at the matrix edge (rows its
+    # neighbour loads too: KernelParams::shift_edges) and stores only its own rows and columns. Every output must have
+    # the bits of the same kernel on operands zero-padded to whole tiles (no edge at all), with and without split-K
+    # (the workspace partials of a shifted tile), with a bias, batched; shared memory first holds NaN from an earlier
+    # launch, so a row of the box that is not loaded and reaches a stored output shows.
+    import torch
+    origami_nv, built = _op_with_wgmma()
+    bm, bn, stages, warps = tile
+    if (bm, bn) not in built:
+        pytest.skip(f"wgmma {bm}x{bn} not in this build")
+    a_k, b_k = layout[0] == "k", layout[1] == "k"
+    if not b_k and bn % 64:
+        pytest.skip("an N-major B needs BLOCK_N a multiple of 64")
+    dt = torch.float16
+    # rows (columns) of an MN-major operand are read in place in multiples of 8
+    m = 3 * bm + (40 if not a_k else 37)
+    n = 2 * bn + (24 if not b_k else 21)
+    k, batch = 64 * 3 + 8, 2
+    mp, np_ = -(-m // bm) * bm, -(-n // bn) * bn
+    nan_a = torch.full((bm, 512), float("nan"), dtype=dt, device="cuda")
+    nan_b = torch.full((512, bn), float("nan"), dtype=dt, device="cuda")
+    g = torch.Generator(device="cuda").manual_seed(m * n)
+    a_rows = torch.rand(batch, mp, k, generator=g, device="cuda").to(dt) - 0.5
+    b_rows = torch.rand(batch, np_, k, generator=g, device="cuda").to(dt) - 0.5
+    a_rows[:, m:] = 0
+    b_rows[:, n:] = 0
+    bias = torch.rand(np_, generator=g, device="cuda").to(dt)
+
+    def operands(rows_a, rows_b):  # the layout's views of (M, K) and (N, K) data
+        a = rows_a if a_k else rows_a.transpose(-1, -2).contiguous().transpose(-1, -2)
+        b = rows_b.transpose(-1, -2) if b_k else rows_b.transpose(-1, -2).contiguous()
+        return a, b
+    for split in (1, 3):
+        cfg = dict(block_m=bm, block_n=bn, block_k=64, group_size_m=2, stages=stages, warps=warps, family="wgmma",
+                   split_k=split)
+        for use_bias in (False, True):
+            origami_nv.matmul(nan_a if a_k else nan_a.t().contiguous().t(),
+                              nan_b.t().contiguous().t() if b_k else nan_b, config={**cfg, "split_k": 1})
+            a, b = operands(a_rows[:, :m], b_rows[:, :n])
+            out = origami_nv.matmul(a, b, bias=bias[:n] if use_bias else None, config=cfg)
+            ap, bp = operands(a_rows, b_rows)
+            ref = origami_nv.matmul(ap, bp, bias=bias if use_bias else None, config=cfg)[:, :m, :n]
+            assert torch.equal(out, ref), (split, use_bias, (out.float() - ref.float()).abs().max().item())
+            if not use_bias:
+                _check(torch, out, a, b)
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_op_wgmma_batched_and_group_sizes(dtype):
     import torch

@@ -70,6 +70,12 @@ inline double tma_loaded_rows(std::int64_t extent, std::int64_t grid, int block,
   return double(block);
 }
 
+// Whether the wgmma kernels move the box of an operand's edge tile back to end at the matrix edge (no zero fill):
+// K-major operands whose extent is longer than the tile and not a multiple of it (KernelParams::shift_edges).
+inline bool edge_box_shifted(std::int64_t extent, std::int64_t grid, int block, bool k_contiguous) {
+  return k_contiguous && grid > 1 && extent > block && extent % block != 0;
+}
+
 // DRAM bandwidth fraction reached with `active` SMs: the seed's linear model or the source's
 // quadratic (SourceFlags::quadratic_dram_bandwidth).
 double dram_bw_fraction(const ModelHardware& hw, const ModelOptions& o, double active) {
@@ -743,9 +749,17 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   if (c.family != Family::Wgmma) return;
   const double rows_a = tma_loaded_rows(p.M, b.grid_m, c.block_m, p.a_k_contiguous);
   const double rows_b = tma_loaded_rows(p.N, b.grid_n, c.block_n, p.b_k_contiguous);
-  const double loaded_rows = rows_a + rows_b;
+  // (the swapped TF32 kernels, a row-major B read in place, load their own boxes: no shifted edges)
+  const bool swapped_tf32 = p.dtype == DType::TFloat32 && !p.b_k_contiguous;
   if (o.nv.wgmma_tma_oob_fill_bytes_per_cycle > 0) {
-    const double oob_rows = loaded_rows - b.rows_per_tile_m - b.cols_per_tile_n;
+    // (the edge tile of a K-major operand longer than its tile loads the box that ends at the matrix edge: nothing
+    // zero-filled for A's rows, fewer than 8 of B's; cpp/kernels/wgmma/gemm_wgmma.cuh, KernelParams::shift_edges)
+    const double fill_a = !swapped_tf32 && edge_box_shifted(p.M, b.grid_m, c.block_m, p.a_k_contiguous)
+                              ? 0.0 : rows_a - b.rows_per_tile_m;
+    const double fill_b = edge_box_shifted(p.N, b.grid_n, c.block_n, p.b_k_contiguous)
+                              ? double((b.grid_n * c.block_n - p.N) % 8) / double(b.grid_n)
+                              : rows_b - b.cols_per_tile_n;
+    const double oob_rows = fill_a + fill_b;
     b.tma_oob_fill_cycles = oob_rows * c.block_k * bytes / o.nv.wgmma_tma_oob_fill_bytes_per_cycle;
     b.memory_cycles += b.tma_oob_fill_cycles;
   }

@@ -248,8 +248,12 @@ struct NvModelConstants {
   // gen-train); above 64 the H200 llm suite loses its decode picks (A/BF 0.977 -> 0.869 at 80). Validation
   // (gen-valid, never read by the scan), offline A/BF geomean 32 -> 64: H100 0.915 -> 0.924, H200 0.918 -> 0.922.
   // Since kernel version 7 (ddbf7ce) an operand shorter than its tile side is loaded without the rows past its
-  // end, so a one-tile extent has no zero fill (tma_zero_filled_rows in model.cpp); the term stays for the
-  // overhang of the edge tiles of longer extents and the last 64-row slab of an MN-major operand.
+  // end, so a one-tile extent has no zero fill (tma_loaded_rows in model.cpp); since kernel version 13 (twenty-fourth
+  // session) the edge tile of a longer K-major extent loads the box that ends at the matrix edge (edge_box_shifted:
+  // none of A's rows, fewer than 8 of B's zero-filled). The term stays for those few rows and for the edge of an
+  // MN-major operand. The fill's cost was underrated at such edges: it is charged here averaged over the tiles, but
+  // the edge tiles' CTAs set the launch's time (H100, M = 320 with 128-row tiles: 1.3-1.5x the prediction; the shift
+  // made those launches 1.2-1.65x faster, benchmarks/results/edge_shift.md); not refitted for what remains.
   double wgmma_tma_oob_fill_bytes_per_cycle = 64.0;
   // wgmma kernels: the latency a TMA-fed stage waits for in the latency bound (a stage must land within stages-1
   // K-iterations), as a multiple of the calibrated load latency (l2_latency_cycles / hbm_latency_penalty:

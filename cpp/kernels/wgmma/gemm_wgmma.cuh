@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <mutex>
 #include <type_traits>
 
@@ -363,7 +364,24 @@ struct KernelParams {
   // fewer than Plan::kStageBytes.
   int a_slabs, b_slabs;
   int stage_tx_bytes;
+  // Edge tiles of a K-major operand longer than its tile side (bit 0: A's rows, M > BM; bit 1: B's rows, N > BN):
+  // the tile whose box would hang over the matrix edge loads the box that ends there instead (edge_origin), so TMA
+  // zero-fills nothing; its accumulator rows (columns) then start that many rows before the tile's own, and the
+  // epilogue stores only the tile's own. Why: the zero fill is slow and shared by the SMs (Launcher::launch), and it
+  // held the whole launch: on the H100 at M = 320 (3 tile rows of 128, the last half outside A) the 128-row tiles
+  // ran 1.3-1.5x slower than the model's prediction, the 64-row tiles (5 whole tile rows) as predicted
+  // (benchmarks/results/vs_cublas_gentest_h100.md, the model's best-ranked launches timed).
+  int shift_edges;
 };
+
+// The first row (column) of the matrix that a tile's box and accumulator row 0 (column 0) stand for: the tile's own
+// origin, or, for the tile that would hang over the edge of an extent longer than the tile (on), the origin of the
+// box that ends at the edge, moved back by whole multiples of `granule` (8 for columns: C's 16-byte chunks and the
+// fp32 pairs of the split-K partials stay aligned; the < 8 rows left past the edge are zero-filled).
+__device__ __forceinline__ int edge_origin(int origin, int block, int extent, bool on, int granule) {
+  if (!on || origin >= extent || origin + block <= extent || extent <= block) return origin;
+  return origin - (origin + block - extent) / granule * granule;
+}
 
 // Triton's GROUP_SIZE_M raster: groups of group_size_m tile-rows, column-major inside a group,
 // batches one after another. The Origami model's L2 super-group assumes exactly this order.
@@ -517,6 +535,9 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       for (int unit = blockIdx.x / kCluster; unit < p.units_total; unit += gridDim.x / kCluster) {
         const TileCoord tc = tile_coord<kCluster>(unit, p, rank);
         const int m0 = tc.tile_m * BM, n0 = tc.tile_n * BN;
+        // (K-major boxes of an edge tile end at the matrix edge: KernelParams::shift_edges)
+        const int am0 = edge_origin(m0, BM, p.M, kAKMajor && (p.shift_edges & 1), 1);
+        const int bn0 = edge_origin(n0, BN, p.N, kBKMajor && (p.shift_edges & 2), 8);
         const int ba = tc.batch * p.a_batch_step, bb = tc.batch * p.b_batch_step;
         for (int kb = tc.kb_begin; kb < tc.kb_end; ++kb) {
           mbar_wait(empty_bar(stage), phase ^ 1);
@@ -526,7 +547,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
           const std::uint32_t b_dst = a_dst + P::kABytes;
           const int k0 = kb * kBlockK<kT>;
           if constexpr (kAKMajor) {
-            tma_load_3d(a_dst, &tma_a, fb, k0, m0, ba);  // box {BLOCK_K, BM}
+            tma_load_3d(a_dst, &tma_a, fb, k0, am0, ba);  // box {BLOCK_K, BM}
           } else {
 #pragma unroll
             for (int i = 0; i < BM / 64; ++i)
@@ -536,7 +557,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
             if constexpr (kBKMajor) {
 #pragma unroll
               for (int i = 0; i < BN / P::kBBoxRows; ++i)  // box {BLOCK_K, BN} (BN > 256: two of BN / 2 rows)
-                tma_load_3d(b_dst + i * P::kBBoxRows * 128, &tma_b, fb, k0, n0 + i * P::kBBoxRows, bb);
+                tma_load_3d(b_dst + i * P::kBBoxRows * 128, &tma_b, fb, k0, bn0 + i * P::kBBoxRows, bb);
             } else {
 #pragma unroll
               for (int i = 0; i < BN / 64; ++i)
@@ -547,7 +568,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
             constexpr std::uint16_t kAll = (1u << kCluster) - 1;
             if constexpr (kBKMajor) {
               constexpr int kRows = BN / kCluster;  // box {BLOCK_K, BN / cluster}
-              tma_load_3d_multicast(b_dst + rank * kRows * 128, &tma_b, fb, k0, n0 + rank * kRows, bb, kAll);
+              tma_load_3d_multicast(b_dst + rank * kRows * 128, &tma_b, fb, k0, bn0 + rank * kRows, bb, kAll);
             } else {
 #pragma unroll
               for (int i = 0; i < BN / 64; ++i)
@@ -638,7 +659,11 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         if constexpr (kCluster > 1) mbar_arrive_peer(empty_bar(prev_stage), rank ^ 1);
       }
 
-      const int m_base = tc.tile_m * BM + P::row0(cw);
+      // The tile's own rows and columns, and those its accumulators stand for (shifted at an edge: shift_edges).
+      const int m0 = tc.tile_m * BM, n0 = tc.tile_n * BN;
+      const int am0 = edge_origin(m0, BM, p.M, kAKMajor && (p.shift_edges & 1), 1);
+      const int bn0 = edge_origin(n0, BN, p.N, kBKMajor && (p.shift_edges & 2), 8);
+      const int m_base = am0 + P::row0(cw);
       if (p.cluster_slices > 1) {
         // ---- cluster split-K: this slice's fp32 partial tile into the (now idle) stage ring ----
         // Every consumer warpgroup has finished its wgmmas (they read the ring) before any thread overwrites it.
@@ -655,11 +680,22 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         // ---- split-K epilogue: the fp32 partial tile straight from the accumulators ----
         // A float2 per fragment pair, the 4 lanes of a row writing one 32-byte sector. Elements outside C are not
         // written (the reduction never reads them).
+        // (The addresses stay W + row * BN + col with row and col the fragment's: written through the tile's own
+        // origin, W + (gm - m0) * BN + (gn - n0), split launches of K-major B ran 15-20 % slower on the H100 at
+        // sizes with nothing to shift; benchmarks/results/probes/probe_split_ab_h100.txt.)
         float* W = p.ws + tc.ws_tile * static_cast<long long>(BM * BN);
-        for_each_pair(acc, cw, warp, lane, [&](int row, int col, float2 v) {
-          if (tc.tile_m * BM + row < p.M && tc.tile_n * BN + col < p.N)
-            *reinterpret_cast<float2*>(W + row * BN + col) = v;
-        });
+        if (am0 == m0 && bn0 == n0) {
+          for_each_pair(acc, cw, warp, lane, [&](int row, int col, float2 v) {
+            if (m0 + row < p.M && n0 + col < p.N) *reinterpret_cast<float2*>(W + row * BN + col) = v;
+          });
+        } else {  // a shifted tile: its fragment row r is the tile's row r - dm (rows before dm are its neighbour's)
+          const int dm = m0 - am0, dn = n0 - bn0;  // >= 0; dn a multiple of 8 (edge_origin)
+          float* Wt = W - (dm * BN + dn);
+          for_each_pair(acc, cw, warp, lane, [&](int row, int col, float2 v) {
+            if (row >= dm && col >= dn && am0 + row < p.M && bn0 + col < p.N)
+              *reinterpret_cast<float2*>(Wt + row * BN + col) = v;
+          });
+        }
         continue;
       }
 
@@ -668,7 +704,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         const Word<kT>* bias = static_cast<const Word<kT>*>(p.bias);
 #pragma unroll
         for (int j = 0; j < P::kColsPerConsumer / 8; ++j) {
-          const int gn = tc.tile_n * BN + P::col0(cw) + 8 * j + 2 * (lane % 4);
+          const int gn = bn0 + P::col0(cw) + 8 * j + 2 * (lane % 4);
           const float b0 = gn < p.N ? elem_to_float<kT>(bias[gn]) : 0.f;
           const float b1 = gn + 1 < p.N ? elem_to_float<kT>(bias[gn + 1]) : 0.f;
 #pragma unroll
@@ -691,7 +727,9 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       // CTA's last tile has nothing to overlap: its threads store it, so a one-wave launch needs no C map (the
       // launcher skips its encoding; with TMA on every tile and the map always encoded, one-wave sizes ran 3-10 %
       // slower in the harness, ~1 us of host time per launch).
-      const bool tma_store = P::kTmaStore && p.c_tma && unit + static_cast<int>(gridDim.x) / kCluster < p.units_total;
+      // (a shifted tile's box would rewrite its neighbour's rows: its threads store its own)
+      const bool tma_store = P::kTmaStore && p.c_tma && unit + static_cast<int>(gridDim.x) / kCluster < p.units_total &&
+                             am0 == m0 && bn0 == n0;
       std::uint8_t* c_rows = c_stage + static_cast<std::size_t>(cw) * P::kRowsPerConsumer * P::kCRowBytes;
       using CWord = Word<kT>;
       CWord* cg = static_cast<CWord*>(p.c) + tc.batch * p.c_stride_batch;
@@ -729,7 +767,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
             }
           }
         }
-        const int n_base = tc.tile_n * BN + P::col0(cw) + pass * kEpiN;
+        const int n_base = bn0 + P::col0(cw) + pass * kEpiN;
         if constexpr (P::kTmaStore) {
           if (tma_store) {
             fence_proxy_async_shared();  // every thread's staging writes, before the bulk copy reads them
@@ -762,7 +800,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
               const int cc = idx - r * kChunksPerRow;
               const int gm = m_base + r;
               const int gn = n_base + cc * kChunkElems + e;
-              if (gm < p.M && gn < p.N)
+              if (gm >= m0 && gn >= n0 && gm < p.M && gn < p.N)
                 cg[gm * p.c_stride_m + gn] =
                     c_words[c_chunk_offset<kRows, kChunksPerRow>(r, cc) / static_cast<int>(sizeof(CWord)) + e];
             }
@@ -774,8 +812,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
           const int r = idx / kChunksPerRow;
           const int cc = idx - r * kChunksPerRow;
           const int gm = m_base + r;
-          const int gn = n_base + cc * kChunkElems;
-          if (gm >= p.M || gn >= p.N) continue;
+          const int gn = n_base + cc * kChunkElems;  // (chunks of a shifted tile lie wholly before or in its own)
+          if (gm < m0 || gn < n0 || gm >= p.M || gn >= p.N) continue;
           const std::uint8_t* src = c_rows + c_chunk_offset<kRows, kChunksPerRow>(r, cc);
           CWord* dst = cg + gm * p.c_stride_m + gn;
           if (gn + kChunkElems <= p.N) {
@@ -1149,6 +1187,16 @@ inline bool tma_compatible(const void* base, std::int64_t ld_elems, std::int64_t
 
 using KernelFn = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const KernelParams);
 
+// KernelParams::shift_edges on (the default) or off (ORIGAMI_NV_EDGE_SHIFT=0 in the environment, read once: the
+// zero-filled edge boxes of before, for measuring the two against each other).
+inline bool edge_shift_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("ORIGAMI_NV_EDGE_SHIFT");
+    return !(v != nullptr && v[0] == '0' && v[1] == '\0');
+  }();
+  return on;
+}
+
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
           int kCluster = 1>
 struct Launcher {
@@ -1237,6 +1285,13 @@ struct Launcher {
                        (kCluster > 1 ? P::kBBytes : kBKMajor ? b_rows * 128 : b_slabs * kBK * 128);
     p.c_vector_ok = (reinterpret_cast<std::uintptr_t>(g.c) % 16 == 0) && g.c_stride_m % P::kChunkElems == 0 &&
                     (g.batch == 1 || g.c_stride_batch % P::kChunkElems == 0);
+    // Edge tiles' boxes moved inside the matrix (KernelParams::shift_edges): K-major operands whose extent is longer
+    // than the tile and not a multiple of it; not for the cluster split-K reduction (its partials are the tiles' own
+    // rows in shared memory) nor the swapped TF32 kernels (their own loads).
+    if (!kSwap && !sp.cluster && edge_shift_enabled()) {
+      if (kAKMajor && g.M > BM && g.M % BM != 0) p.shift_edges |= 1;
+      if (kBKMajor && g.N > BN && g.N % BN != 0) p.shift_edges |= 2;
+    }
 
     // Raise the dynamic shared-memory limit once per device (it is per function and context).
     static std::atomic<unsigned long long> configured_devices{0};
