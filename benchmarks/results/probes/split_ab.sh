@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Twenty-fourth session: split-K launches of the committed kernels (ab_old/: `git archive` of the commit before the
-# edge shift) against the working tree's, both built with a kernel filter, timed in alternating processes.
+# Twenty-fourth session: split-K launches of an older commit's kernels against the working tree's, both built with a
+# kernel filter (~45 s on the device), timed in alternating processes (probe_split_ab.py). Make the old tree first
+# (untracked, so it travels to the device):
+#   mkdir ab_old && git archive COMMIT CMakeLists.txt pyproject.toml cpp python README.md | tar -x -C ab_old
+# and a variant tree as ab_v3/ (optional; VARIANTS=v3 times it too). Delete both afterwards.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 F='^origami_wgmma_(128x192x64_s5|128x144x64_s6|128x128x64_s6)_w12_fp16_kk$|^origami_wgmma_(128x256x64_s4|256x128x64_s4)_w12_bf16_(kk|kn)$'
