@@ -749,14 +749,14 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   if (c.family != Family::Wgmma) return;
   const double rows_a = tma_loaded_rows(p.M, b.grid_m, c.block_m, p.a_k_contiguous);
   const double rows_b = tma_loaded_rows(p.N, b.grid_n, c.block_n, p.b_k_contiguous);
-  // (the swapped TF32 kernels, a row-major B read in place, load their own boxes: no shifted edges)
-  const bool swapped_tf32 = p.dtype == DType::TFloat32 && !p.b_k_contiguous;
+  // (the TF32 kernels keep whole boxes at the edges: KernelParams::shift_edges is set for the 16-bit kernels only)
+  const bool whole_edge_boxes = p.dtype == DType::TFloat32;
   if (o.nv.wgmma_tma_oob_fill_bytes_per_cycle > 0) {
     // (the edge tile of a K-major operand longer than its tile loads the box that ends at the matrix edge: nothing
     // zero-filled for A's rows, fewer than 8 of B's; cpp/kernels/wgmma/gemm_wgmma.cuh, KernelParams::shift_edges)
-    const double fill_a = !swapped_tf32 && edge_box_shifted(p.M, b.grid_m, c.block_m, p.a_k_contiguous)
+    const double fill_a = !whole_edge_boxes && edge_box_shifted(p.M, b.grid_m, c.block_m, p.a_k_contiguous)
                               ? 0.0 : rows_a - b.rows_per_tile_m;
-    const double fill_b = edge_box_shifted(p.N, b.grid_n, c.block_n, p.b_k_contiguous)
+    const double fill_b = !whole_edge_boxes && edge_box_shifted(p.N, b.grid_n, c.block_n, p.b_k_contiguous)
                               ? double((b.grid_n * c.block_n - p.N) % 8) / double(b.grid_n)
                               : rows_b - b.cols_per_tile_n;
     const double oob_rows = fill_a + fill_b;

@@ -364,7 +364,8 @@ struct KernelParams {
   // fewer than Plan::kStageBytes.
   int a_slabs, b_slabs;
   int stage_tx_bytes;
-  // Edge tiles of a K-major operand longer than its tile side (bit 0: A's rows, M > BM; bit 1: B's rows, N > BN):
+  // Edge tiles of a K-major operand longer than its tile side (bit 0: A's rows, M > BM; bit 1: B's rows, N > BN; the
+  // 16-bit kernels, Launcher::launch):
   // the tile whose box would hang over the matrix edge loads the box that ends there instead (edge_origin), so TMA
   // zero-fills nothing; its accumulator rows (columns) then start that many rows before the tile's own, and the
   // epilogue stores only the tile's own. Why: the zero fill is slow and shared by the SMs (Launcher::launch), and it
@@ -1287,8 +1288,9 @@ struct Launcher {
                     (g.batch == 1 || g.c_stride_batch % P::kChunkElems == 0);
     // Edge tiles' boxes moved inside the matrix (KernelParams::shift_edges): K-major operands whose extent is longer
     // than the tile and not a multiple of it; not for the cluster split-K reduction (its partials are the tiles' own
-    // rows in shared memory) nor the swapped TF32 kernels (their own loads).
-    if (!kSwap && !sp.cluster && edge_shift_enabled()) {
+    // rows in shared memory), nor the TF32 kernels (the 16-bit kernels were measured and tested with it; the TF32 ones
+    // take the same code path but were not, twenty-fourth session).
+    if (kT != ElemType::TFloat32 && !sp.cluster && edge_shift_enabled()) {
       if (kAKMajor && g.M > BM && g.M % BM != 0) p.shift_edges |= 1;
       if (kBKMajor && g.N > BN && g.N % BN != 0) p.shift_edges |= 2;
     }

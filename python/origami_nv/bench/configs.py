@@ -145,8 +145,8 @@ def _wgmma_edge_box_shifted(info: dict, cfg: dict) -> bool:
     """A wgmma launch with an edge tile of a K-major operand longer than its tile (M > BLOCK_M with M % BLOCK_M != 0 and
     A K-major, or the same of N with B K-major; a BLOCK_N that is not a multiple of 64 reads B K-major): that tile now
     loads the box ending at the matrix edge instead of having TMA zero-fill the overhang (gemm_wgmma.cuh,
-    KernelParams::shift_edges). Not the swapped TF32 kernels nor the cluster split (they keep their boxes)."""
-    if cfg["family"] != "wgmma" or _wgmma_tf32_row_major_b_in_place(info, cfg) or _wgmma_cluster_split(info, cfg):
+    KernelParams::shift_edges). 16-bit kernels only, and not the cluster split (they keep their boxes)."""
+    if cfg["family"] != "wgmma" or info.get("dtype") in ("tfloat32", "tf32", "float32") or _wgmma_cluster_split(info, cfg):
         return False
     M, N = int(info.get("M", 0)), int(info.get("N", 0))
     lay = info.get("layout", "nn") or "nn"
