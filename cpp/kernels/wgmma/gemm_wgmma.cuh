@@ -367,11 +367,12 @@ struct KernelParams {
   // Edge tiles of a K-major operand longer than its tile side (bit 0: A's rows, M > BM; bit 1: B's rows, N > BN; the
   // 16-bit kernels, Launcher::launch):
   // the tile whose box would hang over the matrix edge loads the box that ends there instead (edge_origin), so TMA
-  // zero-fills nothing; its accumulator rows (columns) then start that many rows before the tile's own, and the
-  // epilogue stores only the tile's own. Why: the zero fill is slow and shared by the SMs (Launcher::launch), and it
-  // held the whole launch: on the H100 at M = 320 (3 tile rows of 128, the last half outside A) the 128-row tiles
-  // ran 1.3-1.5x slower than the model's prediction, the 64-row tiles (5 whole tile rows) as predicted
-  // (benchmarks/results/vs_cublas_gentest_h100.md, the model's best-ranked launches timed).
+  // zero-fills none of A's rows and fewer than 8 of B's; its accumulator rows (columns) then start that many rows
+  // before the tile's own, and the epilogue stores only the tile's own. Why: the zero fill is slow and shared by the
+  // SMs (Launcher::launch), and it held the whole launch: on the H100 at M = 320 (3 tile rows of 128, the last half
+  // outside A) the 128-row tiles ran 1.3-1.5x slower than the model's prediction, the 64-row tiles (5 whole tile rows)
+  // as predicted (benchmarks/results/vs_cublas_gentest_h100_before.md: the model's best-ranked launches timed); with
+  // the shift 1.2-1.65x faster (benchmarks/results/edge_shift.md).
   int shift_edges;
 };
 
