@@ -232,11 +232,9 @@ def main(argv=None) -> int:
                                           "cublas_over_best": cub * 1e6 / best["us"],
                                           "pick_over_best": min(1.0, best["us"] / (ori * 1e6))}
                 rows.append(row)
-                sk = f" sk{pick['split_k']}" if pick["split_k"] > 1 else ""
                 bs = f"{batch}x " if batch > 1 else ""
                 print(f"{set_name:7s} {label:20s} {bs}{M:>6}x{N:>6}x{K:>6} {layout} {dtype:8s} cuBLAS {cub * 1e6:9.1f} us"
-                      f"  origami {ori * 1e6:9.1f} us  ratio {ratio:.3f}  pick {pick['family']} "
-                      f"{pick['block_m']}x{pick['block_n']}x{pick['block_k']}{sk}"
+                      f"  origami {ori * 1e6:9.1f} us  ratio {ratio:.3f}  pick {_cfg_str(pick)}"
                       f"  rel err {row['rel_err']['origami']:.2e} (cuBLAS {row['rel_err']['cublas']:.2e})", flush=True)
                 if top:
                     b = row["best_of_top"]
