@@ -120,8 +120,11 @@ def _time_ranking(h, ctx, size, top: int) -> list[dict]:
 
 def _summary(rows: list[dict]) -> dict:
     summary = {}
-    for key in dict.fromkeys((r["set"], r["dtype"]) for r in rows):
-        sel = [r for r in rows if (r["set"], r["dtype"]) == key]
+    groups = list(dict.fromkeys((r["set"], r["dtype"]) for r in rows))
+    if len(groups) > 1:
+        groups.append(("all", "all"))
+    for key in groups:
+        sel = [r for r in rows if (r["set"], r["dtype"]) == key or key == ("all", "all")]
         rs = [r["ratio"] for r in sel]
         st = {"shapes": len(rs), "geomean": _geomean(rs), "min": min(rs),
               "below_0.85": sum(1 for x in rs if x < 0.85), "below_0.95": sum(1 for x in rs if x < 0.95)}
@@ -133,14 +136,15 @@ def _summary(rows: list[dict]) -> dict:
     return summary
 
 
-def _write(args, argv, dev, harness, rows: list[dict]) -> None:
+def _write(args, argv, dev, harness, rows: list[dict], meta: dict | None = None) -> None:
     summary = _summary(rows)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"device": dev, "rounds": args.rounds, "repeats": args.repeats, "top": args.top,
-            "timing": harness.timing_description(),
-            "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "command": "python benchmarks/vs_cublas.py " + " ".join(argv if argv is not None else sys.argv[1:])}
+    if meta is None:
+        meta = {"device": dev, "rounds": args.rounds, "repeats": args.repeats, "top": args.top,
+                "timing": harness.timing_description(),
+                "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "command": "python benchmarks/vs_cublas.py " + " ".join(argv if argv is not None else sys.argv[1:])}
     out.with_suffix(".json").write_text(json.dumps({"meta": meta, "summary": summary, "rows": rows}, indent=1))
     top = args.top > 0
     lines = ["# origami_nv.matmul (the model's pick) vs torch.matmul (cuBLAS)", "",
@@ -170,6 +174,25 @@ def _write(args, argv, dev, harness, rows: list[dict]) -> None:
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")
 
 
+def _merge(args, argv) -> int:
+    """The shards' rows in one table (each shard's rows as measured: nothing is re-timed); the meta of the first,
+    its command naming the shards merged. Shards of different devices or options are refused."""
+    docs = [json.loads(Path(f).read_text()) for f in args.merge]
+    keys = ("rounds", "repeats", "top")
+    first = docs[0]["meta"]
+    for f, d in zip(args.merge, docs):
+        m = d["meta"]
+        if m["device"].get("device_name") != first["device"].get("device_name") or any(m[k] != first[k] for k in keys):
+            raise SystemExit(f"{f}: another device or other options than {args.merge[0]}; not merged")
+    meta = dict(first, command=" + ".join(d["meta"]["command"] for d in docs) + " (shards merged)")
+    args.rounds, args.repeats, args.top = (first[k] for k in keys)
+    rows = [r for d in docs for r in d["rows"]]
+    _write(args, argv, first["device"], None, rows, meta)
+    for k, st in _summary(rows).items():
+        print(f"{k:20s} {st['shapes']:3d} shapes  geomean {st['geomean']:.3f}  min {st['min']:.3f}")
+    return 0
+
+
 def main(argv=None) -> int:
     sets = shape_sets()
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -181,7 +204,13 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None, help="write OUT.json and OUT.md (rewritten after every shape)")
     ap.add_argument("--top", type=int, default=0, help="also time the model's N best-ranked launches")
     ap.add_argument("--shard", default=None, help="i/n: every n-th shape of the sets from the i-th (0-based)")
+    ap.add_argument("--merge", nargs="+", default=None, metavar="JSON",
+                    help="no GPU: merge the OUT.json files of shards of one run (same device and options) into --out")
     args = ap.parse_args(argv)
+    if args.merge:
+        if not args.out:
+            ap.error("--merge needs --out")
+        return _merge(args, argv)
     if args.rounds < 2:
         ap.error("--rounds must be >= 2 (the order alternates between rounds)")
 
