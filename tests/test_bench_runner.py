@@ -575,3 +575,28 @@ def test_retime_picks_times_each_pick_with_its_best_launch_and_the_report_uses_t
     assert an["rows"][0].systems["origami"].a_bf_runs == "one run"
     assert "\u2020" not in "".join(ln for ln in R.render_markdown(an, "t", "rotate", []).splitlines()
                                    if ln.startswith("| (256, 256, 256)"))
+
+
+def test_a_retiming_cut_short_leaves_the_sizes_it_did_not_finish_as_measured():
+    # Size by size: "e" was re-timed to the end (size_done after its new launches), "f" was cut short (its new
+    # launch comes after its last size_done), "g" was not reached. Only "e" loses its superseded launches.
+    edge = {"M": 100, "N": 256, "K": 64, "dtype": "float16"}                     # altered by change 3
+    base = {"kind": "config", "system": "origami", "size_info": edge, "config": A}
+
+    def rec(size, t, version, item="x", **kw):
+        return dict(base, size=size, t=t, kernel_version=version, item=item, **kw)
+
+    def done(size, t):
+        return {"kind": "size_done", "system": "origami", "size": size, "t": t}
+    old = [rec(s, 1.0, 2) for s in "efg"] + [rec(s, 1.0, 2, item="y") for s in "efg"] + [done(s, 2.0) for s in "efg"]
+    new = [rec("e", 10.0, 4), rec("e", 11.0, 4, item="y"), done("e", 12.0), rec("f", 13.0, 4)]
+    kept = C.drop_superseded(old + new)
+    by_size = {s: [(r["item"], r["kernel_version"]) for r in kept if r.get("kind") == "config" and r["size"] == s]
+               for s in "efg"}
+    assert by_size["e"] == [("x", 4), ("y", 4)]
+    assert by_size["f"] == [("x", 2), ("y", 2), ("x", 4)]   # the later result of x wins when loaded in order
+    assert by_size["g"] == [("x", 2), ("y", 2)]
+    # once "f" is finished it drops its superseded launches too
+    kept = C.drop_superseded(old + new + [rec("f", 14.0, 4, item="y"), done("f", 15.0)])
+    assert [(r["item"], r["kernel_version"]) for r in kept if r.get("kind") == "config" and r["size"] == "f"] == \
+        [("x", 4), ("y", 4)]

@@ -250,20 +250,44 @@ def noisy_record(rec: dict) -> bool:
 
 def drop_superseded(records: list[dict]) -> list[dict]:
     """Records of a data set without those a re-timing superseded: the split launches of older reductions once
-    some split launch carries the installed reduction's version (`bench run --retime-split`), and the launches a
-    kernel change altered once some launch carries the installed kernel version (`bench run --retime-stale`),
+    some split launch carries the installed reduction's version (`bench run --retime-split`), and, size by size, the
+    launches a kernel change altered once the size was re-timed with the newer kernels (`bench run --retime-stale`),
     including those the re-timing did not repeat (a pick or candidate the model of the time ranked and today's does
-    not): a brute-force best or a pick must not be a launch of kernels that no longer exist. A data set never
-    re-timed is returned as measured."""
+    not): a brute-force best or a pick must not be a launch of kernels that no longer exist. Size by size, so that a
+    re-timing spread over several runs (`--time-budget`) leaves the sizes it has not reached as they were measured;
+    a size whose re-timing was cut short (its launches of the newest version all come after its last size_done mark)
+    keeps its state before that re-timing, the launches re-timed so far winning as later results do. A data set
+    never re-timed is returned as measured."""
     splits_retimed = any(split_k_of(r.get("config")) > 1 and r.get("kind") == "config" and not stale_split_record(r)
                          for r in records)
-    # The newest kernel version the data set was (re-)timed with: launches altered by a change up to it are
-    # superseded; those only a newer change alters stay until they are re-timed too.
-    retimed = max((int(r.get("kernel_version", 1)) for r in records if r.get("kind") in ("config", "pick")), default=1)
-    if not splits_retimed and retimed <= 1:
+    upto = _retimed_version_by_size(records)
+    if not splits_retimed and not any(v > 1 for v in upto.values()):
         return records
     return [r for r in records if not ((splits_retimed and stale_split_record(r))
-                                       or stale_kernel_record(r, upto=retimed))]
+                                       or stale_kernel_record(r, upto=upto.get(r.get("size"), 1)))]
+
+
+def _retimed_version_by_size(records: list[dict]) -> dict:
+    """size -> the newest kernel version its origami launches were completely (re-)timed with: launches altered by
+    a change up to it are superseded; those only a newer change alters stay until they are re-timed too."""
+    launches: dict = {}
+    done: dict = {}
+    for r in records:
+        if r.get("system") != "origami":
+            continue
+        t = float(r.get("t") or 0.0)
+        if r.get("kind") in ("config", "pick"):
+            launches.setdefault(r.get("size"), []).append((t, int(r.get("kernel_version", 1))))
+        elif r.get("kind") == "size_done":
+            done[r.get("size")] = max(done.get(r.get("size"), -1.0), t)
+    out = {}
+    for size, tv in launches.items():
+        vmax = max(v for _, v in tv)
+        first = min(t for t, v in tv if v == vmax)
+        before = [v for t, v in tv if t < first]
+        # complete: the size was first measured with vmax (nothing before), or was marked done after the re-timing began
+        out[size] = vmax if (not before or done.get(size, -1.0) >= first) else max(before)
+    return out
 
 
 FIELDS = ("block_m", "block_n", "block_k", "group_size_m", "stages", "warps", "family", "split_k")
