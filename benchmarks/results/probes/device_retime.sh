@@ -10,6 +10,10 @@ set -uo pipefail
 t0=$(date +%s)
 gpu=$1; suite=$2; deadline=$3; probe=${4:-}
 export PYTHONUNBUFFERED=1
+# The machine must be the GPU whose data is resumed: a warm H100 is kept for a call that names the H200 (27 Nov 2026:
+# an H200 re-timing ran on the H100 and was thrown away).
+name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+case "$gpu:$name" in nvidia-h200:*H200*|nvidia-h100:*H100*) ;; *) echo "asked for $gpu but this is $name: nothing timed"; exit 3;; esac
 if ! python3 -c "from origami_nv.ops import load_op; load_op()" >/dev/null 2>&1; then
   bash benchmarks/results/probes/device_build.sh || exit 1
 fi
