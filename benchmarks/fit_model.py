@@ -364,11 +364,38 @@ def size_table(ev_before: dict, ev_after: dict, labels: tuple = ("previous", "in
     return out
 
 
+def _split_bucket(sk: int) -> str:
+    return "unsplit" if sk <= 1 else "split 2-3" if sk < 4 else "split 4-6" if sk < 7 else "split 7-12" if sk < 13 else \
+        "split 13+"
+
+
+def _wave_bucket(tiles: int, n_sm: int) -> str:
+    """An unsplit launch by its waves of one CTA per SM (the wgmma and most tensor-core launches): one wave that
+    fills less or more than a third of the SMs, or how many waves."""
+    w = tiles / n_sm
+    if w <= 1:
+        return "1 wave, < 1/3 of the SMs" if w < 1 / 3 else "1 wave, >= 1/3 of the SMs"
+    return "1-2 waves" if w <= 2 else "2-4 waves" if w <= 4 else "> 4 waves"
+
+
+def _table(title: str, cells: dict, cols: list[str]) -> list[str]:
+    lines = [f"### {title}", "", "| launches | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    for row in sorted({r for r, _ in cells}):
+        out = []
+        for c in cols:
+            v = cells.get((row, c), [])
+            out.append(f"{sum(v) / len(v):+.3f} ({len(v)})" if v else "")
+        lines.append(f"| {row} | " + " | ".join(out) + " |")
+    return lines + [""]
+
+
 def diagnose(sets: list[str], timing: str, write: str, near: float = 2.0, constants: dict | None = None) -> int:
-    """--diagnose: where the installed model is wrong, as a table per data set. For every timed launch within
+    """--diagnose: where the installed model is wrong, as tables per data set. For every timed launch within
     `near` x the best of its size, the log error log(measured / predicted) minus the median log error of the
-    size's launches (the ranking only needs relative times), averaged by kernel family, split or whole launch,
-    and the size's best time: a term the model lacks shows as a row that is off zero on every data set."""
+    size's launches (the ranking only needs relative times), averaged over a class of launches: by kernel family,
+    split or whole launch, and the size's best time; by the size's class (suites.size_class) and the split count;
+    by the waves of an unsplit launch. A term the model lacks shows as a row that is off zero on every data set
+    (both GPUs, training and validation alike)."""
     edges = [0, 4, 8, 16, 32, 64, math.inf]
     bins = [f"{lo:g}-{hi:g} us" if hi != math.inf else f">{lo:g} us" for lo, hi in zip(edges, edges[1:])]
     with_text = ", ".join(f"{k}={v:g}" for k, v in (constants or {}).items())
@@ -379,11 +406,14 @@ def diagnose(sets: list[str], timing: str, write: str, near: float = 2.0, consta
              f"{_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M} UTC (offline). Cell: mean over the timed launches "
              f"within {near:g}x the best of their size of log(measured / predicted) - the size's median of it, and the "
              "launches averaged; > 0: the class runs slower than the model says relative to the other launches of its "
-             "size. Columns: the best measured time of the size.", ""]
+             "size.", ""]
+    splits = ["unsplit", "split 2-3", "split 4-6", "split 7-12", "split 13+"]
     for item in sets:
         label, s, hw, kernels = load_set(item, timing)
         sel = _core.Selector(hw, kernels, make_options(constants, split_k=s.has_split, every_kernel=True))
-        cells: dict = {}
+        by_time: dict = {}
+        by_class: dict = {}
+        by_waves: dict = {}
         for size, sz in s.sizes.items():
             _, pred = predicted_cycles(sel, s, sz)
             meas = {k: v[0] for k, v in sz["kernels"].items() if k in pred and k not in sz.get("probe_only", ())}
@@ -395,17 +425,17 @@ def diagnose(sets: list[str], timing: str, write: str, near: float = 2.0, consta
             mid = sorted(errs.values())[len(errs) // 2]
             col = next(i for i, hi in enumerate(edges[1:]) if best * 1e6 <= hi)
             for k, e in errs.items():
-                cls = f"{k[0]} {'split' if len(k) > 6 else 'whole'}"
-                cells.setdefault((cls, col), []).append(e - mid)
-        lines += [f"## {label}", "", "| launches | " + " | ".join(bins) + " |",
-                  "|---|" + "---:|" * len(bins)]
-        for cls in sorted({c for c, _ in cells}):
-            row_cells = []
-            for i in range(len(bins)):
-                v = cells.get((cls, i), [])
-                row_cells.append(f"{sum(v) / len(v):+.3f} ({len(v)})" if v else "")
-            lines.append(f"| {cls} | " + " | ".join(row_cells) + " |")
-        lines.append("")
+                sk = k[6] if len(k) > 6 else 1
+                by_time.setdefault((f"{k[0]} {'split' if sk > 1 else 'whole'}", bins[col]), []).append(e - mid)
+                by_class.setdefault((f"{sz['class']}, {k[0]}", _split_bucket(sk)), []).append(e - mid)
+                if sk <= 1:
+                    tiles = math.ceil(sz["M"] / k[1]) * math.ceil(sz["N"] / k[2]) * sz["batch"]
+                    by_waves.setdefault((k[0], _wave_bucket(tiles, int(hw.get("n_sm")))), []).append(e - mid)
+        waves = ["1 wave, < 1/3 of the SMs", "1 wave, >= 1/3 of the SMs", "1-2 waves", "2-4 waves", "> 4 waves"]
+        lines += [f"## {label}", ""]
+        lines += _table("By family, split or whole, and the size's best time", by_time, bins)
+        lines += _table("By the size's class and family, and the launch's split count", by_class, splits)
+        lines += _table("Unsplit launches by their waves (tiles / SMs)", by_waves, waves)
     text = "\n".join(lines)
     print(text)
     if write:

@@ -494,3 +494,16 @@ def test_lone_warp_issue_replaces_the_copy_floor_for_warps_alone_on_their_sub_pa
     off.nv = c
     b_off = pred(16, 16, 512, 3, 1, off)
     assert b_off["lone_warp_cycles"] == 0 and b_off["copy_throttle_cycles"] > 0
+
+
+def test_diagnose_buckets_launches_by_split_count_and_waves():
+    fm = _fit_model()
+    assert [fm._split_bucket(s) for s in (1, 2, 3, 4, 6, 7, 12, 13, 40)] == \
+        ["unsplit", "split 2-3", "split 2-3", "split 4-6", "split 4-6", "split 7-12", "split 7-12", "split 13+",
+         "split 13+"]
+    assert fm._wave_bucket(40, 132) == "1 wave, < 1/3 of the SMs"
+    assert fm._wave_bucket(44, 132) == fm._wave_bucket(132, 132) == "1 wave, >= 1/3 of the SMs"
+    assert fm._wave_bucket(133, 132) == fm._wave_bucket(264, 132) == "1-2 waves"
+    assert fm._wave_bucket(500, 132) == "2-4 waves" and fm._wave_bucket(529, 132) == "> 4 waves"
+    table = fm._table("t", {("row", "a"): [0.1, 0.3], ("row", "b"): [-0.2]}, ["a", "b", "c"])
+    assert table[-2] == "| row | +0.200 (2) | -0.200 (1) |  |"
