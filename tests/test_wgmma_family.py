@@ -209,3 +209,33 @@ def test_one_specialisation_compiles_without_spills(tmp_path, dtype):
     assert "C7508" not in log                      # setmaxnreg honoured
     assert "0 bytes spill stores, 0 bytes spill loads" in log
     assert "0 bytes stack frame" in log
+
+
+def test_swapped_operand_study_kernels_speak_the_problems_terms():
+    """The kSwapAB study kernels (SWAP_AB_TILES, --variants only): the kernel's M is the problem's N, so the entry's
+    tile and operand layouts are the problem's (BLOCK_M = the kernel's BLOCK_N), the name says so ("_ab"), and none
+    is in the build."""
+    s = wg.Spec(256, 160, 2, "fp16", True, True, swap_ab=True)
+    assert not s.problems() and not s.split_n
+    assert s.problem_tile == (160, 256) and s.accumulators_per_thread == 160
+    assert s.name == f"origami_wgmma_160x256x64_s{s.stages}_w12_fp16_kk_ab"
+    assert s.template_args().endswith(", 1, true")
+    k = wg.kernel_dict(s)
+    assert (k["block_m"], k["block_n"], k["a_k_contiguous"], k["b_k_contiguous"]) == (160, 256, True, True)
+    nn = wg.Spec(128, 112, 2, "bf16", False, True, swap_ab=True)    # the problem's B row-major: the kernel's A M-major
+    assert not nn.problems() and nn.layout_tag == "kn" and nn.name.endswith("_bf16_kn_ab")
+    assert wg.Spec(128, 160, 2, "tf32", True, True, swap_ab=True).problems()   # 16-bit only
+    assert wg.Spec(192, 160, 2, "fp16", True, True, swap_ab=True).problems()   # whole m64 slabs per consumer
+    assert not any(x.swap_ab for x in SPECS)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on the PATH")
+def test_a_swapped_operand_study_kernel_compiles_without_spills(tmp_path):
+    s = wg.Spec(256, 176, 2, "bf16", True, True, swap_ab=True)
+    src = tmp_path / "k.cu"
+    src.write_text(wg.tu_text(dict(name=s.name, kernels=[wg.kernel_dict(s)])))
+    r = subprocess.run(["nvcc", "-O3", "-std=c++17", *wg.NVCC_FLAGS, "-I", KERNELS, "-Xptxas", "-v", "-c",
+                        str(src), "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    log = r.stdout + r.stderr
+    assert "C7508" not in log and "0 bytes spill stores, 0 bytes spill loads" in log and "0 bytes stack frame" in log

@@ -111,6 +111,12 @@ TILES = [
 #           0.997x (H200 gen-valid; decode 1 x 36864 x 4608 0.89x) to 1.001x (H100): it ties 128x256 / 64x144 in the
 #           model where it runs 2-11 % slower. Not adopted until the model tells it apart.
 STUDY_TILES = [(128, 320, 2)]
+# Study tiles of the swapped-operand kernels (--variants; not in the build; gemm_wgmma.cuh Kernel kSwapAB): (BLOCK_M,
+# BLOCK_N, consumers) in the kernel's own terms, its M the problem's N and its N the problem's M, so the problem's tile
+# is BLOCK_N x BLOCK_M: 160 x 128 / 160 x 256 fit M = 320 (and ~300) in two tile rows, 112 fits ~200, 176 fits ~352
+# (cuBLAS's M-fitted tiles at M ~ 300: benchmarks/results/probes/probe_cublas_kernels_midm_h100.txt). The problem's A
+# K-major (the kernel's B), its B either way; 16-bit.
+SWAP_AB_TILES = [(bm, bn, 2) for bm in (128, 256) for bn in (112, 160, 176)]
 LAYOUTS = [(True, True), (True, False), (False, True), (False, False)]  # (A K-major, B K-major)
 # wgmma reads a TF32 operand from shared memory K-major only (no transpose bits for .tf32 in the PTX ISA): the tf32
 # kernels take the nn.Linear layout (x @ w.t()) with both operands in shared memory, and a @ b (B row-major) as the
@@ -146,6 +152,7 @@ class Spec:
     epi_n_override: int = 0   # dev experiments only (--variants); 0 = the epilogue rule
     cluster: int = 1          # CTAs per cluster sharing (TMA-multicasting) the B tile: 1 or 2
     max_stages: int = 0       # dev experiments only (--variants): a deeper ring than MAX_STAGES; 0 = the rule
+    swap_ab: bool = False     # study (--variants): C^T = B^T A^T, fields in the kernel's terms (SWAP_AB_TILES)
 
     @property
     def elem_bytes(self) -> int:
@@ -226,21 +233,35 @@ class Spec:
         return self.slabs * (self.block_m if self.swap else self.cols_per_consumer) // 2
 
     @property
+    def problem_tile(self) -> tuple[int, int]:
+        """(BLOCK_M, BLOCK_N) of the problem: the kernel's own, or swapped (swap_ab)."""
+        return (self.block_n, self.block_m) if self.swap_ab else (self.block_m, self.block_n)
+
+    @property
+    def problem_k_major(self) -> tuple[bool, bool]:
+        """(A K-major, B K-major) of the problem: the kernel's own, or its B and A (swap_ab)."""
+        return (self.b_k_major, self.a_k_major) if self.swap_ab else (self.a_k_major, self.b_k_major)
+
+    @property
     def layout_tag(self) -> str:
-        return ("k" if self.a_k_major else "m") + ("k" if self.b_k_major else "n")
+        a_k, b_k = self.problem_k_major
+        return ("k" if a_k else "m") + ("k" if b_k else "n")
 
     @property
     def name(self) -> str:
-        # e.g. origami_wgmma_128x256x64_s3_w12_bf16_kk  (A K-major, B K-major = the nn.Linear layout)
-        return (f"origami_wgmma_{self.block_m}x{self.block_n}x{self.block_k}_s{self.stages}_w{self.warps}"
+        # e.g. origami_wgmma_128x256x64_s3_w12_bf16_kk  (A K-major, B K-major = the nn.Linear layout); the swapped
+        # kernels by the problem's tile, "_ab" (origami_wgmma_160x256x64_s4_w12_fp16_kk_ab: 160 rows of M)
+        bm, bn = self.problem_tile
+        return (f"origami_wgmma_{bm}x{bn}x{self.block_k}_s{self.stages}_w{self.warps}"
                 f"_{self.dtype}_{self.layout_tag}" + (f"_e{self.epi_n}" if self.epi_n_override else "")
-                + (f"_c{self.cluster}" if self.cluster > 1 else ""))
+                + (f"_c{self.cluster}" if self.cluster > 1 else "") + ("_ab" if self.swap_ab else ""))
 
     def template_args(self) -> str:
         elem = DTYPES[self.dtype][1]
         return (f"{self.block_m}, {self.block_n}, {self.stages}, {self.consumers}, {self.epi_n}, "
                 f"origami::wgmma::ElemType::{elem}, {str(self.a_k_major).lower()}, "
-                f"{str(self.b_k_major).lower()}" + (f", {self.cluster}" if self.cluster > 1 else ""))
+                f"{str(self.b_k_major).lower()}" + (f", {self.cluster}" if self.cluster > 1 or self.swap_ab else "")
+                + (", true" if self.swap_ab else ""))
 
     def problems(self) -> list[str]:
         """Reasons this specialisation cannot exist (empty = valid)."""
@@ -286,6 +307,8 @@ class Spec:
             out.append("clusters of 1 or 2 CTAs, each multicasting whole 8-row groups of B")
         if self.consumers not in (1, 2):
             out.append("one or two consumer warpgroups")
+        if self.swap_ab and (self.dtype == "tf32" or self.cluster != 1 or self.split_n):
+            out.append("the swapped-operand kernels: 16-bit, one CTA per cluster, whole m64 slabs per consumer")
         return out
 
 
@@ -306,11 +329,12 @@ def all_specs() -> list[Spec]:
 def kernel_dict(s: Spec) -> dict:
     """The KernelEntry facts of one specialisation, in generate.py's vocabulary."""
     dt_enum, _, dt_name, _ = DTYPES[s.dtype]
+    (bm, bn), (a_k, b_k) = s.problem_tile, s.problem_k_major
     return dict(
         name=s.name, family=FAMILY, family_enum=FAMILY_ENUM,
-        block_m=s.block_m, block_n=s.block_n, block_k=s.block_k, stages=s.stages, warps=s.warps,
+        block_m=bm, block_n=bn, block_k=s.block_k, stages=s.stages, warps=s.warps,
         consumers=s.consumers, dtype=dt_name, dtype_enum=f"origami::DType::{dt_enum}",
-        a_k_contiguous=s.a_k_major, b_k_contiguous=s.b_k_major, threads=s.threads,
+        a_k_contiguous=a_k, b_k_contiguous=b_k, threads=s.threads,
         smem_bytes=s.smem_bytes, alignment_elems=s.alignment_elems, min_cc=MIN_CC,
         launcher=f"launch_{s.name}", template_args=s.template_args(), cluster=s.cluster, multicast=s.cluster > 1)
 
@@ -431,12 +455,20 @@ def _main(argv: list[str]) -> int:
                     v = Spec(bm, bn, cons, dtype, a_k, b_k)
                     if not v.problems():
                         pool.append(v)
+        for bm, bn, cons in SWAP_AB_TILES:
+            for dtype in ("fp16", "bf16"):
+                for a_k in (True, False):  # the kernel's A = the problem's B (nt: K-major; nn: N-major)
+                    v = Spec(bm, bn, cons, dtype, a_k, True, swap_ab=True)
+                    if not v.problems():
+                        pool.append(v)
         for dtype in ("fp16", "bf16"):  # 64x32 (K-major B only): twice the CTAs of 64x64 at small M
             for a_k in (True, False):
                 v = Spec(64, 32, 1, dtype, a_k, True)
                 if not v.problems():
                     pool.append(v)
         for s in list(pool):
+            if s.swap_ab:
+                continue
             v = Spec(s.block_m, s.block_n, s.consumers, s.dtype, s.a_k_major, s.b_k_major, epi_n_override=s.block_n)
             if v.epi_n != s.epi_n and not v.problems():
                 pool.append(v)

@@ -247,7 +247,6 @@ __device__ __forceinline__ void mbar_arrive_peer(std::uint32_t bar, std::uint32_
       : "memory");
 }
 
-// 16 bytes of CTA `peer`'s shared memory at the offset `addr` has in this CTA's (distributed shared memory).
 // 8 bytes of this CTA's shared memory (run_swap's fragment pairs). Volatile: kept after the mbarrier wait that
 // makes the stage's TMA bytes visible.
 __device__ __forceinline__ uint2 ld_shared_u2(std::uint32_t addr) {
@@ -255,6 +254,7 @@ __device__ __forceinline__ uint2 ld_shared_u2(std::uint32_t addr) {
   asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "r"(addr));
   return v;
 }
+// 16 bytes of CTA `peer`'s shared memory at the offset `addr` has in this CTA's (distributed shared memory).
 __device__ __forceinline__ float4 ld_dsmem_f4(std::uint32_t addr, std::uint32_t peer) {
   float4 v;
   asm volatile(
@@ -265,6 +265,19 @@ __device__ __forceinline__ float4 ld_dsmem_f4(std::uint32_t addr, std::uint32_t 
       : "r"(addr), "r"(peer)
       : "memory");
   return v;
+}
+// stmatrix .trans (sm_90): each 8x8 matrix of 16-bit values a warp holds as mma fragments (lane l: row l / 4, the
+// pair of columns 2 (l % 4), +1 in one register) is stored transposed: smem row q (its address from lane 8 k + q for
+// matrix k) receives the matrix's column q, i.e. its 8 rows as 16 contiguous bytes.
+__device__ __forceinline__ void stmatrix_x4_trans(std::uint32_t addr, std::uint32_t r0, std::uint32_t r1,
+                                                  std::uint32_t r2, std::uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0),
+               "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+__device__ __forceinline__ void stmatrix_x2_trans(std::uint32_t addr, std::uint32_t r0, std::uint32_t r1) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};" ::"r"(addr), "r"(r0), "r"(r1)
+               : "memory");
 }
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
@@ -437,8 +450,16 @@ __device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p,
 //        const __grid_constant__ CUtensorMap c, const origami::wgmma::KernelParams p) { Kernel::run(a, b, c, p); }
 // The tensor maps stay in the kernel-parameter space (their address is what TMA takes); the
 // (threads, 1) launch bound gives the register cap at entry that setmaxnreg needs.
+// kSwapAB (16-bit, one CTA per cluster, no split-K; a study variant, cpp/kernels/families/wgmma.py SWAP_AB_TILES): the
+// kernel computes the problem's C^T = B^T A^T (Launcher::launch swaps the operands: the kernel's A is the problem's
+// B^T, its M the problem's N, its B the problem's A^T, its N the problem's M) and stores C^T transposed, so the
+// problem's M sits on wgmma's N side, in steps of 8 rows (16 as generated) instead of 64: 320 tokens are two tiles of
+// 160 where a 128-row tile leaves 64 of its 384 rows idle. cuBLAS runs such tiles at M ~ 300 (nvjet 256x104,
+// 256x152, 64x176 in N-first names: benchmarks/results/probes/probe_cublas_kernels_midm_h100.txt). Everything up to
+// the epilogue is the kernel's own GEMM; the epilogue stages each slice transposed (stmatrix .trans) and the threads
+// store C's rows from it (store_transposed).
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
-          int kCluster = 1>
+          int kCluster = 1, bool kSwapAB = false>
 struct Kernel {
   using P = KernelPlan<BM, BN, kStages, kConsumers, kEpiN, kT, kBKMajor>;
   static constexpr bool kSwap = kSwapRS<kT, kBKMajor>;
@@ -470,15 +491,98 @@ struct Kernel {
   }
   // Called by the consumer threads only (the producer warpgroup arrives on the same two barriers in run()).
   static __device__ __forceinline__ void cluster_reduce(const KernelParams& p, std::uint32_t partials);
+
+  // kSwapAB's epilogue for consumer warpgroup cw: the accumulators are C^T's tile (row i = the problem's column, the
+  // kernel's M; column j = the problem's row, the kernel's N). Bias (the problem's, one value per C^T row) in fp32,
+  // then each kEpiN-column slice goes through this warpgroup's staging buffer transposed: staged row j holds the slice
+  // column j's kRowsPerConsumer values, 16-byte chunk c (rows 8c .. 8c + 7) at slot c ^ (j % 8), so that the 8 rows a
+  // stmatrix matrix writes, and the 8 chunks a row's 8 readers take, fall on 8 different 16-byte bank groups. The
+  // threads then store each staged row as a row of C: consecutive threads, consecutive 16-byte chunks. (i0, j0): the
+  // first C^T row and column the accumulators stand for (shifted at an edge); (m0, n0): the tile's own, before which
+  // nothing is stored.
+  static __device__ __forceinline__ void store_transposed(float (&acc)[P::kMmaM][P::kColsPerConsumer / 2], int cw,
+                                                          int warp, int lane, int t, const KernelParams& p, int batch,
+                                                          int m0, int n0, int i0, int j0, std::uint8_t* c_stage) {
+    constexpr int kRows = P::kRowsPerConsumer;  // C^T rows of this warpgroup = elements per staged row
+    constexpr int kRowBytes = kRows * 2;
+    constexpr int kChunks = kRows / 8;          // 16-byte chunks per staged row (a multiple of 8: the XOR slots)
+    constexpr int kGroups = kEpiN / 8;          // 8-column groups (one D fragment each) per slice
+    static_assert(kT != ElemType::TFloat32 && kRows % 64 == 0 && kEpiN % 8 == 0, "16-bit, whole m64 slabs");
+    if (p.bias != nullptr) {
+      const Word<kT>* bias = static_cast<const Word<kT>*>(p.bias);
+#pragma unroll
+      for (int mi = 0; mi < P::kMmaM; ++mi)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int gi = i0 + P::row0(cw) + mi * 64 + warp * 16 + lane / 4 + 8 * h;
+          const float bv = gi < p.M ? elem_to_float<kT>(bias[gi]) : 0.f;
+#pragma unroll
+          for (int j = 0; j < P::kColsPerConsumer / 8; ++j) {
+            acc[mi][4 * j + 2 * h] += bv;
+            acc[mi][4 * j + 2 * h + 1] += bv;
+          }
+        }
+    }
+    using CWord = Word<kT>;
+    CWord* cg = static_cast<CWord*>(p.c) + batch * p.c_stride_batch;
+    std::uint8_t* rows = c_stage + static_cast<std::size_t>(cw) * kRows * kEpiN * 2;
+    const std::uint32_t rows_addr = smem_addr(rows);
+    const int i_base = i0 + P::row0(cw);
+    // lane l gives the address of row l % 8 of matrix l / 8
+    const int k = lane / 8, q = lane % 8;
+#pragma unroll
+    for (int pass = 0; pass < P::kColsPerConsumer / kEpiN; ++pass) {
+      named_barrier_sync(1 + cw, 128);  // the previous slice's rows have been stored
+#pragma unroll
+      for (int mi = 0; mi < P::kMmaM; ++mi) {
+#pragma unroll
+        for (int g = 0; g < kGroups; g += 2) {
+          const int jf = pass * kGroups + g;  // the fragment's 8-column group
+          if (g + 1 < kGroups) {
+            // matrices (rows h = 0, 1 of the warp's 16) x (column groups g, g + 1)
+            const int j = (g + k / 2) * 8 + q, c = mi * 8 + warp * 2 + (k % 2);
+            stmatrix_x4_trans(rows_addr + j * kRowBytes + ((c ^ (j % 8)) << 4),
+                              pack2<kT>(acc[mi][4 * jf + 0], acc[mi][4 * jf + 1]),
+                              pack2<kT>(acc[mi][4 * jf + 2], acc[mi][4 * jf + 3]),
+                              pack2<kT>(acc[mi][4 * jf + 4], acc[mi][4 * jf + 5]),
+                              pack2<kT>(acc[mi][4 * jf + 6], acc[mi][4 * jf + 7]));
+          } else {
+            const int j = g * 8 + q, c = mi * 8 + warp * 2 + ((lane / 8) % 2);  // lanes 0-15 address
+            stmatrix_x2_trans(rows_addr + j * kRowBytes + ((c ^ (j % 8)) << 4),
+                              pack2<kT>(acc[mi][4 * jf + 0], acc[mi][4 * jf + 1]),
+                              pack2<kT>(acc[mi][4 * jf + 2], acc[mi][4 * jf + 3]));
+          }
+        }
+      }
+      named_barrier_sync(1 + cw, 128);
+      const int j_base = j0 + P::col0(cw) + pass * kEpiN;
+#pragma unroll 4
+      for (int idx = t; idx < kEpiN * kChunks; idx += 128) {
+        const int j = idx / kChunks, c = idx - j * kChunks;
+        const int gi = i_base + c * 8, gj = j_base + j;  // (chunks of a shifted tile lie wholly before or in its own)
+        if (gi < m0 || gj < n0 || gi >= p.M || gj >= p.N) continue;
+        const std::uint8_t* src = rows + j * kRowBytes + ((c ^ (j % 8)) << 4);
+        CWord* dst = cg + static_cast<long long>(gj) * p.c_stride_m + gi;
+        if (gi + 8 <= p.M && p.c_vector_ok) {
+          *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+        } else {
+          const CWord* sw = reinterpret_cast<const CWord*>(src);
+          for (int e = 0; e < 8 && gi + e < p.M; ++e) dst[e] = sw[e];
+        }
+      }
+    }
+  }
 };
 
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
-          int kCluster>
-__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster>::run_ss(
+          int kCluster, bool kSwapAB>
+__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster, kSwapAB>::run_ss(
     const CUtensorMap& tma_a, const CUtensorMap& tma_b, const CUtensorMap& tma_c, const KernelParams& p) {
   static_assert(kBKMajor || BN % 64 == 0, "an N-major B is loaded in 64-column TMA boxes");
   static_assert(kT != ElemType::TFloat32 || (kAKMajor && kBKMajor), "wgmma reads TF32 operands K-major only");
   static_assert(kCluster == 1 || kCluster == 2, "1 or 2 CTAs per cluster");
+  static_assert(!kSwapAB || (kT != ElemType::TFloat32 && kCluster == 1 && P::kRowsPerConsumer % 64 == 0),
+                "the swapped-operand kernels: 16-bit, one CTA per cluster, whole m64 slabs per consumer");
   static_assert(BN <= 256 || (kBKMajor && kCluster == 1 && P::kBBoxRows % 8 == 0 && P::kBBoxRows <= 256),
                 "a tile wider than 256 columns: a K-major B in two boxes, one CTA per cluster");
   static_assert(BN % (8 * kCluster) == 0, "each CTA's multicast share of B is whole 8-row swizzle groups");
@@ -538,7 +642,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         const TileCoord tc = tile_coord<kCluster>(unit, p, rank);
         const int m0 = tc.tile_m * BM, n0 = tc.tile_n * BN;
         // (K-major boxes of an edge tile end at the matrix edge: KernelParams::shift_edges)
-        const int am0 = edge_origin(m0, BM, p.M, kAKMajor && (p.shift_edges & 1), 1);
+        const int am0 = edge_origin(m0, BM, p.M, kAKMajor && (p.shift_edges & 1), kSwapAB ? 8 : 1);
         const int bn0 = edge_origin(n0, BN, p.N, kBKMajor && (p.shift_edges & 2), 8);
         const int ba = tc.batch * p.a_batch_step, bb = tc.batch * p.b_batch_step;
         for (int kb = tc.kb_begin; kb < tc.kb_end; ++kb) {
@@ -663,7 +767,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
 
       // The tile's own rows and columns, and those its accumulators stand for (shifted at an edge: shift_edges).
       const int m0 = tc.tile_m * BM, n0 = tc.tile_n * BN;
-      const int am0 = edge_origin(m0, BM, p.M, kAKMajor && (p.shift_edges & 1), 1);
+      const int am0 = edge_origin(m0, BM, p.M, kAKMajor && (p.shift_edges & 1), kSwapAB ? 8 : 1);
       const int bn0 = edge_origin(n0, BN, p.N, kBKMajor && (p.shift_edges & 2), 8);
       const int m_base = am0 + P::row0(cw);
       if (p.cluster_slices > 1) {
@@ -701,6 +805,10 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         continue;
       }
 
+      if constexpr (kSwapAB) {
+        store_transposed(acc, cw, warp, lane, t, p, tc.batch, m0, n0, am0, bn0, c_stage);
+        continue;
+      }
       if (p.bias != nullptr) {
         // Fused bias: column n of every row gets bias[n], in fp32, before the one rounding to the output type.
         const Word<kT>* bias = static_cast<const Word<kT>*>(p.bias);
@@ -859,8 +967,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
 // ptxas serialise every wgmma of the function (C7513, seen with the loads of k-block kb + 1 before the wait on kb).
 // With two consumer warpgroups one loads while the other's wgmmas run.
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
-          int kCluster>
-__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster>::
+          int kCluster, bool kSwapAB>
+__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster, kSwapAB>::
     run_swap(const CUtensorMap& tma_a, const CUtensorMap& tma_b, const KernelParams& p) {
   static_assert(kAKMajor && kCluster == 1, "the swapped TF32 kernels read a K-major A, one CTA per cluster");
   static_assert(BN % 32 == 0, "B's tile is loaded in boxes of 32 columns (128 bytes of fp32)");
@@ -1056,8 +1164,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
 // keeps each CTA's shared memory alive until its peers have read it. The additions are those of the reduction
 // kernel (cpp/kernels/split_k.cu), in the same order: the same bits.
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
-          int kCluster>
-__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster>::
+          int kCluster, bool kSwapAB>
+__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster, kSwapAB>::
     cluster_reduce(const KernelParams& p, std::uint32_t partials) {
   constexpr int kPartialLd = BN + 8;  // as in run()
   cluster_sync();  // every slice's partial tile is in its CTA's shared memory
@@ -1200,17 +1308,39 @@ inline bool edge_shift_enabled() {
 }
 
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
-          int kCluster = 1>
+          int kCluster = 1, bool kSwapAB = false>
 struct Launcher {
   using P = KernelPlan<BM, BN, kStages, kConsumers, kEpiN, kT, kBKMajor>;
   static constexpr bool kSwap = kSwapRS<kT, kBKMajor>;
   static constexpr int kBK = kBlockK<kT>;
   static constexpr int kEB = kElemBytes<kT>;
+  static_assert(!kSwapAB || (kT != ElemType::TFloat32 && kCluster == 1), "kSwapAB: 16-bit, one CTA per cluster");
+
+  // The problem's operands in the roles the kSwapAB kernel gives them (its M and N are the problem's N and M).
+  static GemmArgs swapped(const GemmArgs& g) {
+    GemmArgs s = g;
+    s.M = g.N;
+    s.N = g.M;
+    s.a = g.b;
+    s.a_stride_m = g.b_stride_n;
+    s.a_stride_k = g.b_stride_k;
+    s.a_stride_batch = g.b_stride_batch;
+    s.b = g.a;
+    s.b_stride_n = g.a_stride_m;
+    s.b_stride_k = g.a_stride_k;
+    s.b_stride_batch = g.a_stride_batch;
+    return s;
+  }
 
   // Launches `kernel` (the generated wrapper of Kernel<same arguments>::run).
   // cudaErrorInvalidValue: the arguments break this specialisation's layout or alignment rule
   // (the op checks KernelEntry::alignment_elems/layout first; this is the last line of defence).
-  static cudaError_t launch(KernelFn kernel, const GemmArgs& g) {
+  static cudaError_t launch(KernelFn kernel, const GemmArgs& problem) {
+    // kSwapAB: the kernel runs C^T = B^T A^T (Kernel, kSwapAB): its A is the problem's B read as N x K, its B the
+    // problem's A read as K x M; C keeps the problem's rows (ldc). No split-K: its partials and the reduction are in
+    // C's row-major form.
+    if (kSwapAB && problem.split_k > 1) return cudaErrorInvalidValue;
+    const GemmArgs g = kSwapAB ? swapped(problem) : problem;
     if (g.M < 0 || g.N < 0 || g.K < 0 || g.batch < 0) return cudaErrorInvalidValue;
     if (g.M == 0 || g.N == 0 || g.batch == 0) return cudaSuccess;
     if (g.M > INT32_MAX || g.N > INT32_MAX || g.K > INT32_MAX) return cudaErrorInvalidValue;
@@ -1223,7 +1353,7 @@ struct Launcher {
     if (has_k && (!tma_compatible(g.a, lda, g.batch, g.a_stride_batch, kEB) ||
                   !tma_compatible(g.b, ldb, g.batch, g.b_stride_batch, kEB)))
       return cudaErrorInvalidValue;
-    if (g.c_stride_m < g.N && g.M > 1) return cudaErrorInvalidValue;
+    if (problem.c_stride_m < problem.N && problem.M > 1) return cudaErrorInvalidValue;
 
     const std::int64_t a_batch = (g.batch > 1 && g.a_stride_batch != 0) ? g.batch : 1;
     const std::int64_t b_batch = (g.batch > 1 && g.b_stride_batch != 0) ? g.batch : 1;
@@ -1320,7 +1450,7 @@ struct Launcher {
     // rules of the 16-byte stores (the operands' tma_compatible rules, which imply c_vector_ok); a map that cannot be
     // encoded (the driver's stride limits) leaves the threads' own stores.
     CUtensorMap map_c{};
-    p.c_tma = !kSwap && P::kTmaStore && kCluster == 1 && !sp.cluster && units > sms &&
+    p.c_tma = !kSwap && !kSwapAB && P::kTmaStore && kCluster == 1 && !sp.cluster && units > sms &&
                       tma_compatible(g.c, g.c_stride_m, g.batch, g.c_stride_batch, kEB) &&
                       encode_map(&map_c, kT, g.c, g.N, g.M, g.batch, g.c_stride_m, g.c_stride_batch, P::kBoxCols,
                                  P::kRowsPerConsumer, false,
