@@ -1339,8 +1339,16 @@ struct Launcher {
     // kSwapAB: the kernel runs C^T = B^T A^T (Kernel, kSwapAB): its A is the problem's B read as N x K, its B the
     // problem's A read as K x M; C keeps the problem's rows (ldc). No split-K: its partials and the reduction are in
     // C's row-major form.
-    if (kSwapAB && problem.split_k > 1) return cudaErrorInvalidValue;
-    const GemmArgs g = kSwapAB ? swapped(problem) : problem;
+    if constexpr (kSwapAB) {
+      if (problem.split_k > 1) return cudaErrorInvalidValue;
+      return launch_kernel(kernel, swapped(problem), problem);
+    } else {
+      return launch_kernel(kernel, problem, problem);
+    }
+  }
+
+  // g: the GEMM the kernel runs (problem, or its swapped form).
+  static cudaError_t launch_kernel(KernelFn kernel, const GemmArgs& g, const GemmArgs& problem) {
     if (g.M < 0 || g.N < 0 || g.K < 0 || g.batch < 0) return cudaErrorInvalidValue;
     if (g.M == 0 || g.N == 0 || g.batch == 0) return cudaSuccess;
     if (g.M > INT32_MAX || g.N > INT32_MAX || g.K > INT32_MAX) return cudaErrorInvalidValue;
