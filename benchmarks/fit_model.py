@@ -64,13 +64,20 @@ PREVIOUS = {"mma_sync_k_iter_overhead_cycles": 180.0, "mma_sync_warp_load_bytes_
 def kid(cfg: dict) -> tuple:
     """A timed launch: the kernel, and its split-K slices when split (measurements before split-K have none)."""
     c = C.normalize(cfg)
-    k = (c["family"], c["block_m"], c["block_n"], c["block_k"], c["stages"], c["warps"])
+    # (a swapped-operand kernel is a family of its own here: "wgmma ab", TileConfig::swap_ab)
+    k = (c["family"] + (" ab" if c.get("swap_ab") else ""), c["block_m"], c["block_n"], c["block_k"], c["stages"],
+         c["warps"])
     split = int(cfg.get("split_k", 1) if isinstance(cfg, dict) else getattr(cfg, "split_k", 1) or 1)
     return k + (split,) if split > 1 else k
 
 
 def kid_str(k: tuple) -> str:
     return f"{k[0]} {k[1]}x{k[2]}x{k[3]} s{k[4]} w{k[5]}" + (f" sk{k[6]}" if len(k) > 6 else "")
+
+
+def kid_family(k: tuple) -> tuple:
+    """(family, swap_ab) of a kid."""
+    return k[0].split(" ")[0], k[0].endswith(" ab")
 
 
 class Suite:
@@ -145,7 +152,8 @@ class Suite:
         out = {}
         for key, (_, cfg, res) in self.newest_resources.items():  # the compiled kernel: its splits are the same
             tc = _core.TileConfig(cfg["block_m"], cfg["block_n"], cfg["block_k"], group_size_m=1,
-                                  stages=cfg["stages"], warps=cfg["warps"], family=cfg["family"])
+                                  stages=cfg["stages"], warps=cfg["warps"], family=cfg["family"],
+                                  swap_ab=bool(cfg.get("swap_ab", False)))
             out[key] = _core.KernelResources(
                 tc, dtype=key[0], threads=int(res["threads"]),
                 registers_per_thread=int(res["registers_per_thread"]),
@@ -208,7 +216,8 @@ def evaluate(suite: Suite, hw, kernels: list, constants: dict | None, recorded: 
     ratios = {"mma_sync": [], "wgmma": [], "simt": []}
     for size, s in suite.sizes.items():
         if recorded:
-            ranked = sorted(((dict(zip(("family", "block_m", "block_n", "block_k", "stages", "warps"), k)), c)
+            ranked = sorted(((dict(zip(("family", "block_m", "block_n", "block_k", "stages", "warps"), k),
+                                   family=kid_family(k)[0], swap_ab=kid_family(k)[1]), c)
                              for k, c in s.get("recorded_pred", {}).items()), key=lambda kc: kc[1])
             pred = {}
             for cfg, cycles in ranked:
@@ -234,7 +243,7 @@ def evaluate(suite: Suite, hw, kernels: list, constants: dict | None, recorded: 
         timed_both = [k for k in both if timed(k)]
         log_err_var, soft = rank_terms([pred[k] for k in timed_both], [measured[k][0] for k in timed_both], best_t)
         for k in both:
-            ratios[k[0]].append(measured[k][0] / (pred[k] / clock_hz))
+            ratios[kid_family(k)[0]].append(measured[k][0] / (pred[k] / clock_hz))
         rows.append({"size": size, "M": s["M"], "N": s["N"], "K": s["K"], "best": best_k, "best_s": best_t,
                      "untimed_split_pick": untimed_split_picks, "class": s.get("class"),
                      "pick": pick_k, "pick_s": pick_t, "a_bf": (best_t / pick_t) if pick_t else math.nan,

@@ -21,7 +21,7 @@ def test_schema_registered():
     assert "Tensor? bias=None" in str(ns.matmul_config.default._schema)
     s = str(ns.matmul_config.default._schema)
     for arg in ("int block_m", "int block_n", "int block_k", "int group_size_m", "int stages", "int warps",
-                "int family", "int split_k=1"):
+                "int family", "int split_k=1", "bool swap_ab=False"):
         assert arg in s
     sel = str(ns.select_config.default._schema)
     assert "int[]" in sel and "int batch=1" in sel and 'str layout="nn"' in sel

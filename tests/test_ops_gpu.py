@@ -283,7 +283,7 @@ def test_select_config_is_compiled():
     for dtype in ("float16", "bfloat16"):
         for M, N, K in [(1, 1, 1), (128, 4096, 4096), (4096, 4096, 4096), (1000, 7, 129)]:
             cfg = torch.ops.origami_nv.select_config(M, N, K, dtype)
-            assert len(cfg) == 8 and cfg[7] >= 1  # the 7 tile fields, then split_k
+            assert len(cfg) == 9 and cfg[7] >= 1 and cfg[8] in (0, 1)  # the 7 tile fields, split_k, swap_ab
             names = {(r["config"]["block_m"], r["config"]["block_n"], r["config"]["block_k"],
                       r["config"]["stages"], r["config"]["warps"]) for r in _kernels.kernel_records()
                      if r["dtype"] == dtype}

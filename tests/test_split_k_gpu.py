@@ -31,8 +31,8 @@ def _tiles(dtype, family=None):
     cc = torch.cuda.get_device_capability()
     out = set()
     for r in _kernels.kernel_records():
-        if r["dtype"] != dtype or (family and r["family"] != family):
-            continue
+        if r["dtype"] != dtype or (family and r["family"] != family) or r["config"].get("swap_ab"):
+            continue  # (the swapped-operand kernels have no split-K: test_swap_ab_gpu.py)
         if r["family"] == "wgmma" and cc != (9, 0):
             continue
         c = r["config"]

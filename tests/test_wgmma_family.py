@@ -39,9 +39,10 @@ SPECS = wg.all_specs()
 
 
 def test_list_is_modest_and_covers_every_dtype_and_layout():
-    assert 8 <= len(SPECS) <= 150  # CI compiles them on 2 cores (~2.5 s each)
+    assert 8 <= len(SPECS) <= 180  # CI compiles them on 2 cores (~1.5-2.5 s each)
     for tile in wg.TILES:
-        got = {(s.dtype, s.a_k_major, s.b_k_major) for s in SPECS if (s.block_m, s.block_n, s.consumers) == tile}
+        got = {(s.dtype, s.a_k_major, s.b_k_major) for s in SPECS
+               if (s.block_m, s.block_n, s.consumers) == tile and not s.swap_ab}
         # An N-major B is loaded in 64-column boxes: a consumer's columns (all of BLOCK_N, or BLOCK_N / consumers where
         # the consumers split N: 192 rows over 2) not a multiple of 64 exist for a K-major B only.
         split_n = (tile[0] // tile[2]) % 64 != 0 or tile[1] > 256
@@ -129,9 +130,12 @@ def test_names_are_unique_and_spell_the_config():
     names = [s.name for s in SPECS]
     assert len(names) == len(set(names))
     for s in SPECS:
-        assert s.name == (f"origami_wgmma_{s.block_m}x{s.block_n}x{s.block_k}_s{s.stages}_w{s.warps}_{s.dtype}_"
-                          f"{'k' if s.a_k_major else 'm'}{'k' if s.b_k_major else 'n'}" +
-                          ("_c2" if s.cluster == 2 else ""))
+        # (a swapped-operand kernel by the problem's tile and layouts: its B is the problem's A, its A the problem's B)
+        bm, bn = (s.block_n, s.block_m) if s.swap_ab else (s.block_m, s.block_n)
+        a_k, b_k = (s.b_k_major, s.a_k_major) if s.swap_ab else (s.a_k_major, s.b_k_major)
+        assert s.name == (f"origami_wgmma_{bm}x{bn}x{s.block_k}_s{s.stages}_w{s.warps}_{s.dtype}_"
+                          f"{'k' if a_k else 'm'}{'k' if b_k else 'n'}" +
+                          ("_c2" if s.cluster == 2 else "") + ("_ab" if s.swap_ab else ""))
 
 
 def test_multicast_twins_are_the_listed_tiles_in_every_16_bit_layout():
@@ -211,10 +215,10 @@ def test_one_specialisation_compiles_without_spills(tmp_path, dtype):
     assert "0 bytes stack frame" in log
 
 
-def test_swapped_operand_study_kernels_speak_the_problems_terms():
-    """The kSwapAB study kernels (SWAP_AB_TILES, --variants only): the kernel's M is the problem's N, so the entry's
-    tile and operand layouts are the problem's (BLOCK_M = the kernel's BLOCK_N), the name says so ("_ab"), and none
-    is in the build."""
+def test_swapped_operand_kernels_speak_the_problems_terms():
+    """The kSwapAB kernels (SWAP_AB_TILES built, SWAP_AB_STUDY_TILES --variants only): the kernel's M is the problem's
+    N, so the entry's tile and operand layouts are the problem's (BLOCK_M = the kernel's BLOCK_N), the name says so
+    ("_ab"), the registry marks them (swap_ab), and the study tiles are not in the build."""
     s = wg.Spec(256, 160, 2, "fp16", True, True, swap_ab=True)
     assert not s.problems() and not s.split_n
     assert s.problem_tile == (160, 256) and s.accumulators_per_thread == 160
@@ -226,7 +230,11 @@ def test_swapped_operand_study_kernels_speak_the_problems_terms():
     assert not nn.problems() and nn.layout_tag == "kn" and nn.name.endswith("_bf16_kn_ab")
     assert wg.Spec(128, 160, 2, "tf32", True, True, swap_ab=True).problems()   # 16-bit only
     assert wg.Spec(192, 160, 2, "fp16", True, True, swap_ab=True).problems()   # whole m64 slabs per consumer
-    assert not any(x.swap_ab for x in SPECS)
+    built = {(x.block_m, x.block_n, x.consumers, x.dtype, x.a_k_major) for x in SPECS if x.swap_ab}
+    assert built == {(bm, bn, c, d, a) for bm, bn, c in wg.SWAP_AB_TILES for d in ("fp16", "bf16") for a in (True, False)}
+    assert all(x.b_k_major and x.cluster == 1 for x in SPECS if x.swap_ab)   # the problem's A K-major; no cluster
+    assert not any((x.block_m, x.block_n, x.consumers) in wg.SWAP_AB_STUDY_TILES for x in SPECS if x.swap_ab)
+    assert all(wg.kernel_dict(x)["swap_ab"] == x.swap_ab for x in SPECS)
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on the PATH")

@@ -140,6 +140,7 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["off_sector_share_a"] = b.off_sector_share_a;
   d["off_sector_share_b"] = b.off_sector_share_b;
   d["multicast_b"] = b.multicast_b;
+  d["swap_ab"] = b.swap_ab;
   d["pitch_copy_a"] = b.pitch_copy_a;
   d["pitch_copy_b"] = b.pitch_copy_b;
   d["num_iter"] = b.num_iter;
@@ -208,6 +209,7 @@ std::string config_repr(const TileConfig& c) {
      << ", group_size_m=" << c.group_size_m << ", stages=" << c.stages << ", warps=" << c.warps << ", family='"
      << family_name(c.family) << "'";
   if (c.split_k > 1) os << ", split_k=" << c.split_k;
+  if (c.swap_ab) os << ", swap_ab=True";
   os << ")";
   return os.str();
 }
@@ -252,7 +254,7 @@ PYBIND11_MODULE(_core, m) {
   // ---- value types --------------------------------------------------------------------------
   py::class_<TileConfig>(m, "TileConfig", "One GEMM tile configuration (hashable value type).")
       .def(py::init([](int block_m, int block_n, int block_k, int group_size_m, int stages, int warps,
-                       const std::string& family, int split_k) {
+                       const std::string& family, int split_k, bool swap_ab) {
              check_positive("block_m", block_m);
              check_positive("block_n", block_n);
              check_positive("block_k", block_k);
@@ -262,10 +264,14 @@ PYBIND11_MODULE(_core, m) {
              check_positive("split_k", split_k);
              TileConfig c{block_m, block_n, block_k, group_size_m, stages, warps, to_family(family)};
              c.split_k = split_k;
+             if (swap_ab && c.family != Family::Wgmma)
+               throw std::invalid_argument("swap_ab: only the wgmma family has swapped-operand kernels");
+             c.swap_ab = swap_ab;
              return c;
            }),
            py::arg("block_m"), py::arg("block_n"), py::arg("block_k"), py::arg("group_size_m") = 1,
-           py::arg("stages") = 2, py::arg("warps") = 8, py::arg("family") = "mma_sync", py::arg("split_k") = 1)
+           py::arg("stages") = 2, py::arg("warps") = 8, py::arg("family") = "mma_sync", py::arg("split_k") = 1,
+           py::arg("swap_ab") = false)
       .def_readonly("block_m", &TileConfig::block_m)
       .def_readonly("block_n", &TileConfig::block_n)
       .def_readonly("block_k", &TileConfig::block_k)
@@ -273,6 +279,8 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("stages", &TileConfig::stages)
       .def_readonly("warps", &TileConfig::warps)
       .def_readonly("split_k", &TileConfig::split_k)
+      .def_readonly("swap_ab", &TileConfig::swap_ab,
+                    "wgmma: the swapped-operand kernel (C^T = B^T A^T; the problem's M on wgmma's N side)")
       .def_property_readonly("family", [](const TileConfig& c) { return std::string(family_name(c.family)); })
       .def_property_readonly("threads", [](const TileConfig& c) { return 32 * c.warps; })
       .def("same_kernel", &TileConfig::same_kernel, "Same compiled specialisation (GROUP_SIZE_M ignored).")
@@ -281,6 +289,7 @@ PYBIND11_MODULE(_core, m) {
              for (auto item : kw) {
                std::string k = py::str(item.first);
                if (k == "family") { r.family = to_family(py::cast<std::string>(item.second)); continue; }
+               if (k == "swap_ab") { r.swap_ab = py::cast<bool>(item.second); continue; }
                int v = py::cast<int>(item.second);
                check_positive(k.c_str(), v);
                if (k == "block_m") r.block_m = v;
@@ -300,6 +309,7 @@ PYBIND11_MODULE(_core, m) {
         d["group_size_m"] = c.group_size_m; d["stages"] = c.stages; d["warps"] = c.warps;
         d["family"] = family_name(c.family);
         d["split_k"] = c.split_k;
+        if (c.swap_ab) d["swap_ab"] = true;  // (absent: the unswapped kernels, as every record before the flag)
         return d;
       })
       .def("__str__", &TileConfig::to_string)
@@ -308,18 +318,19 @@ PYBIND11_MODULE(_core, m) {
       .def("__ne__", [](const TileConfig& a, const TileConfig& b) { return !(a == b); })
       .def("__hash__", [](const TileConfig& c) {
         return py::hash(py::make_tuple(c.block_m, c.block_n, c.block_k, c.group_size_m, c.stages, c.warps,
-                                       static_cast<int>(c.family), c.split_k));
+                                       static_cast<int>(c.family), c.split_k, c.swap_ab));
       })
       .def(py::pickle(
           [](const TileConfig& c) {
             return py::make_tuple(c.block_m, c.block_n, c.block_k, c.group_size_m, c.stages, c.warps,
-                                  static_cast<int>(c.family), c.split_k);
+                                  static_cast<int>(c.family), c.split_k, c.swap_ab);
           },
-          [](py::tuple t) {  // 7-tuples: pickled before split_k existed
-            if (t.size() != 7 && t.size() != 8) throw std::runtime_error("Config pickle: expected 7 or 8 fields");
+          [](py::tuple t) {  // 7- and 8-tuples: pickled before split_k, swap_ab existed
+            if (t.size() < 7 || t.size() > 9) throw std::runtime_error("Config pickle: expected 7 to 9 fields");
             TileConfig c{t[0].cast<int>(), t[1].cast<int>(), t[2].cast<int>(), t[3].cast<int>(),
                          t[4].cast<int>(), t[5].cast<int>(), static_cast<Family>(t[6].cast<int>())};
-            if (t.size() == 8) c.split_k = t[7].cast<int>();
+            if (t.size() >= 8) c.split_k = t[7].cast<int>();
+            if (t.size() == 9) c.swap_ab = t[8].cast<bool>();
             return c;
           }));
 

@@ -79,7 +79,8 @@ def main(argv=None) -> int:
             records.append(dict(
                 name=k["name"], family=k["family"],
                 config=dict(block_m=k["block_m"], block_n=k["block_n"], block_k=k["block_k"],
-                            stages=k["stages"], warps=k["warps"], family=k["family"]),
+                            stages=k["stages"], warps=k["warps"], family=k["family"],
+                            **({"swap_ab": True} if k.get("swap_ab") else {})),
                 dtype=k["dtype"], a_k_contiguous=k["a_k_contiguous"], b_k_contiguous=k["b_k_contiguous"],
                 realign=bool(k.get("realign", False)), multicast=bool(k.get("multicast", False)),
                 alignment_elems=k.get("alignment_elems"),

@@ -16,7 +16,8 @@ Families are plug-ins under cpp/kernels/families/: `mma_sync` and `simt` (fp32 o
                   "alignment_elems", "min_cc", optional "realign" (bool, default false: reads operands whose
                   rows are only element-aligned in place; alignment_elems then says how little it needs),
                   optional "multicast" (bool, default false: a 2-CTA cluster twin of the same config that
-                  TMA-multicasts the B tile, KernelEntry::multicast)}
+                  TMA-multicasts the B tile, KernelEntry::multicast), optional "swap_ab" (bool, default false:
+                  the swapped-operand kernel, TileConfig::swap_ab; block_m/block_n are the problem's tile)}
         excluded = [((bm, bn, bk), reason), ...]  tiles of the space the family cannot run
     tu_text(spec) -> CUDA source defining the kernels and launchers of the spec.
 The generator appends the registration function to each TU, writes kernel_table.cpp (which calls them
@@ -122,6 +123,7 @@ def registration(spec: dict) -> str:
             "    origami::KernelEntry e{};",
             f"    e.config.block_m = {k['block_m']}; e.config.block_n = {k['block_n']}; e.config.block_k = {k['block_k']};",
             f"    e.config.stages = {k['stages']}; e.config.warps = {k['warps']}; e.config.family = {k['family_enum']};",
+            f"    e.config.swap_ab = {c_bool(k.get('swap_ab', False))};",
             f"    e.dtype = {k['dtype_enum']};",
             f"    e.a_k_contiguous = {c_bool(k['a_k_contiguous'])}; e.b_k_contiguous = {c_bool(k['b_k_contiguous'])};",
             f"    e.kernel = reinterpret_cast<const void*>(&{k['name']});",

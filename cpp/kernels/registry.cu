@@ -143,7 +143,8 @@ std::string describe_kernel(const KernelEntry& e) {
   return std::string(family_name(e.config.family)) + " " + to_string(e.config.block_m) + "x" +
          to_string(e.config.block_n) + "x" + to_string(e.config.block_k) + " s" + to_string(e.config.stages) +
          " w" + to_string(e.config.warps) + " " + short_dtype(e.dtype) + " A:" + (e.a_k_contiguous ? "K" : "M") +
-         " B:" + (e.b_k_contiguous ? "K" : "N") + (e.realign ? " realign" : "") + (e.multicast ? " multicast" : "");
+         " B:" + (e.b_k_contiguous ? "K" : "N") + (e.realign ? " realign" : "") + (e.multicast ? " multicast" : "") +
+         (e.config.swap_ab ? " swapped" : "");
 }
 
 std::vector<std::string> closest_compiled_configs(const TileConfig& w, DType dtype, int limit) {

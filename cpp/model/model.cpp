@@ -1072,6 +1072,8 @@ namespace {
 void predict_launch(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                     const KernelResources* kr, const KernelTerms& k, const OperandCopyPlan& copies,
                     const OffLineShares& off, bool multicast, LatencyBreakdown& b);
+void predict_into_kernel(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                         const KernelResources* kr, const KernelTerms& k, LatencyBreakdown& b);
 }  // namespace
 
 LatencyBreakdown predict(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
@@ -1088,12 +1090,43 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
 
 void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                   const KernelResources* kr, const KernelTerms* known, LatencyBreakdown& b) {
+  if (c.swap_ab && o.mode == ModelMode::Nv) {
+    // The swapped-operand kernel runs the transposed problem with its own tile (types.hpp swapped_problem,
+    // swapped_kernel_tile): every term is predicted for that launch, then the operand plan is told in the problem's
+    // terms again (its A is the kernel's B), as the op reads it. The kernel's resources are the same with the layouts
+    // exchanged; it has no realigning form and no multicast twin.
+    const Problem pt = swapped_problem(p);
+    const TileConfig ct = swapped_kernel_tile(c);
+    KernelResources krt;
+    if (kr != nullptr) {
+      krt = *kr;
+      krt.config = swapped_kernel_tile(kr->config);
+      krt.layouts = swapped_layouts(kr->layouts);
+      krt.realign_layouts = 0;
+      krt.multicast_layouts = 0;
+    }
+    const KernelResources* krp = kr != nullptr ? &krt : nullptr;
+    predict_into_kernel(pt, ct, hw, o, krp, kernel_terms(ct, pt.dtype, hw, o, krp), b);
+    b.swap_ab = true;
+    b.layout = layout_name(p.a_k_contiguous, p.b_k_contiguous);
+    std::swap(b.off_line_share_a, b.off_line_share_b);
+    std::swap(b.off_sector_share_a, b.off_sector_share_b);
+    std::swap(b.pitch_copy_a, b.pitch_copy_b);
+    std::swap(b.realign_a, b.realign_b);
+    return;
+  }
   if (known == nullptr || known->dtype != p.dtype || known->has_occupancy != (kr != nullptr)) {
     const KernelTerms computed = kernel_terms(c, p.dtype, hw, o, kr);
     predict_into(p, c, hw, o, kr, &computed, b);
     return;
   }
-  const KernelTerms& k = *known;
+  predict_into_kernel(p, c, hw, o, kr, *known, b);
+}
+
+namespace {
+// predict_into for the launch as the kernel runs it (the swapped kernels' transposed problem, types.hpp).
+void predict_into_kernel(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                         const KernelResources* kr, const KernelTerms& k, LatencyBreakdown& b) {
   if (o.mode == ModelMode::Seed) {
     predict_phase(p, c, hw, o, kr, k, nullptr, 0, 0, 0, 0.0, false, false, b);
     return;
@@ -1161,6 +1194,7 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
   }
   if (have_twin && best_twin.total_cycles * o.nv.multicast_min_gain < b.total_cycles) b = best_twin;
 }
+}  // namespace
 
 namespace {
 // predict_into's launch for one copy plan: the phases, the split-K terms and the copies; multicast: the config's 2-CTA

@@ -662,6 +662,10 @@ struct LatencyBreakdown {
   // nv wgmma: the launch is the config's 2-CTA multicast twin (KernelResources::multicast_layouts; the pick's plan
   // alone, predict_into)
   bool multicast_b = false;
+  // nv wgmma: the swapped-operand kernel (TileConfig::swap_ab) runs the launch as C^T = B^T A^T: the tile, grid, L2,
+  // memory and epilogue terms above are of that transposed problem (grid_m along the problem's N, load_a the problem's
+  // B); the operand plan (layout, off_line/off_sector shares, pitch_copy, realign) is in the problem's terms.
+  bool swap_ab = false;
   // Tie-break key (phase 1): arithmetic intensity of the tile, flops per byte loaded
   double arithmetic_intensity = 0;
 };

@@ -227,6 +227,7 @@ void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Sc
   for (std::size_t i = 0; i < unsplit.size(); ++i) {
     const Scored& b = unsplit[i];
     if (b.resident_slots <= 0 || b.num_waves <= 0) continue;
+    if (b.config.swap_ab) continue;  // the swapped-operand kernels have no split-K (their launcher refuses it)
     const double fill = double(b.total_tiles) / double(b.resident_slots * b.num_waves);
     if (fill > 0.95) continue;
     const std::int64_t k_tiles = (p.K + b.config.block_k - 1) / b.config.block_k;
@@ -437,13 +438,14 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
   std::vector<RankKey>& keys = sc.keys;
   keys.resize(scored.size());
   for (std::uint32_t i = 0; i < scored.size(); ++i) keys[i] = {scored[i].cycles, scored[i].intensity, i};
-  // Exact ties left after the intensity go to the smaller (BLOCK_M, BLOCK_N, BLOCK_K, stages, warps, family, split)
+  // Exact ties left after the intensity go to the smaller (BLOCK_M, BLOCK_N, BLOCK_K, stages, warps, family, split, swapped)
   // (the config space's enumeration order), not to the position in the kernel list: the op's registry and a
   // kernel table list the same kernels in different orders, and 64x128 / 128x64 wgmma tiles tie exactly
   // (H100 gen-valid 1024x1024x1024: the op picked one, the report's re-prediction the other).
   auto order = [&scored](std::uint32_t i) {
     const TileConfig& c = scored[i].config;
-    return std::make_tuple(c.block_m, c.block_n, c.block_k, c.stages, c.warps, static_cast<int>(c.family), c.split_k);
+    return std::make_tuple(c.block_m, c.block_n, c.block_k, c.stages, c.warps, static_cast<int>(c.family), c.split_k,
+                           c.swap_ab);
   };
   auto before = [&order](const RankKey& a, const RankKey& b) {
     if (std::abs(a.cycles - b.cycles) > 1e-9 * std::max(a.cycles, b.cycles)) return a.cycles < b.cycles;

@@ -43,6 +43,7 @@ std::string TileConfig::to_string() const {
   os << family_name(family) << ' ' << block_m << 'x' << block_n << 'x' << block_k << " s" << stages << " w" << warps
      << " g" << group_size_m;
   if (split_k > 1) os << " sk" << split_k;
+  if (swap_ab) os << " ab";
   return os.str();
 }
 

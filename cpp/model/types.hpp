@@ -45,16 +45,23 @@ struct TileConfig {
   // second kernel sums the S partials in slice order (fixed order: the same bits every run) and
   // rounds once to the output dtype. The slices a launch really uses: effective_split_k().
   int split_k = 1;
+  // wgmma only: the swapped-operand kernel (cpp/kernels/wgmma/gemm_wgmma.cuh Kernel kSwapAB), which computes
+  // C^T = B^T A^T: block_m / block_n stay the problem's tile (rows of C x columns of C), but wgmma's M side runs along
+  // the problem's N and its N side (steps of 16) along M, so a tile can fit M = 112 / 160 rows where the 64-row slabs
+  // of the other kernels waste rows (M ~ 300 projections; cpp/kernels/wgmma/NOTES.md v15-v16). Compiled, not a launch
+  // parameter; no split-K (the launcher refuses it). The model predicts it as the transposed problem
+  // (swapped_problem / swapped_kernel_tile below, predict_into in model.cpp).
+  bool swap_ab = false;
 
   // Same compiled kernel (group_size_m and split_k excluded: they do not select a specialisation).
   bool same_kernel(const TileConfig& o) const {
     return block_m == o.block_m && block_n == o.block_n && block_k == o.block_k &&
-           stages == o.stages && warps == o.warps && family == o.family;
+           stages == o.stages && warps == o.warps && family == o.family && swap_ab == o.swap_ab;
   }
   bool operator==(const TileConfig& o) const {
     return same_kernel(o) && group_size_m == o.group_size_m && split_k == o.split_k;
   }
-  std::string to_string() const;  // e.g. "mma_sync 128x128x32 s4 w8 g8", "... g1 sk4" when split_k > 1
+  std::string to_string() const;  // e.g. "mma_sync 128x128x32 s4 w8 g8", "... g1 sk4" when split_k > 1, "... ab" swapped
 };
 
 // The K slices a launch of `split_k` really uses for a K of `K` in k-tiles of `block_k`: every slice
@@ -223,6 +230,7 @@ constexpr int wgmma_consumer_columns(const TileConfig& c) {
 // columns whole 64-column boxes, or a tile split along N (its 32-column slices go as boxes of 64-byte rows). The
 // other tiles' 16/32-column slices (64x48 .. 64x160, 128x96 .. 128x144) leave through the threads' stores.
 constexpr bool wgmma_tma_stored_epilogue(const TileConfig& c) {
+  if (c.swap_ab) return false;  // C^T's slices are staged transposed and C's rows leave through the threads' stores
   const int columns = wgmma_consumer_columns(c);
   return columns % 64 == 0 || columns != c.block_n;
 }
@@ -279,5 +287,37 @@ struct Problem {
   // epilogue (the split-K reduction for split tiles). It changes the epilogue's reads, not the tile.
   bool bias = false;
 };
+
+// The swapped-operand kernels (TileConfig::swap_ab) as they run: the problem C^T (N x M) = B^T (N x K) A^T (K x M),
+// whose A is the problem's B (K-contiguous where B is) and whose B is the problem's A, and the tile in the kernel's
+// terms (BLOCK_M along the problem's N). swap_ab stays set on the kernel's tile: what differs beyond the transposition
+// is the epilogue (wgmma_tma_stored_epilogue). The bias, per column of C, is per row of C^T: the model keeps its
+// bytes, not its orientation.
+inline Problem swapped_problem(const Problem& p) {
+  Problem t = p;
+  t.M = p.N;
+  t.N = p.M;
+  t.a_k_contiguous = p.b_k_contiguous;
+  t.b_k_contiguous = p.a_k_contiguous;
+  t.a_aligned = p.b_aligned;
+  t.b_aligned = p.a_aligned;
+  t.a_ld = p.b_ld;
+  t.b_ld = p.a_ld;
+  return t;
+}
+inline TileConfig swapped_kernel_tile(const TileConfig& c) {
+  TileConfig t = c;
+  t.block_m = c.block_n;
+  t.block_n = c.block_m;
+  return t;
+}
+// A layout mask (layout_bit) of the problem as the swapped kernel sees it: (A, B) K-contiguity exchanged.
+constexpr unsigned swapped_layouts(unsigned layouts) {
+  unsigned out = 0;
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 2; ++b)
+      if (layouts & layout_bit(a != 0, b != 0)) out |= layout_bit(b != 0, a != 0);
+  return out;
+}
 
 }  // namespace origami

@@ -111,7 +111,7 @@ inline at::Tensor a_as_3d(const at::Tensor& a, const MatmulShape& s) {
 inline at::Tensor b_as_3d(const at::Tensor& b, const MatmulShape& s) { return s.batched ? b : b.unsqueeze(0); }
 
 inline void check_config_args(int64_t block_m, int64_t block_n, int64_t block_k, int64_t group_size_m,
-                              int64_t stages, int64_t warps, int64_t family, int64_t split_k) {
+                              int64_t stages, int64_t warps, int64_t family, int64_t split_k, bool swap_ab) {
   TORCH_CHECK(split_k >= 1 && split_k <= 65535, "origami_nv.matmul_config: split_k must be in [1, 65535], got ",
               num(split_k));
   TORCH_CHECK(block_m > 0 && block_n > 0 && block_k > 0 && stages > 0 && warps > 0, "origami_nv.matmul_config: ",
@@ -120,6 +120,10 @@ inline void check_config_args(int64_t block_m, int64_t block_n, int64_t block_k,
   TORCH_CHECK(group_size_m >= 1, "origami_nv.matmul_config: group_size_m must be >= 1, got ", num(group_size_m));
   TORCH_CHECK(family >= 0 && family <= 2,
               "origami_nv.matmul_config: family must be 0 (mma_sync), 1 (wgmma) or 2 (simt), got ", num(family));
+  TORCH_CHECK(!swap_ab || family == 1, "origami_nv.matmul_config: swap_ab (the swapped-operand kernels) exists for the "
+              "wgmma family (1) only, got family ", num(family));
+  TORCH_CHECK(!swap_ab || split_k == 1, "origami_nv.matmul_config: the swapped-operand kernels (swap_ab) have no "
+              "split-K, got split_k=", num(split_k));
 }
 
 // The Problem select_config describes (the same checks on every device).

@@ -73,8 +73,9 @@ std::vector<int64_t> aten_route_counts(bool reset);      // aten_route.cpp
 // the same way on every device (whether it is compiled is only known to the CUDA side).
 static at::Tensor matmul_config_cpu(const at::Tensor& a, const at::Tensor& b, int64_t block_m, int64_t block_n,
                                     int64_t block_k, int64_t group_size_m, int64_t stages, int64_t warps,
-                                    int64_t family, int64_t split_k, const std::optional<at::Tensor>& bias) {
-  check_config_args(block_m, block_n, block_k, group_size_m, stages, warps, family, split_k);
+                                    int64_t family, int64_t split_k, const std::optional<at::Tensor>& bias,
+                                    bool swap_ab) {
+  check_config_args(block_m, block_n, block_k, group_size_m, stages, warps, family, split_k, swap_ab);
   return matmul_cpu_impl(a, b, bias.has_value() ? &*bias : nullptr, "origami_nv.matmul_config");
 }
 
@@ -167,7 +168,7 @@ TORCH_LIBRARY(origami_nv, m) {
   m.def("matmul(Tensor a, Tensor b) -> Tensor");
   m.def("matmul_bias(Tensor a, Tensor b, Tensor bias) -> Tensor");
   m.def("matmul_config(Tensor a, Tensor b, int block_m, int block_n, int block_k, int group_size_m, int stages, "
-        "int warps, int family, int split_k=1, Tensor? bias=None) -> Tensor");
+        "int warps, int family, int split_k=1, Tensor? bias=None, bool swap_ab=False) -> Tensor");
   m.def("select_config(int M, int N, int K, str dtype, int batch=1, str layout=\"nn\", bool bias=False, "
         "bool a_aligned=True, bool b_aligned=True) -> int[]",
         &origami_ops::select_config);

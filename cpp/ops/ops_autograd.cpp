@@ -41,7 +41,7 @@ const c10::TypedOperatorHandle<at::Tensor(const at::Tensor&, const at::Tensor&, 
 }
 
 using ConfigSig = at::Tensor(const at::Tensor&, const at::Tensor&, int64_t, int64_t, int64_t, int64_t, int64_t,
-                             int64_t, int64_t, int64_t, const std::optional<at::Tensor>&);
+                             int64_t, int64_t, int64_t, const std::optional<at::Tensor>&, bool);
 const c10::TypedOperatorHandle<ConfigSig>& matmul_config_op() {
   static const auto op =
       c10::Dispatcher::singleton().findSchemaOrThrow("origami_nv::matmul_config", "").typed<ConfigSig>();
@@ -106,13 +106,13 @@ class MatmulConfigFunction : public torch::autograd::Function<MatmulConfigFuncti
  public:
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& a, const at::Tensor& b, int64_t block_m,
                             int64_t block_n, int64_t block_k, int64_t group_size_m, int64_t stages, int64_t warps,
-                            int64_t family, int64_t split_k, const std::optional<at::Tensor>& bias) {
+                            int64_t family, int64_t split_k, const std::optional<at::Tensor>& bias, bool swap_ab) {
     ctx->save_for_backward({a, b});
     ctx->saved_data["bias_dtype"] =
         bias.has_value() ? static_cast<int64_t>(bias->scalar_type()) : static_cast<int64_t>(-1);
     at::AutoDispatchBelowADInplaceOrView below;
     return matmul_config_op().call(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family, split_k,
-                                   bias);
+                                   bias, swap_ab);
   }
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     const auto saved = ctx->get_saved_variables();
@@ -123,7 +123,7 @@ class MatmulConfigFunction : public torch::autograd::Function<MatmulConfigFuncti
     // needs_input_grad counts the tensor arguments only (a, b, bias); the returned list has one entry per argument.
     if (bias_dtype >= 0 && ctx->needs_input_grad(2))
       gbias = bias_grad(grads[0], static_cast<c10::ScalarType>(bias_dtype));
-    variable_list out(11);
+    variable_list out(12);
     out[0] = ga;
     out[1] = gb;
     out[10] = gbias;
@@ -157,13 +157,14 @@ at::Tensor matmul_bias_autograd(const at::Tensor& a, const at::Tensor& b, const 
 
 at::Tensor matmul_config_autograd(const at::Tensor& a, const at::Tensor& b, int64_t block_m, int64_t block_n,
                                   int64_t block_k, int64_t group_size_m, int64_t stages, int64_t warps, int64_t family,
-                                  int64_t split_k, const std::optional<at::Tensor>& bias) {
+                                  int64_t split_k, const std::optional<at::Tensor>& bias, bool swap_ab) {
   if (!records_graph({&a, &b, bias.has_value() ? &*bias : nullptr})) {
     at::AutoDispatchBelowADInplaceOrView below;
-    return matmul_config_op().call(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family, split_k, bias);
+    return matmul_config_op().call(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family, split_k, bias,
+                                   swap_ab);
   }
   return MatmulConfigFunction::apply(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family, split_k,
-                                     bias);
+                                     bias, swap_ab);
 }
 
 }  // namespace

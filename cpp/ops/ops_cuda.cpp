@@ -357,7 +357,7 @@ std::string config_string(const TileConfig& c) {
   return "(block_m=" + num(c.block_m) + ", block_n=" + num(c.block_n) + ", block_k=" + num(c.block_k) +
          ", group_size_m=" + num(c.group_size_m) + ", stages=" + num(c.stages) + ", warps=" + num(c.warps) +
          ", family=" + origami::family_name(c.family) +
-         (c.split_k > 1 ? ", split_k=" + num(c.split_k) : std::string()) + ")";
+         (c.split_k > 1 ? ", split_k=" + num(c.split_k) : std::string()) + (c.swap_ab ? ", swap_ab=True" : "") + ")";
 }
 
 // ---- the launch plan ---------------------------------------------------------------------------------
@@ -393,6 +393,7 @@ struct PlanKeyHash {
     mix(k.bias ? 1 : 0);
     mix(k.config.block_m); mix(k.config.block_n); mix(k.config.block_k); mix(k.config.group_size_m);
     mix(k.config.stages); mix(k.config.warps); mix(static_cast<int>(k.config.family)); mix(k.config.split_k);
+    mix(k.config.swap_ab ? 1 : 0);
     return static_cast<size_t>(h);
   }
 };
@@ -771,8 +772,8 @@ void matmul_cuda_into(const at::Tensor& a, const at::Tensor& b, const at::Tensor
 
 at::Tensor matmul_config_cuda(const at::Tensor& a, const at::Tensor& b, int64_t block_m, int64_t block_n,
                               int64_t block_k, int64_t group_size_m, int64_t stages, int64_t warps, int64_t family,
-                              int64_t split_k, const std::optional<at::Tensor>& bias) {
-  check_config_args(block_m, block_n, block_k, group_size_m, stages, warps, family, split_k);
+                              int64_t split_k, const std::optional<at::Tensor>& bias, bool swap_ab) {
+  check_config_args(block_m, block_n, block_k, group_size_m, stages, warps, family, split_k, swap_ab);
   TileConfig c;
   c.block_m = static_cast<int>(block_m);
   c.block_n = static_cast<int>(block_n);
@@ -782,6 +783,7 @@ at::Tensor matmul_config_cuda(const at::Tensor& a, const at::Tensor& b, int64_t 
   c.warps = static_cast<int>(warps);
   c.family = static_cast<Family>(family);  // check_config_args: 0, 1 or 2
   c.split_k = static_cast<int>(split_k);
+  c.swap_ab = swap_ab;
   return run(a, b, bias.has_value() ? &*bias : nullptr, &c, "origami_nv.matmul_config");
 }
 
@@ -792,7 +794,7 @@ std::vector<int64_t> select_config_cuda(int64_t M, int64_t N, int64_t K, const s
   check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
   const TileConfig c = select_for(dev, p);
   return {c.block_m, c.block_n, c.block_k, c.group_size_m, c.stages, c.warps, static_cast<int64_t>(c.family),
-          c.split_k};
+          c.split_k, c.swap_ab ? 1 : 0};
 }
 
 // [clusters of 2, 3, ..., kMaxClusterSlices CTAs resident at once] (all 0 for families without clusters).
@@ -823,7 +825,7 @@ std::string device_kernel_resources_cuda() {
          origami::family_name(e.config.family) + "\", \"config\": {\"block_m\": " +
          num(e.config.block_m) + ", \"block_n\": " + num(e.config.block_n) + ", \"block_k\": " +
          num(e.config.block_k) + ", \"stages\": " + num(e.config.stages) + ", \"warps\": " + num(e.config.warps) +
-         "}, \"dtype\": \"" + origami::dtype_name(e.dtype) + "\", \"a_k_contiguous\": " + b(e.a_k_contiguous) +
+         (e.config.swap_ab ? ", \"swap_ab\": true" : "") + "}, \"dtype\": \"" + origami::dtype_name(e.dtype) + "\", \"a_k_contiguous\": " + b(e.a_k_contiguous) +
          ", \"b_k_contiguous\": " + b(e.b_k_contiguous) + ", \"realign\": " + b(e.realign) +
          ", \"multicast\": " + b(e.multicast) +
          ", \"alignment_elems\": " + num(e.alignment_elems) + ", \"threads\": " + num(e.threads) +

@@ -17,7 +17,7 @@ at::Tensor matmul_bias_cuda(const at::Tensor& a, const at::Tensor& b, const at::
 void matmul_cuda_into(const at::Tensor& a, const at::Tensor& b, const at::Tensor* bias, const at::Tensor& out);
 at::Tensor matmul_config_cuda(const at::Tensor& a, const at::Tensor& b, int64_t block_m, int64_t block_n,
                               int64_t block_k, int64_t group_size_m, int64_t stages, int64_t warps, int64_t family,
-                              int64_t split_k, const std::optional<at::Tensor>& bias);
+                              int64_t split_k, const std::optional<at::Tensor>& bias, bool swap_ab);
 std::vector<int64_t> select_config_cuda(int64_t M, int64_t N, int64_t K, const std::string& dtype, int64_t batch,
                                         const std::string& layout, bool bias, bool a_aligned, bool b_aligned);
 std::string device_kernel_resources_cuda();

@@ -250,7 +250,8 @@ def _kernel_resources() -> Tuple[List[Any], str]:
 def _resources_from_dict(r: Dict[str, Any]) -> Any:
     c = r["config"]
     cfg = Config(int(c["block_m"]), int(c["block_n"]), int(c["block_k"]), group_size_m=int(c.get("group_size_m", 1) or 1),
-                 stages=int(c["stages"]), warps=int(c["warps"]), family=str(c["family"]))
+                 stages=int(c["stages"]), warps=int(c["warps"]), family=str(c["family"]),
+                 swap_ab=bool(c.get("swap_ab", False)))
     return _core.KernelResources(
         cfg, dtype=str(r["dtype"]), threads=int(r["threads"]), registers_per_thread=int(r["registers_per_thread"]),
         spill_store_bytes=int(r.get("spill_store_bytes", 0)), spill_load_bytes=int(r.get("spill_load_bytes", 0)),

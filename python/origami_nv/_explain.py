@@ -23,7 +23,8 @@ def _n(v: float, digits: int = 0) -> str:
 
 def _cfg(c: Any) -> str:
     split = getattr(c, "split_k", 1)
-    return f"({c.block_m}, {c.block_n}, {c.block_k}) {c.family} s{c.stages} w{c.warps}" + (f" sk{split}" if split > 1 else "")
+    return (f"({c.block_m}, {c.block_n}, {c.block_k}) {c.family} s{c.stages} w{c.warps}" + (f" sk{split}" if split > 1 else "")
+            + (" ab" if getattr(c, "swap_ab", False) else ""))
 
 
 # The breakdown terms compared when a batched / transposed / misaligned problem picks differently from the
@@ -421,10 +422,15 @@ class Explanation:
                      "multicast, each CTA issuing half of its rows (the TMA stage term), C stored by the threads; "
                      f"predicted {_n(fb['total_cycles'])} cycles, at least NvModelConstants.multicast_min_gain = "
                      f"{_multicast_min_gain():g}x faster than the 1-CTA plan{why}")
+        if fb.get("swap_ab"):
+            L.append(f"  [Swapped operands] the kernel computes C^T = B^T A^T ({c.block_n} x {c.block_m} tiles of C^T: "
+                     "the problem's N on wgmma's M side, its M in steps of 16 on the N side); every term above is of "
+                     "that transposed launch (grid_m along N, A's loads are B's), C's rows stored by the threads from "
+                     "a transposed staging (no TMA store, no overlap with the next tile); no split-K")
         L.append("")
         L.append(f"Final configuration: BLOCK_M={c.block_m}, BLOCK_N={c.block_n}, BLOCK_K={c.block_k}, "
                  f"GROUP_SIZE_M={c.group_size_m}, stages={c.stages}, warps={c.warps}, family={c.family}, "
-                 f"split_k={getattr(c, 'split_k', 1)}")
+                 f"split_k={getattr(c, 'split_k', 1)}" + (", swap_ab=True" if getattr(c, "swap_ab", False) else ""))
         L.append("")
         plain = self._plain_lines()
         if plain:

@@ -98,7 +98,7 @@ def compiled_kernel_resources(dtype="float16", arch="sm_90") -> list[dict]:
     """Resources of every compiled kernel configuration for `dtype` on `arch`, one dict per config.
 
     Fields are those of origami::KernelResources (cpp/model/types.hpp): config (block_m, block_n,
-    block_k, stages, warps, family "mma_sync"/"wgmma"), dtype, threads, registers_per_thread,
+    block_k, stages, warps, family "mma_sync"/"wgmma", swap_ab where true), dtype, threads, registers_per_thread,
     spill_store_bytes, spill_load_bytes, local_bytes, smem_bytes, arch, source ("ptxas").
     A configuration is compiled once per operand layout (A K/M-contiguous x B K/N-contiguous); the op
     may launch any of them, so each value here is the worst (largest) over those layout variants, and
@@ -111,6 +111,11 @@ def compiled_kernel_resources(dtype="float16", arch="sm_90") -> list[dict]:
     """
     return merge_kernel_records(_table()["kernels"], dtype, arch, realign=realign_enabled(),
                                 multicast=multicast_enabled())
+
+
+def _merge_key(c: dict) -> tuple:
+    """One compiled config (TileConfig::same_kernel): a swapped-operand kernel (`swap_ab`) is a config of its own."""
+    return (c["block_m"], c["block_n"], c["block_k"], c["stages"], c["warps"], c["family"], bool(c.get("swap_ab")))
 
 
 def merge_kernel_records(records: list, dtype="float16", arch="sm_90", realign: bool = True,
@@ -132,12 +137,13 @@ def merge_kernel_records(records: list, dtype="float16", arch="sm_90", realign: 
             twins.append(r)
             continue
         c = r["config"]
-        key = (c["block_m"], c["block_n"], c["block_k"], c["stages"], c["warps"], c["family"])
+        key = _merge_key(c)
         m = merged.get(key)
         if m is None:
             merged[key] = dict(
                 config=dict(block_m=c["block_m"], block_n=c["block_n"], block_k=c["block_k"],
-                            stages=c["stages"], warps=c["warps"], family=c["family"]),
+                            stages=c["stages"], warps=c["warps"], family=c["family"],
+                            **({"swap_ab": True} if c.get("swap_ab") else {})),
                 dtype=dt, threads=r["threads"], registers_per_thread=r["registers_per_thread"],
                 spill_store_bytes=r["spill_store_bytes"], spill_load_bytes=r["spill_load_bytes"],
                 local_bytes=r["local_bytes"], smem_bytes=r["smem_bytes"], arch=r["arch"], source="ptxas",
@@ -154,7 +160,7 @@ def merge_kernel_records(records: list, dtype="float16", arch="sm_90", realign: 
                             ("multicast_layouts", twins if multicast else [])):
         for r in variants:
             c = r["config"]
-            m = merged.get((c["block_m"], c["block_n"], c["block_k"], c["stages"], c["warps"], c["family"]))
+            m = merged.get(_merge_key(c))
             if m is None or r["spill_store_bytes"] or r["spill_load_bytes"] or r["local_bytes"]:
                 continue
             m[field] |= layout_bit(bool(r["a_k_contiguous"]), bool(r["b_k_contiguous"]))

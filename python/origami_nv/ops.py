@@ -9,11 +9,11 @@ Operators (torch.ops.origami_nv.*):
     matmul(Tensor a, Tensor b) -> Tensor                  the model-selected kernel
     matmul_bias(Tensor a, Tensor b, Tensor bias) -> Tensor    + bias[n] on every row, fused in the epilogue
     matmul_config(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family, split_k=1,
-                  Tensor? bias=None) -> Tensor
+                  Tensor? bias=None, bool swap_ab=False) -> Tensor
     select_config(int M, int N, int K, str dtype, int batch=1, str layout="nn", bool bias=False,
                   bool a_aligned=True, bool b_aligned=True) -> int[]
-                                                          what matmul would launch here (8 ints: the 7 tile
-                                                          fields of matmul_config, then split_k); an operand
+                                                          what matmul would launch here (9 ints: the 7 tile
+                                                          fields of matmul_config, split_k, swap_ab); an operand
                                                           not aligned is one matmul copies first
     device_kernel_resources() -> str                      JSON: cudaFuncGetAttributes of every kernel
     set_programmatic_dependent_launch(bool) -> bool       switch PDL on sm_90+ (returns the old setting)
@@ -118,7 +118,7 @@ def _register_python_side(torch):
 
     @torch.library.register_fake("origami_nv::matmul_config")
     def _matmul_config_fake(a, b, block_m, block_n, block_k, group_size_m, stages, warps, family, split_k=1,
-                            bias=None):
+                            bias=None, swap_ab=False):
         shape = _out_shape(a, b)
         if bias is not None:
             _check_bias(bias, a, shape[-1])
@@ -130,14 +130,15 @@ def _register_python_side(torch):
 
 # ---- public API ----------------------------------------------------------------------------------------
 def _config_fields(config):
-    """(block_m, block_n, block_k, group_size_m, stages, warps, family, split_k) from an origami_nv.Config,
-    the pybind TileConfig, a dict, or a 7- or 8-sequence in select_config's order (split_k last, default 1)."""
+    """(block_m, block_n, block_k, group_size_m, stages, warps, family, split_k, swap_ab) from an origami_nv.Config,
+    the pybind TileConfig, a dict, or a 7- to 9-sequence in select_config's order (split_k, default 1, then swap_ab,
+    default False)."""
     if isinstance(config, (list, tuple)):
-        if len(config) not in (7, 8):
+        if len(config) not in (7, 8, 9):
             raise ValueError("config as a sequence must be [block_m, block_n, block_k, group_size_m, stages, "
-                             f"warps, family(, split_k)], got {config!r}")
-        vals = tuple(int(v) for v in config)
-        return vals if len(vals) == 8 else vals + (1,)
+                             f"warps, family(, split_k(, swap_ab))], got {config!r}")
+        vals = tuple(int(v) for v in config[:8]) + ((1,) if len(config) == 7 else ())
+        return vals + (bool(config[8]) if len(config) == 9 else False,)
     get = (lambda k, d=None: config.get(k, d)) if isinstance(config, dict) else \
         (lambda k, d=None: getattr(config, k, d))
     try:
@@ -160,7 +161,7 @@ def _config_fields(config):
         fam = _FAMILIES[fam.name]
     else:
         fam = int(fam)
-    return bm, bn, bk, gsm, stages, warps, fam, split_k
+    return bm, bn, bk, gsm, stages, warps, fam, split_k, bool(get("swap_ab", False))
 
 
 def matmul(a, b, *, bias=None, config=None):
@@ -200,6 +201,8 @@ def matmul(a, b, *, bias=None, config=None):
         split_k = S > 1 runs S K-slices per output tile into an fp32 workspace (from the caching
         allocator, on the current stream) and sums them in slice order in a second kernel: the same bits
         every run. S is capped where slices would be empty (cpp/model/types.hpp: effective_split_k).
+        swap_ab=True (wgmma only, no split-K) runs the config's swapped-operand kernel: C^T = B^T A^T with the
+        problem's M on wgmma's N side (the `_ab` entries of kernels(); block_m / block_n are C's tile as always).
 
     bias: None, or a 1-D tensor of N elements (the operands' dtype and device) added to every row of the
         result inside the kernel's epilogue, in fp32 before the one rounding to the output dtype (nn.Linear's
@@ -213,7 +216,8 @@ def matmul(a, b, *, bias=None, config=None):
         load_op()
     if config is None:
         return _MATMUL(a, b) if bias is None else _MATMUL_BIAS(a, b, bias)
-    return _MATMUL_CONFIG(a, b, *_config_fields(config), bias)
+    *fields, swap_ab = _config_fields(config)
+    return _MATMUL_CONFIG(a, b, *fields, bias, swap_ab)
 
 
 class programmatic_dependent_launch:

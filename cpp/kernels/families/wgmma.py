@@ -22,7 +22,8 @@ Usable standalone too (the dev harness cpp/kernels/wgmma/dev/bench_wgmma.cu):
     python3 cpp/kernels/families/wgmma.py --list
     python3 cpp/kernels/families/wgmma.py --emit-dev OUTDIR [--filter REGEX] [--variants]
 --variants adds the study kernels of cpp/kernels/wgmma/NOTES.md (full-tile C staging "_eN", 2-CTA
-clusters "_c2" of the tiles MULTICAST_TILES leaves out); they are never part of the generated build.
+clusters "_c2" of the tiles MULTICAST_TILES leaves out, swapped tiles SWAP_AB_STUDY_TILES); they are never part of the
+generated build.
 """
 from __future__ import annotations
 
@@ -111,12 +112,19 @@ TILES = [
 #           0.997x (H200 gen-valid; decode 1 x 36864 x 4608 0.89x) to 1.001x (H100): it ties 128x256 / 64x144 in the
 #           model where it runs 2-11 % slower. Not adopted until the model tells it apart.
 STUDY_TILES = [(128, 320, 2)]
-# Study tiles of the swapped-operand kernels (--variants; not in the build; gemm_wgmma.cuh Kernel kSwapAB): (BLOCK_M,
-# BLOCK_N, consumers) in the kernel's own terms, its M the problem's N and its N the problem's M, so the problem's tile
-# is BLOCK_N x BLOCK_M: 160 x 128 / 160 x 256 fit M = 320 (and ~300) in two tile rows, 112 fits ~200, 176 fits ~352
-# (cuBLAS's M-fitted tiles at M ~ 300: benchmarks/results/probes/probe_cublas_kernels_midm_h100.txt). The problem's A
-# K-major (the kernel's B), its B either way; 16-bit.
-SWAP_AB_TILES = [(bm, bn, 2) for bm in (128, 256) for bn in (112, 160, 176)]
+# The swapped-operand kernels (gemm_wgmma.cuh Kernel kSwapAB; TileConfig::swap_ab): (BLOCK_M, BLOCK_N, consumers) in
+# the kernel's own terms, its M the problem's N and its N the problem's M, so the problem's tile is BLOCK_N x BLOCK_M
+# (names and the registry say the problem's: origami_wgmma_160x256x64_..._kk_ab). The problem's A K-major (the
+# kernel's B), its B either way; 16-bit; no split-K, no cluster. They fit M ~ 300 projections, where the 64-row slabs
+# of the other tiles waste rows (cuBLAS's M-fitted nvjet tiles there: benchmarks/results/probes/
+# probe_cublas_kernels_midm_h100.txt). Dev harness, H100, fp16 / bf16 x @ w.t(), against the best of 128x128 / 128x192 /
+# 128x256 / 64x256 (benchmarks/results/probes/probe_swap_ab_h100.txt): 320x14336x5120 88.4 -> 78.0 us (160x256; cuBLAS
+# 75.5), 320x7680x5120 48.7 -> 43.8 (160x128; cuBLAS 41.6), 300x3584x18944 95.5 -> 91.3 (112x128), 200x4096x3584 23.5
+# -> 21.7 (112x128), 448x8192x4096 bf16 48.3 (112x256) against cuBLAS 55.7; no gain at 320x4544x4544, 352x4096x3584.
+SWAP_AB_TILES = [(128, 112, 2), (128, 160, 2), (256, 112, 2), (256, 160, 2)]
+# Study only (--variants): 176 rows (for M ~ 352) were never the best of the swapped tiles there (176x256 0.90-0.94 of
+# 160x256's speed at 320x14336x5120, 176x128 0.91-0.97 of 160x128's at 320x7680x5120; same probe).
+SWAP_AB_STUDY_TILES = [(128, 176, 2), (256, 176, 2)]
 LAYOUTS = [(True, True), (True, False), (False, True), (False, False)]  # (A K-major, B K-major)
 # wgmma reads a TF32 operand from shared memory K-major only (no transpose bits for .tf32 in the PTX ISA): the tf32
 # kernels take the nn.Linear layout (x @ w.t()) with both operands in shared memory, and a @ b (B row-major) as the
@@ -312,6 +320,19 @@ class Spec:
         return out
 
 
+def swapped_specs(tiles) -> list[Spec]:
+    """The swapped-operand kernels of `tiles` (kernel terms): 16-bit, the kernel's A the problem's B (K-major for
+    x @ w.t(), N-major for a @ b), its B the problem's A (K-major)."""
+    out = []
+    for bm, bn, cons in tiles:
+        for dtype in ("fp16", "bf16"):
+            for a_k in (True, False):
+                v = Spec(bm, bn, cons, dtype, a_k, True, swap_ab=True)
+                if not v.problems():
+                    out.append(v)
+    return out
+
+
 def all_specs() -> list[Spec]:
     specs = []
     for bm, bn, consumers in TILES:
@@ -323,7 +344,7 @@ def all_specs() -> list[Spec]:
                     twin = Spec(bm, bn, consumers, dtype, a_k, b_k, cluster=2)
                     if (bm, bn) in MULTICAST_TILES and dtype != "tf32" and not twin.problems():
                         specs.append(twin)
-    return specs
+    return specs + swapped_specs(SWAP_AB_TILES)
 
 
 def kernel_dict(s: Spec) -> dict:
@@ -336,7 +357,8 @@ def kernel_dict(s: Spec) -> dict:
         consumers=s.consumers, dtype=dt_name, dtype_enum=f"origami::DType::{dt_enum}",
         a_k_contiguous=a_k, b_k_contiguous=b_k, threads=s.threads,
         smem_bytes=s.smem_bytes, alignment_elems=s.alignment_elems, min_cc=MIN_CC,
-        launcher=f"launch_{s.name}", template_args=s.template_args(), cluster=s.cluster, multicast=s.cluster > 1)
+        launcher=f"launch_{s.name}", template_args=s.template_args(), cluster=s.cluster, multicast=s.cluster > 1,
+        swap_ab=s.swap_ab)
 
 
 def specializations(space: dict | None = None):
@@ -398,6 +420,7 @@ const KernelEntry& entry_{k['name']}() {{
     KernelEntry x{{}};
     x.config.block_m = {k['block_m']}; x.config.block_n = {k['block_n']}; x.config.block_k = {k['block_k']};
     x.config.stages = {k['stages']}; x.config.warps = {k['warps']}; x.config.family = {k['family_enum']};
+    x.config.swap_ab = {str(k['swap_ab']).lower()};
     x.dtype = {k['dtype_enum']};
     x.a_k_contiguous = {str(k['a_k_contiguous']).lower()}; x.b_k_contiguous = {str(k['b_k_contiguous']).lower()};
     x.kernel = reinterpret_cast<const void*>(&{k['name']});
@@ -455,12 +478,7 @@ def _main(argv: list[str]) -> int:
                     v = Spec(bm, bn, cons, dtype, a_k, b_k)
                     if not v.problems():
                         pool.append(v)
-        for bm, bn, cons in SWAP_AB_TILES:
-            for dtype in ("fp16", "bf16"):
-                for a_k in (True, False):  # the kernel's A = the problem's B (nt: K-major; nn: N-major)
-                    v = Spec(bm, bn, cons, dtype, a_k, True, swap_ab=True)
-                    if not v.problems():
-                        pool.append(v)
+        pool += swapped_specs(SWAP_AB_STUDY_TILES)
         for dtype in ("fp16", "bf16"):  # 64x32 (K-major B only): twice the CTAs of 64x64 at small M
             for a_k in (True, False):
                 v = Spec(64, 32, 1, dtype, a_k, True)

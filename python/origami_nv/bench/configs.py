@@ -313,7 +313,8 @@ def family_name(f) -> str:
 
 
 def normalize(cfg) -> dict:
-    """Any config spelling -> {block_m, block_n, block_k, group_size_m, stages, warps, family}."""
+    """Any config spelling -> {block_m, block_n, block_k, group_size_m, stages, warps, family, split_k} (+ swap_ab
+    where true)."""
     if cfg is None:
         raise ValueError("config is None")
     if not isinstance(cfg, (dict, list, tuple)) and callable(getattr(cfg, "to_dict", None)):
@@ -342,14 +343,18 @@ def normalize(cfg) -> dict:
     out["family"] = family_name(get("family"))
     split = get("split_k")
     out["split_k"] = int(split) if split else 1  # launch-time, like group_size_m (cpp/model/types.hpp)
+    if get("swap_ab"):  # the swapped-operand wgmma kernels (TileConfig::swap_ab); absent for every other config
+        out["swap_ab"] = True
     return out
 
 
 def config_id(cfg: dict, with_group: bool = True) -> str:
-    """'mma_sync 128x128x32 s4 w8 g8' (+ ' sk4' with split-K), the format of TileConfig::to_string()."""
+    """'mma_sync 128x128x32 s4 w8 g8' (+ ' sk4' with split-K, ' ab' for a swapped-operand kernel), the format of
+    TileConfig::to_string()."""
     s = f"{cfg['family']} {cfg['block_m']}x{cfg['block_n']}x{cfg['block_k']} s{cfg['stages']} w{cfg['warps']}"
     split = split_k_of(cfg)
-    return s + (f" g{cfg['group_size_m']}" if with_group else "") + (f" sk{split}" if split > 1 else "")
+    return (s + (f" g{cfg['group_size_m']}" if with_group else "") + (f" sk{split}" if split > 1 else "")
+            + (" ab" if cfg.get("swap_ab") else ""))
 
 
 def kernel_id(cfg: dict) -> str:
@@ -372,6 +377,8 @@ def short(cfg: dict | None) -> str:
         s += f" sk{cfg['split_k']}"
     if cfg.get("family") and cfg["family"] != "mma_sync":
         s += f" {cfg['family']}"
+    if cfg.get("swap_ab"):
+        s += " ab"
     return s
 
 

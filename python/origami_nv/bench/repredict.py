@@ -21,7 +21,8 @@ def _kid(cfg: dict) -> str:
 
 def _resources(core, cfg: dict, dtype: str, res: dict):
     tc = core.TileConfig(cfg["block_m"], cfg["block_n"], cfg["block_k"], group_size_m=1,
-                         stages=cfg["stages"], warps=cfg["warps"], family=cfg["family"])
+                         stages=cfg["stages"], warps=cfg["warps"], family=cfg["family"],
+                         swap_ab=bool(cfg.get("swap_ab", False)))
     return core.KernelResources(
         tc, dtype=dtype, threads=int(res["threads"]), registers_per_thread=int(res["registers_per_thread"]),
         spill_store_bytes=int(res.get("spill_store_bytes") or 0), spill_load_bytes=int(res.get("spill_load_bytes") or 0),
