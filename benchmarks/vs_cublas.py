@@ -96,7 +96,7 @@ def _geomean(v):
 
 def _cfg_str(c: dict) -> str:
     sk = f" sk{c['split_k']}" if c.get("split_k", 1) > 1 else ""
-    return f"{c['family']} {c['block_m']}x{c['block_n']}x{c['block_k']}{sk}"
+    return f"{c['family']} {c['block_m']}x{c['block_n']}x{c['block_k']}{sk}" + (" ab" if c.get("swap_ab") else "")
 
 
 def _time_ranking(h, ctx, size, top: int) -> list[dict]:
@@ -239,7 +239,7 @@ def main(argv=None) -> int:
                 cfg = list(ops.select_config(M, N, K, dtype, batch, layout))
                 pick = {"family": family_name(cfg[6]), "block_m": cfg[0], "block_n": cfg[1],
                         "block_k": cfg[2], "group_size_m": cfg[3], "stages": cfg[4], "warps": cfg[5],
-                        "split_k": cfg[7]}
+                        "split_k": cfg[7], **({"swap_ab": True} if len(cfg) > 8 and cfg[8] else {})}
                 fns = {"cublas": h.cublas_fn(), "origami": origami_nv.matmul}
                 rounds = checked_and_interleaved(h, ctx, fns, args.rounds)
                 top = _time_ranking(h, ctx, size, args.top) if args.top > 0 else []

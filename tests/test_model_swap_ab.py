@@ -146,3 +146,17 @@ def test_explain_says_the_launch_is_swapped():
     text = str(e)
     assert "[Swapped operands]" in text and "swap_ab=True" in text
     assert e.to_dict()["config"]["swap_ab"] is True
+
+
+@needs_swapped
+@pytest.mark.parametrize("gpu", ["H100_SXM", "H200"])
+def test_swapped_kernels_are_not_ranked_where_cs_rows_are_off_16_bytes(gpu):
+    """N x element bytes not a multiple of 16: the swapped kernels store C element by element (not priced); the selector
+    leaves them out there (types.hpp swapped_kernels_ranked) and explain says so."""
+    for M, N, K in [(320, 7683, 5120), (10170, 1426, 159), (1718, 1415, 528)]:
+        ranked = origami_nv.rank(M, N, K, dtype="float16", gpu=gpu, layout="nt", top=None)
+        assert ranked and not any(r.config.swap_ab for r in ranked)
+        assert "swapped-operand wgmma kernels (swap_ab) are not ranked" in str(
+            origami_nv.explain(M, N, K, "float16", gpu=gpu, layout="nt"))
+    assert any(r.config.swap_ab for r in origami_nv.rank(320, 7680, 5120, dtype="float16", gpu=gpu, layout="nt",
+                                                          top=None))

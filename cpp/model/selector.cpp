@@ -416,7 +416,9 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
     predict_candidate(p, c, cand, mhw, o, b);
     scored.push_back(compact(c, cand, b));
   };
+  const bool swapped = swapped_kernels_ranked(p.N, p.dtype);
   for (const Candidate& cand : pd.candidates) {
+    if (cand.config.swap_ab && !swapped) continue;  // (types.hpp says why)
     TileConfig c = cand.config;
     c.group_size_m = phase1_g;
     score(c, &cand);

@@ -21,6 +21,14 @@ def _n(v: float, digits: int = 0) -> str:
     return f"{v:,.{digits}f}"
 
 
+def _swapped_not_ranked(N: int, dtype: str) -> bool:
+    """The selector's rule (cpp/model/types.hpp swapped_kernels_ranked) where the kernel list has swapped kernels."""
+    from . import _kernels
+    if (N * (2 if dtype in ("float16", "bfloat16") else 4)) % 16 == 0:
+        return False
+    return any(r["config"].get("swap_ab") for r in (_kernels.kernel_records() or _kernels.reference_table()["kernels"]))
+
+
 def _cfg(c: Any) -> str:
     split = getattr(c, "split_k", 1)
     return (f"({c.block_m}, {c.block_n}, {c.block_k}) {c.family} s{c.stages} w{c.warps}" + (f" sk{split}" if split > 1 else "")
@@ -381,6 +389,10 @@ class Explanation:
         L.append(f"Candidates: {self.candidate_count} admissible, {len(s['excluded'])} excluded; {self.candidates_note}")
         if self.short_k_candidates:
             L.append("  " + self._short_k_line())
+        if self.mode != "seed" and _swapped_not_ranked(N, self.dtype):
+            L.append("  The swapped-operand wgmma kernels (swap_ab) are not ranked: C's rows (N elements) do not start on "
+                     "16-byte boundaries, where they store C element by element (cpp/model/types.hpp "
+                     "swapped_kernels_ranked)")
         L.append("")
         L.extend(self._hardware_lines())
         L.append("")
