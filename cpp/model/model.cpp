@@ -1095,18 +1095,31 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
     // swapped_kernel_tile): every term is predicted for that launch, then the operand plan is told in the problem's
     // terms again (its A is the kernel's B), as the op reads it. The kernel's resources are the same with the layouts
     // exchanged; it has no realigning form and no multicast twin.
+    // (field by field, not a copy: its strings would cost a selection two heap allocations per swapped candidate)
     const Problem pt = swapped_problem(p);
     const TileConfig ct = swapped_kernel_tile(c);
     KernelResources krt;
     if (kr != nullptr) {
-      krt = *kr;
       krt.config = swapped_kernel_tile(kr->config);
+      krt.dtype = kr->dtype;
+      krt.threads = kr->threads;
+      krt.registers_per_thread = kr->registers_per_thread;
+      krt.spill_store_bytes = kr->spill_store_bytes;
+      krt.spill_load_bytes = kr->spill_load_bytes;
+      krt.local_bytes = kr->local_bytes;
+      krt.smem_bytes = kr->smem_bytes;
       krt.layouts = swapped_layouts(kr->layouts);
       krt.realign_layouts = 0;
       krt.multicast_layouts = 0;
     }
     const KernelResources* krp = kr != nullptr ? &krt : nullptr;
-    predict_into_kernel(pt, ct, hw, o, krp, kernel_terms(ct, pt.dtype, hw, o, krp), b);
+    // The kernel's terms do not depend on which side of the tile is which (flops, MMA count and intensity of a tile
+    // of whole MMA atoms, the occupancy of its resources): the selector's, computed once for the config, serve.
+    if (known != nullptr && known->dtype == p.dtype && known->has_occupancy == (kr != nullptr)) {
+      predict_into_kernel(pt, ct, hw, o, krp, *known, b);
+    } else {
+      predict_into_kernel(pt, ct, hw, o, krp, kernel_terms(ct, pt.dtype, hw, o, krp), b);
+    }
     b.swap_ab = true;
     b.layout = layout_name(p.a_k_contiguous, p.b_k_contiguous);
     std::swap(b.off_line_share_a, b.off_line_share_b);

@@ -316,7 +316,7 @@ inline TileConfig swapped_kernel_tile(const TileConfig& c) {
 // store_transposed), a path the model does not price: on the H100 gen-test set the three shapes with such rows where
 // the model picked a swapped kernel ran it at 0.55-0.72 of the best kernel (10170x1426x159 fp16 nn 106.8 us against
 // 128x192's 59.1; 1718x1415x528 bf16 24.5 against 15.4; 5746x7100x1645 bf16 428.5 against 309.0; twenty-sixth
-// session, benchmarks/results/vs_cublas_gentest_h100.md before this rule). An explicit config still runs them.
+// session, benchmarks/results/vs_cublas_gentest_h100_session26_first.md: before this rule). An explicit config still runs them.
 constexpr bool swapped_kernels_ranked(std::int64_t N, DType dtype) { return (N * dtype_bytes(dtype)) % 16 == 0; }
 // A layout mask (layout_bit) of the problem as the swapped kernel sees it: (A, B) K-contiguity exchanged.
 constexpr unsigned swapped_layouts(unsigned layouts) {
