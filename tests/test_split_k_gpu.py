@@ -217,7 +217,8 @@ SANITIZER_SCRIPT = textwrap.dedent("""
     cc = torch.cuda.get_device_capability()
     tiles = sorted({(r["config"]["block_m"], r["config"]["block_n"], r["config"]["block_k"], r["config"]["stages"],
                      r["config"]["warps"], r["family"]) for r in _kernels.kernel_records()
-                    if r["dtype"] == "float16" and (r["family"] == "mma_sync" or cc == (9, 0))})
+                    if r["dtype"] == "float16" and (r["family"] == "mma_sync" or cc == (9, 0))
+                    and not r["config"].get("swap_ab")})  # (no split-K for the swapped-operand kernels)
     torch.manual_seed(0)
     sizes = [(1, 9, 700), (7, 129, 1000), (33, 65, 300), (130, 70, 2049)]
     for c in tiles[:: max(1, len(tiles) // 10)]:
@@ -248,7 +249,8 @@ CLUSTER_SCRIPT = textwrap.dedent("""
              if r["family"] == "wgmma" and not r["error"]][0]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     gen = torch.Generator(device="cuda").manual_seed(21)
-    recs = [r for r in _kernels.kernel_records() if r["family"] == "wgmma"]
+    # (the swapped-operand kernels have no split-K)
+    recs = [r for r in _kernels.kernel_records() if r["family"] == "wgmma" and not r["config"].get("swap_ab")]
     outs, clustered = [], 0
     torch.backends.cuda.matmul.allow_tf32 = True
     for i, r in enumerate(recs):
