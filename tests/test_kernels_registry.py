@@ -67,7 +67,9 @@ def test_compiled_kernel_resources_worst_over_layouts():
     recs = _kernels.kernel_records()
     for r in res:
         assert set(r) == fields
-        assert set(r["config"]) == {"block_m", "block_n", "block_k", "stages", "warps", "family"}
+        # (+ swap_ab, true, on the swapped-operand wgmma kernels' configs only)
+        assert set(r["config"]) - {"swap_ab"} == {"block_m", "block_n", "block_k", "stages", "warps", "family"}
+        assert r["config"].get("swap_ab", True) is True
         same = [x for x in recs if x["config"] == r["config"] and x["dtype"] == "float16"
                 and x["arch"].startswith("sm_90")]
         aligned = [x for x in same if not x["realign"] and not x["multicast"]]
