@@ -521,6 +521,10 @@ PYBIND11_MODULE(_core, m) {
     d["split_k"] = space_split_k();
     return d;
   }, "The abstract config space (config_space.def).");
+  m.def("swapped_kernels_ranked",
+        [](std::int64_t N, const std::string& dtype) { return swapped_kernels_ranked(N, to_dtype(dtype)); },
+        py::arg("N"), py::arg("dtype"),
+        "Whether the selector ranks the swapped-operand wgmma kernels for a problem with N columns (cpp/model/types.hpp).");
   m.def("effective_split_k", &effective_split_k, py::arg("K"), py::arg("block_k"), py::arg("split_k"),
         "The K slices a launch of split_k really uses (cpp/model/types.hpp).");
   m.def("split_plan",

@@ -22,9 +22,10 @@ def _n(v: float, digits: int = 0) -> str:
 
 
 def _swapped_not_ranked(N: int, dtype: str) -> bool:
-    """The selector's rule (cpp/model/types.hpp swapped_kernels_ranked) where the kernel list has swapped kernels."""
-    from . import _kernels
-    if (N * (2 if dtype in ("float16", "bfloat16") else 4)) % 16 == 0:
+    """The selector leaves the swapped kernels out (cpp/model/types.hpp swapped_kernels_ranked) and the kernel list has
+    some."""
+    from . import _core, _kernels
+    if _core.swapped_kernels_ranked(N, dtype):
         return False
     return any(r["config"].get("swap_ab") for r in (_kernels.kernel_records() or _kernels.reference_table()["kernels"]))
 
