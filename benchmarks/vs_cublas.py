@@ -76,6 +76,8 @@ def shape_sets() -> dict:
         "squares-nt": [("square", n, n, n, "nt") for n in (4096, 8192)],
         "decode": [(lab, m, n, k, "nt") for lab, n, k in _projections() for m in (1, 4, 16)],
         "mid": [(lab, m, n, k, "nt") for lab, n, k in _projections() for m in (32, 64, 128, 256, 512)],
+        # prefill of 512 tokens at batch 1 and 8 (benchmarks/e2e_llama.py's TTFT configurations)
+        "prefill": [(lab, m, n, k, "nt") for lab, n, k in _projections() for m in (512, 4096)],
         "longk": [("long K", m, n, k, "nn") for m, n, k in
                   ((768, 768, 65536), (1024, 1024, 32768), (128, 4096, 14336), (256, 256, 65536))],
         "odd": [("odd", m, n, k, "nn") for m, n, k in ODD_SIZES],
