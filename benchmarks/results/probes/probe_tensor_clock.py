@@ -15,7 +15,7 @@ import time
 import torch
 
 
-def sample_smi(stop_after_s: float) -> subprocess.Popen:
+def sample_smi() -> subprocess.Popen:
     return subprocess.Popen(
         ["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active",
          "--format=csv,noheader,nounits", "-lms", "50"],
@@ -37,7 +37,7 @@ def run_case(name: str, a: torch.Tensor, b: torch.Tensor, seconds: float) -> Non
         times.append(e0.elapsed_time(e1))
     ms = sorted(times)[len(times) // 2]
     reps = max(1, int(seconds * 1e3 / ms))
-    p = sample_smi(seconds)
+    p = sample_smi()
     time.sleep(0.2)
     t0 = time.time()
     e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -86,7 +86,7 @@ def main() -> None:
             rnd_b = torch.randn(K, N, device="cuda", dtype=dtype)
             half_a = rnd_a.clone()
             half_a[M // 2:] = 0  # half the rows zero: what a 128-row tile sees at M = 64
-            alt = [(f"random", rnd_a, rnd_b),
+            alt = [("random", rnd_a, rnd_b),
                    ("constant (ones x 1/64)", torch.ones_like(rnd_a), torch.full_like(rnd_b, 1 / 64)),
                    ("zeros", torch.zeros_like(rnd_a), torch.zeros_like(rnd_b)),
                    ("random, half of A's rows zero", half_a, rnd_b),
