@@ -41,6 +41,22 @@ def test_phase2_keeps_the_phase1_group_size_unless_a_footprint_is_smaller():
     assert seed_costs[g] == min(seed_costs.values()) and all(k >= g for k, v in seed_costs.items() if v == seed_costs[g])
 
 
+def test_phase2_gives_a_swapped_pick_the_measured_group_size():
+    # The swapped kernels walk the raster with the problem's N as rows; at long K the footprint rule's value (12)
+    # thrashed the H100's L2 (benchmarks/results/long_k_group_size.md), so their GROUP_SIZE_M is the measured 4
+    # (cpp/model/types.hpp kSwappedGroupSizeM), counted in the kernel's orientation. The other tiles keep the rule.
+    for gpu in ("H100_SXM", "H200"):
+        d = origami_nv.explain(4096, 8192, 28672, dtype="bfloat16", gpu=gpu, layout="nt").to_dict()
+        assert d["config"]["swap_ab"] and d["config"]["group_size_m"] == 4
+        assert [p["group_size_m"] for p in d["phase2"]] == [4]
+        assert "kSwappedGroupSizeM" in str(origami_nv.explain(4096, 8192, 28672, dtype="bfloat16", gpu=gpu, layout="nt"))
+        u = origami_nv.explain(4096, 4096, 4096, dtype="bfloat16", gpu=gpu, layout="nt").to_dict()
+        assert not u["config"].get("swap_ab") and u["config"]["group_size_m"] == 12
+    # the seed mode has no swapped kernels and is untouched
+    s = origami_nv.explain(4096, 8192, 28672, dtype="bfloat16", gpu="H100_SXM", mode="seed").to_dict()
+    assert {p["group_size_m"] for p in s["phase2"]} == {1, 2, 3, 4, 5, 6, 8, 16}
+
+
 def test_cached_select_returns_the_same_object_and_is_fast():
     a = origami_nv.select(3000, 5000, 7000, dtype="bfloat16", gpu="H200")
     b = origami_nv.select(3000, 5000, 7000, dtype="bfloat16", gpu="H200")

@@ -515,7 +515,13 @@ const Selection& Selector::select(const Problem& p) const {
   static const std::vector<int> group_sizes = space_group_size_m();  // (a copy per call otherwise)
   sel->group_size_m_costs.reserve(group_sizes.size() + 1);
   int best_g = group_sizes.front();
-  if (o.source.phase2_all_waves && (grid_m == 1 || grid_n == 1)) {
+  if (o.mode == ModelMode::Nv && best.config.swap_ab) {
+    // A swapped kernel: a measured GROUP_SIZE_M (types.hpp kSwappedGroupSizeM); its footprint is reported in the
+    // orientation the kernel walks the raster in (the problem's N as its rows).
+    best_g = kSwappedGroupSizeM;
+    sel->group_size_m_costs.push_back({best_g, group_size_m_cost(swapped_problem(p), swapped_kernel_tile(best.config),
+                                                                 best.breakdown.concurrent_tiles, best_g, o)});
+  } else if (o.source.phase2_all_waves && (grid_m == 1 || grid_n == 1)) {
     best_g = 1;  // source shortcut: a grid dimension of 1 makes every GROUP_SIZE_M equivalent
     sel->group_size_m_costs.push_back({1, group_size_m_cost(p, best.config, best.breakdown.concurrent_tiles, 1, o)});
   } else {

@@ -406,7 +406,11 @@ class Explanation:
         L.append("")
         L.append("Phase 2: GROUP_SIZE_M by the L2 footprint of the tiles in flight (|unique_M| x BLOCK_M + |unique_N| x BLOCK_N)")
         L.append("  " + ", ".join(f"g{g}: {_n(cost)}" for g, cost in s["group_size_m_costs"]))
-        if self.mode != "seed":
+        if self.mode != "seed" and c.swap_ab:
+            L.append(f"  (nv, a swapped kernel: GROUP_SIZE_M = {c.group_size_m} as measured, its footprint counted in "
+                     "the kernel's orientation (rows = the problem's N); the footprint rule keeps the phase-1 value, "
+                     "which thrashed the H100's L2 at long K: cpp/model/types.hpp kSwappedGroupSizeM)")
+        elif self.mode != "seed":
             L.append(f"  (nv: the phase-1 value {s['phase1_group_size_m']} stands unless another value is strictly "
                      "smaller; seed: ties keep the smallest)")
         L.append(f"  Winner: GROUP_SIZE_M = {c.group_size_m}; re-evaluated with it: "

@@ -77,7 +77,13 @@ def main() -> int:
     ap.add_argument("--groups", default=None, help="time these GROUP_SIZE_M values (comma-separated) of every config "
                     "at --once-size instead of the table")
     ap.add_argument("--group", type=int, default=None, help="--once: this GROUP_SIZE_M")
+    ap.add_argument("--sweep", default=None, help="M,N,K[;M,N,K...]: every GROUP_SIZE_M of --sweep-groups for the "
+                    "model's top 4 launches and its best swapped tile, 2 rounds alternated; JSON lines to --out")
+    ap.add_argument("--sweep-groups", default="1,4,8,12")
+    ap.add_argument("--out", default=None)
     args = ap.parse_args()
+    if args.sweep:
+        return sweep(args)
     if args.groups:
         M, N, K = SIZES[args.once_size]
         size = Size(M, N, K, args.dtype, "probe", 1, "nt")
@@ -135,6 +141,54 @@ def main() -> int:
                   f"{ms * 1e3:8.1f}", flush=True)
         del a, b
         h.release(ctx)
+    return 0
+
+
+def sweep(args) -> int:
+    import json
+    h = CudaHarness(HarnessOptions())
+    dev = h.device_info()
+    print(dev["device_name"])
+    groups = [int(v) for v in args.sweep_groups.split(",")]
+    out = open(args.out, "a") if args.out else None
+    for spec in args.sweep.split(";"):
+        M, N, K = (int(v) for v in spec.split(","))
+        size = Size(M, N, K, args.dtype, "sweep", 1, "nt")
+        ranked = origami_nv.rank(M, N, K, top=40, dtype=args.dtype, layout="nt")
+        cfgs = [r.config for r in ranked[:4]]
+        swapped = [r.config for r in ranked if r.config.swap_ab]
+        if swapped and not any(c.swap_ab for c in cfgs):
+            cfgs.append(swapped[0])
+        ctx = h.prepare(size)
+        fns = {"cublas": (None, h.cublas_fn())}
+        for c in cfgs:
+            for g in groups:
+                d = c.to_dict()
+                d["group_size_m"] = g
+                cfg = origami_nv.Config(**{k: v for k, v in d.items() if k in (
+                    "block_m", "block_n", "block_k", "group_size_m", "stages", "warps", "family", "split_k", "swap_ab")})
+                fns[f"{cfg} g{g}"] = (d, lambda a, b, _c=cfg: origami_nv.matmul(a, b, config=_c))
+        for name, (_, fn) in fns.items():
+            err = h.check(ctx, fn)
+            if not err <= ctx.tolerance:
+                raise SystemExit(f"{name} {spec}: relative error {err:.3g}")
+        times = {n: [] for n in fns}
+        order = list(fns)
+        for r in range(2):
+            for n in (order if r % 2 == 0 else order[::-1]):
+                times[n].append(h.time(ctx, fns[n][1]).time_s)
+        h.release(ctx)
+        cub = statistics.median(times["cublas"])
+        print(f"{M}x{N}x{K} {args.dtype} nt: cuBLAS {cub * 1e6:.1f} us (model's pick {ranked[0].config})")
+        for n in order[1:]:
+            t = statistics.median(times[n])
+            print(f"  {n:60s} {t * 1e6:9.1f} us  cuBLAS/x {cub / t:.3f}  rounds {[round(x * 1e6, 1) for x in times[n]]}",
+                  flush=True)
+            if out:
+                out.write(json.dumps({"device": dev["device_name"], "M": M, "N": N, "K": K, "dtype": args.dtype,
+                                      "layout": "nt", "config": fns[n][0], "times_s": times[n],
+                                      "cublas_s": times["cublas"]}) + "\n")
+                out.flush()
     return 0
 
 
