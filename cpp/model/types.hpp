@@ -319,16 +319,18 @@ inline TileConfig swapped_kernel_tile(const TileConfig& c) {
 // session, benchmarks/results/vs_cublas_gentest_h100_session26_first.md: before this rule). An explicit config still runs them.
 constexpr bool swapped_kernels_ranked(std::int64_t N, DType dtype) { return (N * dtype_bytes(dtype)) % 16 == 0; }
 // GROUP_SIZE_M of a swapped-kernel launch (phase 2 of the selector, nv mode). The kernel walks Triton's raster in its
-// own orientation (groups of tile rows of C^T, i.e. of the problem's N: gemm_wgmma.cuh tile_coord), and phase 2's
-// footprint of the tiles in flight keeps phase 1's value (ceil(sqrt(N_SM)) = 12) for it, as for the other tiles. At
-// long K that value thrashes the H100's L2 for these kernels: 4096x8192x28672 bf16, 112x256 swapped, read 7-10 GB from
-// DRAM for 0.70 GB of operands at 12 and 3.1 GB at 4 (Nsight Compute; the unswapped 128x256 at 12: 2.3 GB), which
-// the footprint (equal for both orientations of that wave) does not see (benchmarks/results/long_k_group_size.md).
+// own orientation (groups of tile rows of C^T, i.e. of the problem's N: gemm_wgmma.cuh tile_coord), while phase 2's
+// footprint of the tiles in flight counted them in the problem's and chose 12-16 (Llama-3-70B's down projection
+// 4096x8192x28672: 16). At long K those values thrash the H100's L2 for these kernels: 4096x8192x28672 bf16, 112x256
+// swapped, read 7-10 GB from DRAM for 0.70 GB of operands at 12 and 3.1 GB at 4 (Nsight Compute; the unswapped 128x256
+// at 12: 2.3 GB), which no footprint sees (benchmarks/results/long_k_group_size.md).
 // Measured, not modelled: on the decision set (9 bf16 shapes M 2048-8192, K 4096-28672; every timed launch checked,
 // 2 rounds alternated, cold inputs: benchmarks/results/probes/group_sweep_h100.jsonl, _h200.jsonl) the swapped tiles
 // ran 1.081x faster at 4 than at 12 on the H100 (geomean of 9 launches; 1 1.042, 8 1.057) and 1.009x on the H200;
 // the unswapped tiles were best at 8-12 on both (4: 0.986 / 0.989), so only the swapped kernels change. Judged on 12
-// other shapes (M 320-6144, group_sweep_valid_h100.jsonl, _valid_h200.jsonl): see long_k_group_size.md.
+// other shapes (M 320-6144, group_sweep_valid_h100.jsonl, _valid_h200.jsonl): 1.035x on the H100, 1.018x on the H200
+// (geomean of 16 swapped launches each; min 0.92 / 0.98), and the H100 prefill set's 70B down 0.68-0.70 -> 0.89 of
+// cuBLAS (vs_cublas_prefill_h100_session28.md).
 constexpr int kSwappedGroupSizeM = 4;
 // A layout mask (layout_bit) of the problem as the swapped kernel sees it: (A, B) K-contiguity exchanged.
 constexpr unsigned swapped_layouts(unsigned layouts) {

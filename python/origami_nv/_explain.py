@@ -408,8 +408,8 @@ class Explanation:
         L.append("  " + ", ".join(f"g{g}: {_n(cost)}" for g, cost in s["group_size_m_costs"]))
         if self.mode != "seed" and c.swap_ab:
             L.append(f"  (nv, a swapped kernel: GROUP_SIZE_M = {c.group_size_m} as measured, its footprint counted in "
-                     "the kernel's orientation (rows = the problem's N); the footprint rule keeps the phase-1 value, "
-                     "which thrashed the H100's L2 at long K: cpp/model/types.hpp kSwappedGroupSizeM)")
+                     "the kernel's orientation (rows = the problem's N); the footprint rule, counted in the problem's, "
+                     "chose 12-16, which thrashed the H100's L2 at long K: cpp/model/types.hpp kSwappedGroupSizeM)")
         elif self.mode != "seed":
             L.append(f"  (nv: the phase-1 value {s['phase1_group_size_m']} stands unless another value is strictly "
                      "smaller; seed: ties keep the smallest)")
