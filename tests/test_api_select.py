@@ -42,7 +42,7 @@ def test_phase2_keeps_the_phase1_group_size_unless_a_footprint_is_smaller():
 
 
 def test_phase2_gives_a_swapped_pick_the_measured_group_size():
-    # The swapped kernels walk the raster with the problem's N as rows; at long K the footprint rule's value (12)
+    # The swapped kernels walk the raster with the problem's N as rows; at long K the footprint rule's values (12-16)
     # thrashed the H100's L2 (benchmarks/results/long_k_group_size.md), so their GROUP_SIZE_M is the measured 4
     # (cpp/model/types.hpp kSwappedGroupSizeM), counted in the kernel's orientation. The other tiles keep the rule.
     for gpu in ("H100_SXM", "H200"):
