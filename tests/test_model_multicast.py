@@ -52,6 +52,18 @@ def test_twin_taken_where_rows_are_off_lines_only(gpu):
 
 
 @needs_twins
+@pytest.mark.parametrize("gpu", ["H100_SXM", "H200"])
+def test_small_tile_twin_only_where_b_rows_are_off_lines(gpu):
+    # The 64x128 twin at 1000^3 (2000-byte rows: 1.17x faster than its 1-CTA kernel on the H100); at 1024^3 (rows on
+    # lines) it ran 1.2x slower though the TMA stage term, halving B's rows, predicts a gain: not weighed there
+    # (probe_small_odd_h100.txt)
+    for lay in ("nn", "nt"):
+        s = _final(1000, 1000, 1000, gpu=gpu, layout=lay)
+        assert s["final_breakdown"]["multicast_b"] and (s["config"].block_m, s["config"].block_n) == (64, 128), lay
+        assert not _final(1024, 1024, 1024, gpu=gpu, layout=lay)["final_breakdown"]["multicast_b"], lay
+
+
+@needs_twins
 def test_twin_prediction_halves_b_rows_in_the_tma_term():
     hw = _core.resolve_hardware(None, "H200", "")
     recs = {(r["config"]["block_m"], r["config"]["block_n"]): r for r in _kernels.reference_kernel_resources()

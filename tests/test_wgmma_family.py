@@ -39,7 +39,7 @@ SPECS = wg.all_specs()
 
 
 def test_list_is_modest_and_covers_every_dtype_and_layout():
-    assert 8 <= len(SPECS) <= 180  # CI compiles them on 2 cores (~1.5-2.5 s each)
+    assert 8 <= len(SPECS) <= 200  # CI compiles them on 2 cores (~1.5-2.5 s each); 183 since the 24 twins of session 29
     for tile in wg.TILES:
         got = {(s.dtype, s.a_k_major, s.b_k_major) for s in SPECS
                if (s.block_m, s.block_n, s.consumers) == tile and not s.swap_ab}

@@ -1163,8 +1163,12 @@ void predict_into_kernel(const Problem& p, const TileConfig& c, const ModelHardw
   // The config's 2-CTA twin (KernelResources::multicast_layouts) in the layout the plan launches: its CTA pairs share
   // the B tile by TMA multicast, each issuing half of its rows (memory_latency's TMA stage term), and store C through
   // the threads (tile_latency); the launcher has no split-K for it. Weighed for the pick's plan alone, like the copies.
+  // Only where B's rows are off 128-byte lines: on lines a twin was measured no faster or slower (128x256 at 4096^3
+  // 0.13 slower, cpp/kernels/wgmma/NOTES.md v12; 64x128 at 1024^3 6.7 -> 8.1 us on the H100,
+  // benchmarks/results/probes/probe_small_odd_h100.txt), though halving B's rows in the TMA stage term predicts a gain
+  // wherever that term binds (the 64- and 128-row tiles at small sizes).
   const bool twin = c.family == Family::Wgmma && o.pitch_copy_plan && c.split_k <= 1 && kr != nullptr &&
-                    !copies.realign && (kr->multicast_layouts & copies.layout) != 0;
+                    !copies.realign && (kr->multicast_layouts & copies.layout) != 0 && share_b > 0;
   if (share_a == 0 && share_b == 0 && !twin) return;
   // Each plan: the operands read in place, or those off lines copied into padded rows first (a streamed copy of their
   // bytes, as for a misaligned one: the pick's pitch_copy_a/b, cpp/ops/ops_cuda.cpp make_plan), each with the 1-CTA

@@ -438,7 +438,8 @@ class Explanation:
             L.append("  [Multicast] the launch is this config's 2-CTA cluster twin: the pair shares the B tile by TMA "
                      "multicast, each CTA issuing half of its rows (the TMA stage term), C stored by the threads; "
                      f"predicted {_n(fb['total_cycles'])} cycles, at least NvModelConstants.multicast_min_gain = "
-                     f"{_multicast_min_gain():g}x faster than the 1-CTA plan{why}")
+                     f"{_multicast_min_gain():g}x faster than the 1-CTA plan (a twin is weighed only where B's rows "
+                     f"are off 128-byte lines: on lines it ran no faster or slower){why}")
         if fb.get("swap_ab"):
             L.append(f"  [Swapped operands] the kernel computes C^T = B^T A^T ({c.block_n} x {c.block_m} tiles of C^T: "
                      "the problem's N on wgmma's M side, its M in steps of 16 on the N side); every term above is of "

@@ -142,7 +142,12 @@ TF32_LAYOUTS = [(True, True), (True, False)]
 # At rows on lines they win nothing (3008^3, 8192^3 within 1-2 %, 4096^3 128x256 0.13 slower): the op launches a twin
 # only where the model's pick plan predicts it faster by NvModelConstants::multicast_min_gain (cpp/model/model.cpp).
 # No split-K (the launcher refuses it), no TF32, and the twins store C through the threads (no TMA-stored epilogue).
-MULTICAST_TILES = [(128, 192), (128, 256)]
+# Twenty-ninth session: the 64x128, 128x64 and 128x128 twins for small and mid sizes with rows off lines (cuBLAS runs
+# 64x128 in 2x1 clusters at 1000^3, probe_cublas_kernels_h100.txt). H100, probe_small_odd.py (probe_small_odd_h100.txt),
+# 1-CTA -> twin, fp16: 1000^3 nn 64x128 11.5 -> 9.8 us (cuBLAS 8.7), 600x1000x2000 nn 16.7 -> 13.7, 1000x1000x4000 nn
+# 33.5 -> 24.8, 2000x1000x3000 nt 128x128 38.5 -> 30.5; at 1024^3 (rows on lines) 64x128 6.7 -> 8.1: the model weighs a
+# twin only where B's rows are off lines (cpp/model/model.cpp, predict_into).
+MULTICAST_TILES = [(128, 192), (128, 256), (64, 128), (128, 64), (128, 128)]
 # The swapped kernels hold a k-block of B^T fragments in registers (16 per m64 slab) beside the accumulators; tiles
 # of at most 2 slabs of BLOCK_N per consumer warpgroup are generated (the TILES entries that qualify: 128x256, 256x128,
 # 128x128, 64x128, 64x64; 128x256 uses 168 registers, no spill, ptxas nvcc 13.0).
