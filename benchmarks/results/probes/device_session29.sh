@@ -3,8 +3,9 @@
 # Nsight Compute's speed-of-light section for the two launches of the first case.
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-t0=$(date +%s)
-bash benchmarks/results/probes/device_build.sh || exit 1
+source benchmarks/results/probes/device_lib.sh
+device_start
+device_ensure_built
 echo "build $(( $(date +%s) - t0 )) s"
 P=benchmarks/results/probes/probe_split_consumers.py
 python3 $P --rounds 2 --out "$OUT/split_consumers.jsonl" > "$OUT/split_consumers.txt" 2>&1; tail -45 "$OUT/split_consumers.txt"

@@ -3,8 +3,9 @@
 # the small off-line-rows probe in alternating multicast modes, and Nsight Compute on 1000^3 nn (the pick, cuBLAS).
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-t0=$(date +%s)
-bash benchmarks/results/probes/device_build.sh || exit 1
+source benchmarks/results/probes/device_lib.sh
+device_start
+device_ensure_built
 echo "build $(( $(date +%s) - t0 )) s"
 P=benchmarks/results/probes/probe_small_odd.py
 for v in 1 2 1 2; do ORIGAMI_NV_MULTICAST=$v python3 $P r$v 2>&1 | tee -a "$OUT/small_odd.txt" | cut -c1-260; done

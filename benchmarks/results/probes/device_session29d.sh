@@ -3,7 +3,8 @@
 # ORIGAMI_NV_KERNEL_FILTER): the op's pick among them is the full build's where the full pick is among them (printed).
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-t0=$(date +%s)
+source benchmarks/results/probes/device_lib.sh
+device_start
 F='origami_wgmma_(64x64|64x128|128x64|128x128|128x144|128x192|128x256|112x128)x64_'
 python3 -m pip install --no-build-isolation --no-deps -q -Cbuild-dir=/tmp/origami_build "-Ccmake.define.ORIGAMI_NV_KERNEL_FILTER=$F" . >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 echo "build $(( $(date +%s) - t0 )) s"
