@@ -7,6 +7,7 @@
 # with ORIGAMI_NV_MULTICAST=2 (a process of its own), their twins; cuBLAS in the same process. Timing: probe_bench.bench
 # (CUDA graphs over rotating cold inputs, median of 15 replays); every output checked against fp32.
 #   for v in 1 2 1 2; do ORIGAMI_NV_MULTICAST=$v python3 benchmarks/results/probes/probe_small_m_twins.py TAG; done
+#   ncu ... python3 benchmarks/results/probes/probe_small_m_twins.py TAG once M,N,K ...   (the pick and cuBLAS, once each)
 import os
 import sys
 import torch
@@ -23,6 +24,15 @@ shapes = [("dec", 128, 5120, 5120), ("dec", 128, 2048, 3072), ("dec", 128, 8192,
           ("val", 192, 4096, 4096), ("val", 256, 3072, 8192), ("val", 160, 2560, 6912), ("val", 240, 5120, 1536)]
 tiles = ((64, 128), (128, 64), (128, 128))
 extra = ((64, 80), (64, 96), (64, 64))  # 1-CTA only (no twin compiled)
+if len(sys.argv) > 2 and sys.argv[2] == "once":
+    for spec in sys.argv[3:]:
+        M, N, K = (int(v) for v in spec.split(","))
+        a, b = torch.randn(M, K, device="cuda").half(), torch.randn(N, K, device="cuda").half().t()
+        for _ in range(2):
+            origami_nv.matmul(a, b)
+            torch.matmul(a, b)
+        torch.cuda.synchronize()
+    sys.exit(0)
 for cls, M, N, K in shapes:
     nb = max(2, int(2 * 60e6 // ((M * K + N * K + M * N) * 2)) + 1)
     sets = [(torch.randn(M, K, device="cuda").half(), torch.randn(N, K, device="cuda").half().t())
