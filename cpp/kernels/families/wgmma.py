@@ -124,7 +124,11 @@ STUDY_TILES = [(128, 320, 2)]
 SWAP_AB_TILES = [(128, 112, 2), (128, 160, 2), (256, 112, 2), (256, 160, 2)]
 # Study only (--variants): 176 rows (for M ~ 352) were never the best of the swapped tiles there (176x256 0.90-0.94 of
 # 160x256's speed at 320x14336x5120, 176x128 0.91-0.97 of 160x128's at 320x7680x5120; same probe).
-SWAP_AB_STUDY_TILES = [(128, 176, 2), (256, 176, 2)]
+SWAP_AB_STUDY_TILES = [(128, 176, 2), (256, 176, 2),
+                       # M = 16..64 of the problem (thirtieth session, probe_swap_small_m_h200.txt): at M = 128 the
+                       # repeated reads of B make them 1.1-3x slower than the 64-row tiles; where M fits one tile
+                       # (M = 16..64) 0-5 % faster, far from cuBLAS's lead there, so not built
+                       (64, 16, 1), (64, 32, 1), (64, 48, 1), (64, 64, 1), (128, 16, 2), (128, 32, 2), (128, 64, 2)]
 LAYOUTS = [(True, True), (True, False), (False, True), (False, False)]  # (A K-major, B K-major)
 # wgmma reads a TF32 operand from shared memory K-major only (no transpose bits for .tf32 in the PTX ISA): the tf32
 # kernels take the nn.Linear layout (x @ w.t()) with both operands in shared memory, and a @ b (B row-major) as the

@@ -1,0 +1,34 @@
+#!/bin/bash
+# Probe (thirtieth session, issue 13): on the H200 the small-M projections run at 0.83-0.90 of cuBLAS, which runs
+# 64x32 .. 96x64 tiles with 10-16 stages there (ncu_small_m_h200.txt: 128x5120x5120 nvjet 96x64 10 stages, 4x2
+# clusters, DRAM 64 % of peak vs ours 53 %). The fourth session measured the deeper rings on the H100 only
+# (probe_small_m_tiles_h100.txt: within 2-5 %); the H200 streams 1.4x the bytes per second at about the same latency,
+# so it needs more bytes in flight. Dev harness (cpp/kernels/wgmma/dev, the --variants of families/wgmma.py): the
+# 64-row tiles at the stage rule's 8 stages and at the deepest ring that fits, 128x64; fp16 nt (kk), GROUP_SIZE_M 12,
+# unsplit, cold rotating inputs, CUDA events, median; every variant checked against cuBLAS first.
+#   bash benchmarks/results/probes/probe_deep_rings.sh
+set -o pipefail
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+SIZES="128,5120,5120;128,2048,3072;128,8192,3072;128,4608,4096;128,4096,14336;128,6144,4096;96,3584,3584;112,11008,4096;192,4096,4096;256,3072,8192;160,2560,6912;240,5120,1536;16,5120,5120;16,14336,4096;64,4096,4096"
+bash cpp/kernels/wgmma/dev/device_run.sh \
+  '^origami_wgmma_64x(32|64|80|96|112|128)x64_s[0-9]+_w8_fp16_kk$|128x64x64_s8_w12_fp16_kk$' \
+  '_s1[0-6]_' "$SIZES" 'fp16_kk$' 12 > "$OUT/probe_deep_rings.log" 2>&1
+echo "rc=$?"
+grep -E "build:|check rc|FAIL|check:" "$OUT/probe_deep_rings.log" | head
+python3 - "$OUT/probe_deep_rings.log" <<'PY'
+import sys, collections
+rows = collections.OrderedDict()
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) >= 9 and (f[0].startswith("origami_wgmma") or f[0].startswith("cublas")) and f[1].isdigit():
+        key = (int(f[1]), int(f[2]), int(f[3]))
+        name = "cublas" if f[0].startswith("cublas") else f[0].replace("origami_wgmma_", "").replace("_fp16_kk", "")
+        rows.setdefault(key, {})[name] = float(f[5])
+names = []
+for v in rows.values():
+    for n in v:
+        if n not in names: names.append(n)
+print("M,N,K " + " ".join(f"{n.replace('x64_', '_'):>14s}" for n in names))
+for k, v in rows.items():
+    print(f"{k} " + " ".join(f"{v.get(n, float('nan')):14.2f}" for n in names))
+PY
