@@ -67,6 +67,19 @@ def requires_op():
     return pytest.mark.skipif(why is not None, reason=f"torch op not built: {why}")
 
 
+def require_compiled(items, what: str) -> None:
+    """Assert a build compiled `what` (kernels of a family, tiles): a full build that lacks them is a defect. A build
+    made with ORIGAMI_NV_KERNEL_FILTER (a device session's quick build of the kernels it measures) is skipped instead,
+    naming its filter."""
+    if items:
+        return
+    from origami_nv import _kernels
+    flt = _kernels._table().get("filter", "")
+    if flt:
+        pytest.skip(f"{what}: none in this build (ORIGAMI_NV_KERNEL_FILTER={flt!r})")
+    raise AssertionError(f"no {what} compiled")
+
+
 @pytest.fixture
 def needs_sm90():
     """Skip (with the reason) unless a CUDA GPU of compute capability 9.0 is visible: the wgmma kernels (sm_90a)."""

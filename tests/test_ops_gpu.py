@@ -13,7 +13,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 import origami_nv  # noqa: E402
-from conftest import run_memcheck  # noqa: E402
+from conftest import require_compiled, run_memcheck  # noqa: E402
 from origami_nv import _kernels  # noqa: E402
 
 pytestmark = pytest.mark.gpu
@@ -77,7 +77,7 @@ def _run_config(cfg, a, b, dtype):
 def test_every_config_two_sizes_all_layouts(dtype):
     dt = DTYPES[dtype]
     configs = _configs(dtype)
-    assert configs, "no mma_sync kernels compiled"
+    require_compiled(configs, "mma_sync kernels")
     gen = torch.Generator(device="cuda").manual_seed(0)
     layouts = [("r", "r"), ("r", "c"), ("c", "r"), ("c", "c")]  # kn, kk, mn kernels; cc: copy + kk/mn
     for i, cfg in enumerate(configs):
@@ -103,7 +103,7 @@ def test_every_config_steady_state_loop(dtype):
     compiled operand layouts (kn, kk, mn: no copy)."""
     dt = DTYPES[dtype]
     configs = _configs(dtype)
-    assert configs, "no mma_sync kernels compiled"
+    require_compiled(configs, "mma_sync kernels")
     gen = torch.Generator(device="cuda").manual_seed(3)
     layouts = [("r", "r"), ("r", "c"), ("c", "r")]
     for i, cfg in enumerate(configs):
@@ -124,7 +124,7 @@ def test_every_config_at_the_m_edge_with_stale_shared_memory(dtype):
     a ragged one, both B layouts; the output is checked against the reference and for NaN/inf."""
     dt = DTYPES[dtype]
     configs = _configs(dtype)
-    assert configs, "no mma_sync kernels compiled"
+    require_compiled(configs, "mma_sync kernels")
     gen = torch.Generator(device="cuda").manual_seed(5)
     for i, cfg in enumerate(configs):
         bm, bn, bk, stages = cfg[:4]

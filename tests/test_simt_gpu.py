@@ -12,7 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 import origami_nv  # noqa: E402
-from conftest import fp32_operand as _operand, poison_fp32 as _poison, run_memcheck  # noqa: E402
+from conftest import fp32_operand as _operand, poison_fp32 as _poison, require_compiled, run_memcheck  # noqa: E402
 from origami_nv import _kernels  # noqa: E402
 
 pytestmark = pytest.mark.gpu
@@ -52,7 +52,7 @@ def _run(c, a, b, **extra):
 
 
 def test_simt_kernels_compiled():
-    assert _configs(), "no simt (float32) kernels compiled"
+    require_compiled(_configs(), "simt (float32) kernels")
 
 
 def test_every_config_ragged_exact_and_long_k():

@@ -17,7 +17,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 import origami_nv  # noqa: E402
-from conftest import run_memcheck  # noqa: E402
+from conftest import require_compiled, run_memcheck  # noqa: E402
 from origami_nv import _kernels  # noqa: E402
 
 pytestmark = pytest.mark.gpu
@@ -72,7 +72,7 @@ def test_every_tile_with_split_ragged_sizes(dtype):
     partial k-tile) and a large split that effective_split_k caps, at ragged M, N, K, rotating layouts."""
     dt = DTYPES[dtype]
     tiles = _tiles(dtype)
-    assert tiles, "no kernels compiled"
+    require_compiled(tiles, "kernels")
     gen = torch.Generator(device="cuda").manual_seed(5)
     layouts = [("r", "r"), ("r", "c"), ("c", "r"), ("c", "c")]
     for i, t in enumerate(tiles):
