@@ -7,7 +7,8 @@
 # with ORIGAMI_NV_MULTICAST=2 (a process of its own), their twins; cuBLAS in the same process. Timing: probe_bench.bench
 # (CUDA graphs over rotating cold inputs, median of 15 replays); every output checked against fp32.
 #   for v in 1 2 1 2; do ORIGAMI_NV_MULTICAST=$v python3 benchmarks/results/probes/probe_small_m_twins.py TAG; done
-#   ncu ... python3 benchmarks/results/probes/probe_small_m_twins.py TAG once M,N,K ...   (the pick and cuBLAS, once each)
+#   ncu ... python3 benchmarks/results/probes/probe_small_m_twins.py TAG once M,N,K ...   (the pick and cuBLAS, once each;
+#   ONCE_TILES=64x128,64x80 adds those tiles' explicit launches, their twins under ORIGAMI_NV_MULTICAST=2)
 import os
 import sys
 import torch
@@ -28,9 +29,13 @@ if len(sys.argv) > 2 and sys.argv[2] == "once":
     for spec in sys.argv[3:]:
         M, N, K = (int(v) for v in spec.split(","))
         a, b = torch.randn(M, K, device="cuda").half(), torch.randn(N, K, device="cuda").half().t()
+        once_tiles = [t.split("x") for t in os.environ.get("ONCE_TILES", "").split(",") if t]
+        cfgs = [dict(recs[(int(bm), int(bn), 64, "wgmma")], group_size_m=12, split_k=1) for bm, bn in once_tiles]
         for _ in range(2):
             origami_nv.matmul(a, b)
             torch.matmul(a, b)
+            for cfg in cfgs:
+                origami_nv.matmul(a, b, config=cfg)
         torch.cuda.synchronize()
     sys.exit(0)
 for cls, M, N, K in shapes:
