@@ -5,7 +5,6 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 source benchmarks/results/probes/device_lib.sh
 device_start
 F='origami_wgmma_(64x[0-9]+|128x64|128x112|128x128|128x144|128x256)x64_'
-python3 -m pip install --no-build-isolation --no-deps -q -Cbuild-dir=/tmp/origami_build "-Ccmake.define.ORIGAMI_NV_KERNEL_FILTER=$F" . >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-echo "build $(( $(date +%s) - t0 )) s"
+device_build_filtered "$F"
 for v in 1 2 1 2; do ORIGAMI_NV_MULTICAST=$v python3 benchmarks/results/probes/probe_small_m_twins.py "$gpu-r$v" 2>&1 | tee -a "$OUT/small_m_twins_$gpu.txt" | cut -c1-250; done
 echo "total $(( $(date +%s) - t0 )) s"

@@ -4,9 +4,7 @@ set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 source benchmarks/results/probes/device_lib.sh
 device_start
-python3 -c "from origami_nv.ops import load_op; load_op()" 2>/dev/null || {
-  F='origami_wgmma_(64x[0-9]+|128x64|128x112|128x128|128x144|128x256)x64_'
-  python3 -m pip install --no-build-isolation --no-deps -q -Cbuild-dir=/tmp/origami_build "-Ccmake.define.ORIGAMI_NV_KERNEL_FILTER=$F" . >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }; }
+python3 -c "from origami_nv.ops import load_op; load_op()" 2>/dev/null || device_build_filtered 'origami_wgmma_(64x[0-9]+|128x64|128x112|128x128|128x144|128x256)x64_'
 echo "build $(( $(date +%s) - t0 )) s"
 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
   --metrics dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sector_hit_rate.pct,dram__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum,lts__t_sectors_srcunit_tex_lookup_hit.sum,sm__cycles_active.avg \

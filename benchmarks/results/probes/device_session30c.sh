@@ -9,8 +9,7 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 source benchmarks/results/probes/device_lib.sh
 device_start
 F='origami_wgmma_(64x[0-9]+|128x64|128x112|128x128|128x144|128x256)x64_'
-python3 -m pip install --no-build-isolation --no-deps -q -Cbuild-dir=/tmp/origami_build "-Ccmake.define.ORIGAMI_NV_KERNEL_FILTER=$F" . >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-echo "build $(( $(date +%s) - t0 )) s"
+device_build_filtered "$F"
 python3 -c "
 import origami_nv
 print(sorted({(k['config']['block_m'], k['config']['block_n'], k['config']['stages']) for k in origami_nv.kernels('float16') if k['config']['block_m'] == 64}))"

@@ -7,8 +7,7 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 source benchmarks/results/probes/device_lib.sh
 device_start
 F='origami_wgmma_(64x80|64x128)x64_'
-python3 -m pip install --no-build-isolation --no-deps -q -Cbuild-dir=/tmp/origami_build "-Ccmake.define.ORIGAMI_NV_KERNEL_FILTER=$F" . >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-echo "build $(( $(date +%s) - t0 )) s"
+device_build_filtered "$F"
 M='dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_bytes.sum,l1tex__m_xbar2l1tex_read_bytes.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum,sm__cycles_active.avg,lts__t_sector_hit_rate.pct,smsp__cycles_active.avg'
 for v in 1 2; do
   ORIGAMI_NV_MULTICAST=$v ONCE_TILES=64x128 ncu --clock-control none -k regex:'origami|nvjet' --metrics "$M" \

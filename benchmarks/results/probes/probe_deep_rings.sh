@@ -15,20 +15,4 @@ bash cpp/kernels/wgmma/dev/device_run.sh \
   '_s1[0-6]_' "$SIZES" 'fp16_kk$' 12 > "$OUT/probe_deep_rings.log" 2>&1
 echo "rc=$?"
 grep -E "build:|check rc|FAIL|check:" "$OUT/probe_deep_rings.log" | head
-python3 - "$OUT/probe_deep_rings.log" <<'PY'
-import sys, collections
-rows = collections.OrderedDict()
-for line in open(sys.argv[1]):
-    f = line.split()
-    if len(f) >= 9 and (f[0].startswith("origami_wgmma") or f[0].startswith("cublas")) and f[1].isdigit():
-        key = (int(f[1]), int(f[2]), int(f[3]))
-        name = "cublas" if f[0].startswith("cublas") else f[0].replace("origami_wgmma_", "").replace("_fp16_kk", "")
-        rows.setdefault(key, {})[name] = float(f[5])
-names = []
-for v in rows.values():
-    for n in v:
-        if n not in names: names.append(n)
-print("M,N,K " + " ".join(f"{n.replace('x64_', '_'):>14s}" for n in names))
-for k, v in rows.items():
-    print(f"{k} " + " ".join(f"{v.get(n, float('nan')):14.2f}" for n in names))
-PY
+python3 cpp/kernels/wgmma/dev/summarise.py --times "$OUT/probe_deep_rings.log"   # time (us) per size: cuBLAS, each kernel

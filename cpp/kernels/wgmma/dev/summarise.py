@@ -2,6 +2,9 @@
 """Summarise bench_wgmma output: per size and dtype, cuBLAS vs the best wgmma kernel (optionally only
 kernels matching a regex), and the geometric mean of best/cuBLAS. Regenerates the tables of NOTES.md:
     python3 cpp/kernels/wgmma/dev/summarise.py cpp/kernels/wgmma/dev/results/call3_v3_bench23.txt [REGEX]
+--times: instead, one row per size and dtype with the time (us) of cuBLAS and of every kernel side by side (the
+probes' tables, e.g. benchmarks/results/probes/probe_deep_rings.sh):
+    python3 cpp/kernels/wgmma/dev/summarise.py --times LOG [REGEX]
 """
 import collections
 import math
@@ -39,5 +42,29 @@ def main(path: str, pattern: str = ".") -> None:
         print(f"\n{dt}: geometric mean of best/cuBLAS over {len(rs)} sizes = {g:.3f} (min {min(rs):.3f})")
 
 
+def times(path: str, pattern: str = ".") -> None:
+    rows = collections.OrderedDict()
+    names = []
+    for line in open(path):
+        f = line.split()
+        if len(f) < 9 or not f[0].startswith(("cublas", "origami_wgmma")) or not f[1].isdigit():
+            continue
+        if not f[0].startswith("cublas") and not re.search(pattern, f[0]):
+            continue
+        if not f[0].startswith("cublas") and f[-1] != "ok":
+            raise SystemExit(f"{path}: a timed kernel failed its check: {line.strip()}")
+        dt = "bf16" if "bf16" in f[0] else "fp16"
+        name = "cublas" if f[0].startswith("cublas") else re.sub(r"^origami_wgmma_|_(fp16|bf16)", "", f[0])
+        if name not in names:
+            names.append(name)
+        rows.setdefault((int(f[1]), int(f[2]), int(f[3]), dt), {})[name] = float(f[5])
+    print("M,N,K,dtype " + " ".join(f"{n:>16s}" for n in names))
+    for k, v in rows.items():
+        print(f"{k} " + " ".join(f"{v[n]:16.2f}" if n in v else f"{'-':>16s}" for n in names))
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    if sys.argv[1:2] == ["--times"]:
+        times(*sys.argv[2:])
+    else:
+        main(*sys.argv[1:])
