@@ -3,12 +3,12 @@
 #   device_start           t0, unbuffered Python, the GPU's name printed; sets $name and $gpu (h100 / h200)
 #   device_require GPU     exit 3 unless this is GPU (nvidia-h100 / nvidia-h200): never file one GPU's timings
 #                          under the other's name (the device may lend the other Hopper GPU)
-#   device_ensure_built    the package is built (device_build.sh) unless the op already loads
+#   device_ensure_built    the package is built (device_build.sh) unless the op already loads; the time so far
 #   device_build_filtered REGEX   a quick build of the kernels whose names match REGEX (ORIGAMI_NV_KERNEL_FILTER;
 #                          ~1 min instead of ~4): the op then selects among those only
 #   device_ship_shards     the raw shards under /tmp/rep gzipped into $OUT/shards.tar (bench run --out /tmp/rep);
 #                          here, unpack_shards.sh stores them as committed (.jsonl.xz)
-#   device_prepare GPU     the three above in order, then the time so far
+#   device_prepare GPU     the three above in order
 device_start() {
   t0=$(date +%s)
   export PYTHONUNBUFFERED=1
@@ -26,6 +26,7 @@ device_ensure_built() {
   if ! python3 -c "from origami_nv.ops import load_op; load_op()" >/dev/null 2>&1; then
     bash benchmarks/results/probes/device_build.sh || exit 1
   fi
+  echo "build/check $(( $(date +%s) - t0 )) s"
 }
 
 device_build_filtered() {
@@ -38,7 +39,6 @@ device_prepare() {
   device_start
   device_require "$1"
   device_ensure_built
-  echo "build/check $(( $(date +%s) - t0 )) s"
 }
 
 device_ship_shards() {

@@ -6,7 +6,6 @@ set -uo pipefail
 source benchmarks/results/probes/device_lib.sh
 device_start
 device_ensure_built
-echo "build/check $(( $(date +%s) - t0 )) s"
 python3 benchmarks/e2e_llama.py --presets llama-3.2-1b --batches 1,8 --prefill 512,2048 --modes eager,graph \
   --variants cublas,switch,nn --out "$OUT/e2e_llama_$gpu" --budget-s "$1" > "$OUT/e2e.log" 2>&1
 echo "e2e rc=$? $(( $(date +%s) - t0 )) s"; tail -3 "$OUT/e2e.log"

@@ -8,7 +8,6 @@ source benchmarks/results/probes/device_lib.sh
 tag=$1; shift
 device_start
 device_ensure_built
-echo "build/check $(( $(date +%s) - t0 )) s"
 timeout 150 python3 -m pytest tests/test_split_k_gpu.py tests/test_ops_gpu.py -q -p no:cacheprovider -k "not memcheck" \
   > "$OUT/tests_$gpu.txt" 2>&1
 echo "tests rc=$? $(tail -1 "$OUT/tests_$gpu.txt") $(( $(date +%s) - t0 )) s"

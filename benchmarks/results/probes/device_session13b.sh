@@ -6,7 +6,6 @@ set -uo pipefail
 source benchmarks/results/probes/device_lib.sh
 device_start
 device_ensure_built
-echo "build/check $(( $(date +%s) - t0 )) s"
 python3 benchmarks/vs_cublas.py --sets small-lm --dtypes float16 bfloat16 --rounds 2 \
   --out "$OUT/vs_cublas_small_lm_$gpu" > "$OUT/vs_cublas_small_lm_$gpu.log" 2>&1
 grep -E "shapes  geomean" "$OUT/vs_cublas_small_lm_$gpu.log"

@@ -7,7 +7,6 @@ source benchmarks/results/probes/device_lib.sh
 deadline=$1; tag=$2; sets=$3; dtypes=$4; rounds=${5:-2}
 device_start
 device_ensure_built
-echo "build/check $(( $(date +%s) - t0 )) s"
 left=$(( deadline - ($(date +%s) - t0) - 20 ))
 timeout "$left" python3 benchmarks/vs_cublas.py --sets $sets --dtypes $dtypes --rounds "$rounds" \
   --out "$OUT/vs_${gpu}_${tag}" 2>&1 | grep -v Warning

@@ -8,7 +8,6 @@ source benchmarks/results/probes/device_lib.sh
 deadline=$1; suite=$2; share=$3; vs_sets=${4:-}; vs_dtypes=${5:-float16}
 device_start
 device_ensure_built
-echo "build/check $(( $(date +%s) - t0 )) s"
 target=nvidia-$gpu
 left=$(( deadline - ($(date +%s) - t0) - 45 ))
 [ "$share" -lt "$left" ] && left=$share

@@ -6,7 +6,6 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 source benchmarks/results/probes/device_lib.sh
 device_start
 device_ensure_built
-echo "build $(( $(date +%s) - t0 )) s"
 P=benchmarks/results/probes/probe_split_consumers.py
 python3 $P --rounds 2 --out "$OUT/split_consumers.jsonl" > "$OUT/split_consumers.txt" 2>&1; tail -45 "$OUT/split_consumers.txt"
 ORIGAMI_NV_CLUSTER_SPLIT=0 python3 $P --rounds 2 --out "$OUT/split_consumers_nocluster.jsonl" > "$OUT/split_consumers_nocluster.txt" 2>&1

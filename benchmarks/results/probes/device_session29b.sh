@@ -6,7 +6,6 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 source benchmarks/results/probes/device_lib.sh
 device_start
 device_ensure_built
-echo "build $(( $(date +%s) - t0 )) s"
 P=benchmarks/results/probes/probe_small_odd.py
 for v in 1 2 1 2; do ORIGAMI_NV_MULTICAST=$v python3 $P r$v 2>&1 | tee -a "$OUT/small_odd.txt" | cut -c1-260; done
 ncu --clock-control none --section SpeedOfLight --section LaunchStats python3 $P ncu once > "$OUT/ncu_small_odd.txt" 2>&1

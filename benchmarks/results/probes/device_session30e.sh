@@ -6,7 +6,6 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 source benchmarks/results/probes/device_lib.sh
 device_start
 device_ensure_built
-echo "build $(( $(date +%s) - t0 )) s"
 left=$(( ${DEADLINE:-570} - ($(date +%s) - t0) ))
 timeout -s INT "$left" python3 -m pytest tests -q -p no:cacheprovider -rfE --durations=12 > "$OUT/tests.log" 2>&1
 echo "pytest rc=$?"
