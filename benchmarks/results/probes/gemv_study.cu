@@ -75,6 +75,33 @@ __device__ __forceinline__ uint4 warp_window(const std::uint16_t* row, long long
 
 constexpr int kWarps = 8;
 
+// acc += the dot product of 8 elements of a and of b (fp32 FMAs, element order 0..7).
+template <typename T>
+__device__ __forceinline__ void dot8_acc(const uint4 a, const uint4 b, float& acc) {
+  const unsigned aw[4] = {a.x, a.y, a.z, a.w}, bw[4] = {b.x, b.y, b.z, b.w};
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    const float2 fa = to_f2<T>(aw[q]), fb = to_f2<T>(bw[q]);
+    acc = fmaf(fa.x, fb.x, acc);
+    acc = fmaf(fa.y, fb.y, acc);
+  }
+}
+
+// The nt kernels' end: each lane's partial dot products summed across the warp (fixed butterfly order), lane 0 stores.
+template <typename T, int MR, int NR>
+__device__ __forceinline__ void store_warp_sums(float (&acc)[MR][NR], T* C, int M, int N, long long n0, long long ldc,
+                                                int lane) {
+#pragma unroll
+  for (int m = 0; m < MR; ++m)
+#pragma unroll
+    for (int r = 0; r < NR; ++r) {
+      float v = acc[m][r];
+#pragma unroll
+      for (int s = 16; s > 0; s >>= 1) v += __shfl_xor_sync(0xffffffffu, v, s);
+      if (lane == 0 && m < M && n0 + r < N) C[m * ldc + n0 + r] = from_f<T>(v);
+    }
+}
+
 // ---- nt: W[n][k] -------------------------------------------------------------------------------------------
 // v2, "direct" (nr > 0 in gemv(); the first form, gemv_nt_staged below, staged A's rows in shared memory per 2048-element chunk; each chunk cost the warps a round trip
 // before their loads: 1.1-2.8 TB/s on the H200, probe_gemv_study_v1_h200.txt): A's windows are read like W's, from
@@ -110,28 +137,11 @@ __global__ void __launch_bounds__(kWarps * 32) gemv_nt(const T* __restrict__ A, 
     for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
       for (int m = 0; m < MR; ++m) {
-        const unsigned aw[4] = {a[u][m].x, a[u][m].y, a[u][m].z, a[u][m].w};
 #pragma unroll
-        for (int r = 0; r < NR; ++r) {
-          const unsigned bw[4] = {b[u][r].x, b[u][r].y, b[u][r].z, b[u][r].w};
-#pragma unroll
-          for (int q = 0; q < 4; ++q) {
-            const float2 fa = to_f2<T>(aw[q]), fb = to_f2<T>(bw[q]);
-            acc[m][r] = fmaf(fa.x, fb.x, acc[m][r]);
-            acc[m][r] = fmaf(fa.y, fb.y, acc[m][r]);
-          }
-        }
+        for (int r = 0; r < NR; ++r) dot8_acc<T>(a[u][m], b[u][r], acc[m][r]);
       }
   }
-#pragma unroll
-  for (int m = 0; m < MR; ++m)
-#pragma unroll
-    for (int r = 0; r < NR; ++r) {
-      float v = acc[m][r];
-#pragma unroll
-      for (int s = 16; s > 0; s >>= 1) v += __shfl_xor_sync(0xffffffffu, v, s);
-      if (lane == 0 && m < M && n0 + r < N) C[m * ldc + n0 + r] = from_f<T>(v);
-    }
+  store_warp_sums<T, MR, NR>(acc, C, M, N, n0, ldc, lane);
 }
 
 // v1, "staged" (nr < 0 in gemv()): A's rows staged into shared memory once per 2048-element chunk, realigned, and read
@@ -176,31 +186,14 @@ __global__ void __launch_bounds__(kWarps * 32) gemv_nt_staged(const T* __restric
 #pragma unroll
         for (int m = 0; m < MR; ++m) {
           const uint4 av = a_s[m][(k + 256 * u) / 8 + lane];
-          const unsigned aw[4] = {av.x, av.y, av.z, av.w};
 #pragma unroll
-          for (int r = 0; r < NR; ++r) {
-            const unsigned bw[4] = {b[u][r].x, b[u][r].y, b[u][r].z, b[u][r].w};
-#pragma unroll
-            for (int q = 0; q < 4; ++q) {
-              const float2 fa = to_f2<T>(aw[q]), fb = to_f2<T>(bw[q]);
-              acc[m][r] = fmaf(fa.x, fb.x, acc[m][r]);
-              acc[m][r] = fmaf(fa.y, fb.y, acc[m][r]);
-            }
-          }
+          for (int r = 0; r < NR; ++r) dot8_acc<T>(av, b[u][r], acc[m][r]);
         }
       }
     }
   }
   if (n0 >= N) return;
-#pragma unroll
-  for (int m = 0; m < MR; ++m)
-#pragma unroll
-    for (int r = 0; r < NR; ++r) {
-      float v = acc[m][r];
-#pragma unroll
-      for (int s = 16; s > 0; s >>= 1) v += __shfl_xor_sync(0xffffffffu, v, s);
-      if (lane == 0 && m < M && n0 + r < N) C[m * ldc + n0 + r] = from_f<T>(v);
-    }
+  store_warp_sums<T, MR, NR>(acc, C, M, N, n0, ldc, lane);
 }
 
 // ---- nn: B[k][n] -------------------------------------------------------------------------------------------

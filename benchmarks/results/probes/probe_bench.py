@@ -35,3 +35,17 @@ def time_kernels(sets, ref, want, recs, fmt):
         assert err < 2e-3, (key, err)
         cells.append(fmt(key, bench(lambda a, b: origami_nv.matmul(a, b, config=cfg), sets)))
     return cells
+
+
+def cold_sets(M, N, K, layout="nt", dtype=torch.float16, total=120e6, cap=64):
+    """Rotating input sets (a, b) of one GEMM totalling more than `total` bytes (2x the L2 or more: every replay of a
+    graph over them reads its operands from DRAM), at least 2 and at most `cap`; layout "nt" gives b = W.t() (W N x K,
+    nn.Linear's weight), "nn" a row-major K x N b. Returns (sets, fp32 reference of the first set's product)."""
+    nb = min(cap, max(2, int(total // ((M * K + N * K + M * N) * 2)) + 1))
+
+    def operands():
+        a = torch.randn(M, K, device="cuda").to(dtype)
+        b = torch.randn(N, K, device="cuda").to(dtype).t() if layout == "nt" else torch.randn(K, N, device="cuda").to(dtype)
+        return a, b
+    sets = [operands() for _ in range(nb)]
+    return sets, sets[0][0].float() @ sets[0][1].float()

@@ -15,7 +15,7 @@ from torch.utils.cpp_extension import load
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, HERE)
-from probe_bench import bench  # noqa: E402
+from probe_bench import bench, cold_sets  # noqa: E402
 
 tag = sys.argv[1] if len(sys.argv) > 1 else "gpu"
 ext = load(name="gemv_study_ext", sources=[os.path.join(HERE, "gemv_study.cu")],
@@ -34,15 +34,7 @@ NT_VARIANTS = [(1, 4), (1, 8), (1, 16), (2, 4), (2, 8), (-1, 4), (-2, 2), (-2, 4
 NN_VARIANTS = [(u, s) for u in (2, 4, 8, 16) for s in (1, 4, 8, 16, 32)]
 for M, N, K, layout, dt in SHAPES:
     dtype = getattr(torch, dt)
-    per_set = (M * K + N * K + M * N) * 2
-    nb = min(64, max(2, int(2 * L2 // per_set) + 1))
-
-    def operands():
-        a = torch.randn(M, K, device="cuda").to(dtype)
-        b = torch.randn(N, K, device="cuda").to(dtype).t() if layout == "nt" else torch.randn(K, N, device="cuda").to(dtype)
-        return a, b
-    sets = [operands() for _ in range(nb)]
-    ref = sets[0][0].float() @ sets[0][1].float()
+    sets, ref = cold_sets(M, N, K, layout, dtype, total=2 * L2)
     tol = 2e-3 if dt == "float16" else 1e-2
     ws = torch.empty(32 * M * N, device="cuda", dtype=torch.float32)
     cells, best = [], None

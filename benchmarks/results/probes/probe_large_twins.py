@@ -15,7 +15,7 @@ import torch
 import origami_nv
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from probe_bench import bench, compiled_configs  # noqa: E402
+from probe_bench import bench, cold_sets, compiled_configs  # noqa: E402
 tag = sys.argv[1] if len(sys.argv) > 1 else "gpu"
 mode = os.environ.get("ORIGAMI_NV_MULTICAST", "1")
 recs = compiled_configs()
@@ -29,13 +29,7 @@ tiles = ((128, 256), (128, 192), (128, 128))
 GROUP = int(os.environ.get("PROBE_GROUP_SIZE_M", "12"))  # the explicit launches' GROUP_SIZE_M (tile rows; the twins
 # walk GROUP / 2 cluster rows, the same footprint); the pick takes its own phase-2 value
 for cls, M, N, K, layout in shapes:
-    nb = max(2, int(2 * 60e6 // ((M * K + N * K + M * N) * 2)) + 1)
-    def operands():
-        a = torch.randn(M, K, device="cuda").half()
-        b = torch.randn(N, K, device="cuda").half().t() if layout == "nt" else torch.randn(K, N, device="cuda").half()
-        return a, b
-    sets = [operands() for _ in range(min(nb, 64))]
-    ref = sets[0][0].float() @ sets[0][1].float()
+    sets, ref = cold_sets(M, N, K, layout)  # > 120 MB of rotating inputs
     fns = [("pick", None)] + [(f"{bm}x{bn}", (bm, bn)) for bm, bn in tiles]
     cells = []
     for name, key in fns:
