@@ -8,13 +8,10 @@ import torch
 import origami_nv
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from probe_bench import bench  # noqa: E402
+from probe_bench import bench, cold_sets  # noqa: E402
 tag = sys.argv[1] if len(sys.argv) > 1 else "gpu"
 for M, N, K in [(8192, 8192, 8192), (3072, 9216, 3072), (6144, 6144, 2048)]:
-    nb = max(2, int(2 * 60e6 // ((M * K + N * K + M * N) * 2)) + 1)
-    sets = [(torch.randn(M, K, device="cuda").half(), torch.randn(N, K, device="cuda").half().t())
-            for _ in range(min(nb, 64))]
-    ref = sets[0][0].float() @ sets[0][1].float()
+    sets, ref = cold_sets(M, N, K, "nt")  # > 120 MB of rotating inputs
     sel = origami_nv.select(M, N, K, "float16", layout="nt")
     base = sel.to_dict()
     print(tag, M, N, K, "select", sel, base, flush=True)
