@@ -45,18 +45,25 @@ def test_records_are_sane():
         assert r["threads"] == 32 * c["warps"]
         assert 16 <= r["registers_per_thread"] <= 255
         assert r["spill_store_bytes"] >= 0 and r["spill_load_bytes"] >= 0 and r["local_bytes"] >= 0
-        assert r["smem_bytes"] >= c["stages"] * (c["block_m"] + c["block_n"]) * c["block_k"] * 2
+        eb = 4 if r["dtype"] == "tfloat32" else 2
+        assert r["smem_bytes"] >= c["stages"] * (c["block_m"] + c["block_n"]) * c["block_k"] * eb
         assert r["smem_bytes"] <= 232448
         assert re.fullmatch(r"sm_\d+a?", r["arch"]) and r["source"] == "ptxas"
         assert r["name"].startswith(f"origami_mma_sync_{c['block_m']}x{c['block_n']}x{c['block_k']}_s{c['stages']}")
-    # three operand layouts (KN, KK, MN; MK is served by a copy) and both dtypes per config
+    # three operand layouts (KN, KK, MN; MK is served by a copy) and both 16-bit dtypes per config; the tfloat32
+    # kernels of families/mma_sync.py TF32_TILES K-contiguous only (no ldmatrix.trans for 32-bit elements)
+    _, fam = _family_module()
     per = {}
     for r in recs:
         c = r["config"]
         per.setdefault((c["block_m"], c["block_n"], c["block_k"]), set()).add(
             (r["dtype"], r["a_k_contiguous"], r["b_k_contiguous"]))
-    assert all(v == {(d, a, b) for d in ("float16", "bfloat16") for a, b in ((True, False), (True, True),
-                                                                         (False, False))} for v in per.values())
+    sixteen = {(d, a, b) for d in ("float16", "bfloat16") for a, b in ((True, False), (True, True), (False, False))}
+    for (bm, bn, bk), v in per.items():
+        tf32 = (bm, bn) in fam.TF32_TILES and bk == fam.TF32_BLOCK_K
+        assert v == sixteen | ({("tfloat32", True, True)} if tf32 else set()), (bm, bn, bk)
+    tf32_recs = [r for r in recs if r["dtype"] == "tfloat32"]
+    assert all(r["alignment_elems"] == 4 and r["name"].endswith("_tf32_kk") for r in tf32_recs)
 
 
 def test_compiled_kernel_resources_worst_over_layouts():

@@ -293,3 +293,34 @@ def test_tf32_select_explain_and_cli():
     out = subprocess.run([sys.executable, "-m", "origami_nv", "explain", "1024", "1024", "1024", "--dtype", "tfloat32"],
                          capture_output=True, text=True, check=True).stdout
     assert "tfloat32" in out and "wgmma" in out
+
+
+def test_mma_sync_tf32_generator_committed_table_and_selection():
+    """families/mma_sync.py: one tfloat32 kernel per TF32_TILES tile at BLOCK_K 32, K-contiguous A and B, 16-byte
+    (4-element) alignment, shared memory from 4-byte elements and its kernel instantiated with BLOCK_K in 16-bit units
+    (64: the header's TF32 paragraph); the committed sm_90 table lists exactly those. The model: on an sm_8x row (no
+    wgmma) a TF32 GEMM picks them; on the H100 the wgmma tf32 tiles cover them (mma_sync_dominated_by_wgmma)."""
+    import json
+    import os
+    from conftest import REPO as repo, kernel_family
+    gen, fam = kernel_family("mma_sync")
+    specs, _ = fam.specializations(gen.parse_config_space(os.path.join(repo, "cpp", "model", "config_space.def")))
+    tf32 = [k for s in specs for k in s["kernels"] if k["dtype"] == "tfloat32"]
+    assert sorted((k["block_m"], k["block_n"]) for k in tf32) == sorted(fam.TF32_TILES)
+    for k in tf32:
+        bm, bn = k["block_m"], k["block_n"]
+        assert k["block_k"] == fam.TF32_BLOCK_K == 32 and k["a_k_contiguous"] and k["b_k_contiguous"]
+        assert k["alignment_elems"] == 4 and not k["realign"] and k["name"].endswith("_tf32_kk")
+        assert k["smem_bytes"] == max(k["stages"] * (bm + bn) * 32 * 4, bm * (bn + 8) * 4) <= fam.SMEM_OPTIN_BYTES
+        assert f"Kernel<float, {bm}, {bn}, 64, {k['stages']}," in fam.tu_text({"kernels": [k]})
+    table = json.load(open(os.path.join(repo, "reports", "kernel_resources_sm90.json")))["kernels"]
+    committed = {r["name"]: r["smem_bytes"] for r in table if r["family"] == "mma_sync" and r["dtype"] == "tfloat32"}
+    assert committed == {k["name"]: k["smem_bytes"] for k in tf32}
+    # their rate: half the 16-bit mma.sync rate (k8 tf32 vs k16 atoms; not calibrated), on every row
+    for row in (H100, "RTX_3090"):
+        hw = _core.resolve_hardware(None, row, "")
+        assert hw.tier("mma_sync_tf32_flops_per_cycle") == "default"
+        assert hw.get("mma_sync_tf32_flops_per_cycle") == pytest.approx(0.5 * hw.get("mma_sync_flops_per_cycle"))
+    for M, N, K in [(4096, 4096, 4096), (128, 4096, 4096), (7, 8192, 2048)]:
+        assert origami_nv.select(M, N, K, dtype="tfloat32", gpu="RTX_3090", layout="nt").family == "mma_sync"
+        assert origami_nv.select(M, N, K, dtype="tfloat32", gpu=H100, layout="nt").family == "wgmma"

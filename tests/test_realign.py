@@ -84,7 +84,11 @@ def test_generator_realign_kernels_mirror_their_aligned_twin(generated):
 def test_every_non_realign_kernel_keeps_its_name_and_alignment(generated):
     _, fam, specs = generated
     al = [k for k in _kernels_of(specs) if not k["realign"]]
-    assert len(al) == 732 and all(k["alignment_elems"] == 8 and not k["name"].endswith("_ra") for k in al)
+    sixteen = [k for k in al if k["dtype"] != "tfloat32"]
+    assert len(sixteen) == 732 and all(k["alignment_elems"] == 8 and not k["name"].endswith("_ra") for k in sixteen)
+    # the 5 mma.sync tf32 kernels (families/mma_sync.py TF32_TILES): 16 bytes = 4 fp32
+    tf32 = [k for k in al if k["dtype"] == "tfloat32"]
+    assert len(tf32) == len(fam.TF32_TILES) and all(k["alignment_elems"] == 4 for k in tf32)
 
 
 def test_generate_registers_and_lists_realign(tmp_path):

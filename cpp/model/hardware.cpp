@@ -55,6 +55,7 @@ const std::vector<HardwareKeyInfo>& hardware_key_info() {
       {"mma_sync_flops_per_cycle", "flop/SM-cycle", "dense fp16 mma.sync throughput per SM", false, false},
       {"wgmma_flops_per_cycle", "flop/SM-cycle", "dense fp16 wgmma throughput per SM", false, false},
       {"wgmma_tf32_flops_per_cycle", "flop/SM-cycle", "dense tf32 wgmma throughput per SM (fp32 storage)", false, false},
+      {"mma_sync_tf32_flops_per_cycle", "flop/SM-cycle", "dense tf32 mma.sync throughput per SM (fp32 storage)", false, false},
       {"fp32_flops_per_cycle", "flop/SM-cycle", "FP32 FMA throughput per SM (2 flops per FMA)", false, false},
       {"smem_bytes_per_cycle", "bytes/SM-cycle", "shared-memory bandwidth per SM, conflict-free accesses", false, false},
       // Thread-block clusters of S CTAs resident at once at one CTA per SM (cudaOccupancyMaxActiveClusters on a
@@ -304,6 +305,11 @@ void fill_little_law(HardwareParams& hw) {
   if (!have("wgmma_tf32_flops_per_cycle") && have("wgmma_flops_per_cycle"))
     set(hw, "wgmma_tf32_flops_per_cycle", 0.5 * hw.get("wgmma_flops_per_cycle"), Tier::Default,
         "half of wgmma_flops_per_cycle (k8 tf32 vs k16 16-bit per instruction: H100 datasheet 495 vs 989 TFLOP/s)");
+  // mma.sync m16n8k8.tf32 likewise covers the 32 bytes of K of one m16n8k16 at its issue rate: half the flops (A100
+  // whitepaper: 156 dense TF32 vs 312 fp16 TFLOP/s). Not calibrated (no mma.sync tf32 microbenchmark yet).
+  if (!have("mma_sync_tf32_flops_per_cycle") && have("mma_sync_flops_per_cycle"))
+    set(hw, "mma_sync_tf32_flops_per_cycle", 0.5 * hw.get("mma_sync_flops_per_cycle"), Tier::Default,
+        "half of mma_sync_flops_per_cycle (k8 tf32 vs k16 16-bit per instruction: A100 whitepaper 156 vs 312 TFLOP/s)");
   // A row without the cluster capacity: none (the model then prices every split with the reduction kernel).
   for (int size = 2; size <= kMaxClusterSlices; ++size) {
     const std::string key = "resident_clusters_" + std::to_string(size);

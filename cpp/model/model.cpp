@@ -40,6 +40,7 @@ ModelHardware::ModelHardware(const HardwareParams& hw)
       warp_allocation_granularity(hw.get("warp_allocation_granularity")),
       wgmma_flops_per_cycle(hw.get("wgmma_flops_per_cycle")),
       wgmma_tf32_flops_per_cycle(hw.get("wgmma_tf32_flops_per_cycle")),
+      mma_sync_tf32_flops_per_cycle(hw.get("mma_sync_tf32_flops_per_cycle")),
       fp32_flops_per_cycle(hw.get("fp32_flops_per_cycle")),
       smem_bytes_per_cycle(hw.get("smem_bytes_per_cycle")) {
   for (int size = 2; size <= kMaxClusterSlices; ++size) {
@@ -94,6 +95,7 @@ double dram_bw_fraction(const ModelHardware& hw, const ModelOptions& o, double a
 double family_flops_per_cycle(const ModelHardware& hw, const NvModelConstants& nv, Family f, DType t) {
   if (f == Family::Wgmma && t == DType::TFloat32) return hw.wgmma_tf32_flops_per_cycle * nv.wgmma_issue_efficiency;
   if (f == Family::Wgmma) return hw.wgmma_flops_per_cycle * nv.wgmma_issue_efficiency;
+  if (t == DType::TFloat32) return hw.mma_sync_tf32_flops_per_cycle * nv.mma_sync_issue_efficiency;
   return hw.mma_sync_flops_per_cycle * nv.mma_sync_issue_efficiency;
 }
 

@@ -703,6 +703,7 @@ struct ModelHardware {
   double warp_allocation_granularity = 0;
   double wgmma_flops_per_cycle = 0;
   double wgmma_tf32_flops_per_cycle = 0;
+  double mma_sync_tf32_flops_per_cycle = 0;
   double fp32_flops_per_cycle = 0;
   double smem_bytes_per_cycle = 0;
   ClusterSlots cluster_slots;  // resident_clusters_S (0 where the row has none: no cluster reduction priced)

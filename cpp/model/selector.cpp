@@ -84,12 +84,14 @@ PerDtype abstract_nv_space(DType dt, const ModelHardware& hw, const ModelOptions
     for (int bn : space_block_n())
       for (int bk : space_block_k()) {
         // fp32 runs on the CUDA cores (the simt family); 16-bit types on the tensor cores (mma.sync stands for both
-        // tensor-core families here); TF32 only on wgmma, whose stage row is 128 bytes (BLOCK_K 32 of fp32) and
-        // whose warpgroup owns 64 rows.
+        // tensor-core families here); TF32 as the wgmma tf32 tiles (the sm_90 kernels; the mma.sync tf32 kernels of
+        // sm_8x are compiled ones only), whose stage row is 128 bytes (BLOCK_K 32 of fp32) and whose warpgroup owns
+        // 64 rows.
         const Family fam = dt == DType::Float32 ? Family::Simt : dt == DType::TFloat32 ? Family::Wgmma : Family::MmaSync;
         TileConfig c{bm, bn, bk, 1, o.abstract_stages, o.abstract_warps, fam};
         if (dt == DType::TFloat32 && (bk != 32 || bm < 64)) {
-          out.excluded.push_back({c, "tfloat32 runs on wgmma only: BLOCK_K is one 128-byte swizzle row (32), BLOCK_M >= 64"});
+          out.excluded.push_back({c, "tfloat32 (abstract space: the wgmma tf32 tiles): BLOCK_K is one 128-byte swizzle row (32), "
+                                     "BLOCK_M >= 64"});
           continue;
         }
         KernelResources kr;

@@ -69,7 +69,8 @@ int smem_optin_bytes(int dev) {
   return v;
 }
 
-// Does some TF32 kernel run on `dev`? (the wgmma tf32 kernels: sm_90 only). Asked once per device.
+// Does some TF32 kernel run on `dev`? (the wgmma tf32 kernels on sm_90, the mma.sync tf32 kernels from sm_80 on).
+// Asked once per device.
 bool tf32_kernels_on(int dev) {
   static std::atomic<signed char> known[64];  // 0 unknown, 1 yes, -1 no
   std::atomic<signed char>& k = known[dev & 63];
@@ -84,8 +85,8 @@ bool tf32_kernels_on(int dev) {
   return v > 0;
 }
 
-// The math the op runs for a tensor dtype on `dev`: float32 becomes TFloat32 (the wgmma tf32 kernels) where torch
-// allows TF32 and the device has them; elsewhere (before sm_90) exact fp32 on the CUDA cores, which TF32 permits.
+// The math the op runs for a tensor dtype on `dev`: float32 becomes TFloat32 (the tf32 kernels) where torch allows
+// TF32 and the device has them; elsewhere (before sm_80) exact fp32 on the CUDA cores, which TF32 permits.
 DType to_dtype(at::ScalarType t, int dev) {
   if (t == at::kHalf) return DType::Float16;
   if (t == at::kBFloat16) return DType::BFloat16;

@@ -183,8 +183,10 @@ class Explanation:
         c = self.config
         M, N, K = self.problem
         hv = self._hv
-        rate_key = ("wgmma_tf32_flops_per_cycle" if c.family == "wgmma" and self.dtype == "tfloat32"
-                    else "wgmma_flops_per_cycle" if c.family == "wgmma" else "mma_sync_flops_per_cycle")
+        tf32 = self.dtype == "tfloat32"
+        rate_key = ("wgmma_tf32_flops_per_cycle" if c.family == "wgmma" and tf32
+                    else "wgmma_flops_per_cycle" if c.family == "wgmma"
+                    else "mma_sync_tf32_flops_per_cycle" if tf32 else "mma_sync_flops_per_cycle")
         L = []
         which = "estimated resources of the abstract space" if self.selection["abstract_space"] else "real resources"
         L.append(f"[Algorithm 4] Occupancy ({which}; CUDA occupancy calculator rules)")

@@ -170,8 +170,9 @@ def matmul(a, b, *, bias=None, config=None):
     cuBLAS reads it (tf32_allowed()):
       "highest" (torch's default): exact fp32 on the CUDA cores (the simt family: FFMA);
       "high"/"medium", torch.backends.cuda.matmul.allow_tf32 = True or fp32_precision = "tf32": TF32 tensor
-      cores (the wgmma tf32 kernels, sm_90: operands rounded to 10 mantissa bits, fp32 accumulation, fp32 out),
-      as cuBLAS does; on a GPU without them (before sm_90) exact fp32 on the CUDA cores, which TF32 permits.
+      cores (the wgmma tf32 kernels on sm_90, the mma.sync tf32 kernels from sm_80 on: operands rounded to 10
+      mantissa bits, fp32 accumulation, fp32 out), as cuBLAS does; on a GPU without them (before sm_80, or a build
+      that filtered them out) exact fp32 on the CUDA cores, which TF32 permits.
       Those kernels read x @ w.t() (A and B K-major) and, on the tiles that have a swapped kernel (C^T = B^T A^T
       with B^T from registers), a @ b (B row-major) in place; other layouts are copied into one of those first.
     CPU tensors are computed exactly in either case (as torch's CPU matmul is).

@@ -1,4 +1,4 @@
-"""The mma.sync family (sm_80+): cp.async + ldmatrix + mma.sync.m16n8k16, one specialisation per tile.
+"""The mma.sync family (sm_80+): cp.async + ldmatrix + mma.sync.m16n8k16 (m16n8k8.tf32), one specialisation per tile.
 
 A family module tells cpp/kernels/generate.py three things:
   specializations(space)  -> (list of TU specs, list of (tile, reason) exclusions)
@@ -8,7 +8,14 @@ plus NVCC_FLAGS (extra flags for its TUs) and MIN_CC.
 
 What is compiled per tile (BLOCK_M, BLOCK_N, BLOCK_K from cpp/model/config_space.def):
 
-* dtypes: float16 and bfloat16.
+* dtypes: float16 and bfloat16; and tfloat32 (fp32 storage, TF32 math, fp32 C) for the tiles TF32_TILES at
+  BLOCK_K = TF32_BLOCK_K, K-contiguous A and B only (the kernel header's TF32 paragraph: a fp32 row is copied and
+  loaded as a 16-bit row twice as long; no ldmatrix.trans for 32-bit elements, so the op copies an M- or
+  N-contiguous operand first, as for the wgmma tf32 kernels). These are the TF32 tensor-core kernels of GPUs
+  before sm_90, where the wgmma family does not run; on sm_90 the wgmma tf32 tiles cover them
+  (ModelOptions::mma_sync_dominated_by_wgmma: every TF32 tile here has a multiple of 64 rows). Why these tiles:
+  the 64- to 256-row tiles of the 16-bit list at the one depth whose stage row is 128 bytes (32 fp32, the 16-bit
+  kernels' 64: the same swizzle and copy), one kernel per tile (the CI compile budget).
 * operand layouts: three of the four (A K- or M-contiguous) x (B K- or N-contiguous), the ones a
   forward and backward pass of torch code produce: x @ w (KN, both row-major), x @ w.t() (KK, nn.Linear
   forward and dX = dY @ W), x.t() @ g (MN, the weight gradient dW = X^T dY). The fourth, A and B both
@@ -93,24 +100,28 @@ REALIGN_SUFFIX = "_ra"
 
 DTYPES = [("float16", "fp16", "__half", "origami::DType::Float16"),
           ("bfloat16", "bf16", "__nv_bfloat16", "origami::DType::BFloat16")]
+TF32_DTYPE = ("tfloat32", "tf32", "float", "origami::DType::TFloat32")
+TF32_TILES = [(64, 64), (64, 128), (128, 64), (128, 128), (128, 256)]
+TF32_BLOCK_K = 32
+TF32_ALIGNMENT_ELEMS = 4  # 16-byte cp.async chunks of 4-byte elements
 # (A K-contiguous, B K-contiguous, suffix): suffix letters name the contiguous dimension of A and B.
 LAYOUTS = [(True, False, "kn"), (True, True, "kk"), (False, False, "mn")]  # "mk": a copy, see above
 
 
 def elem_bytes(dtype: str) -> int:
-    return 2
+    return 4 if dtype == TF32_DTYPE[0] else 2
 
 
-def pipeline_bytes(bm: int, bn: int, bk: int, stages: int) -> int:
-    return stages * (bm + bn) * bk * 2
+def pipeline_bytes(bm: int, bn: int, bk: int, stages: int, eb: int = 2) -> int:
+    return stages * (bm + bn) * bk * eb
 
 
-def epilogue_bytes(bm: int, bn: int) -> int:
-    return bm * (bn + 8) * 2  # fp32 -> 16-bit tile staged with a 16-byte row pad
+def epilogue_bytes(bm: int, bn: int, eb: int = 2) -> int:
+    return bm * (bn + 8) * eb  # the C tile staged with an 8-element row pad (16 bytes; 32 for fp32)
 
 
-def smem_bytes(bm: int, bn: int, bk: int, stages: int) -> int:
-    return max(pipeline_bytes(bm, bn, bk, stages), epilogue_bytes(bm, bn))
+def smem_bytes(bm: int, bn: int, bk: int, stages: int, eb: int = 2) -> int:
+    return max(pipeline_bytes(bm, bn, bk, stages, eb), epilogue_bytes(bm, bn, eb))
 
 
 def warp_layout(bm: int, bn: int, warps: int):
@@ -139,10 +150,10 @@ def choose_warps(bm: int, bn: int):
     return None
 
 
-def choose_stages(bm: int, bn: int, bk: int):
-    stage = (bm + bn) * bk * 2
+def choose_stages(bm: int, bn: int, bk: int, eb: int = 2):
+    stage = (bm + bn) * bk * eb
     stages = max(MIN_STAGES, min(MAX_STAGES, 1 + math.ceil(IN_FLIGHT_BYTES / stage)))
-    while stages >= 2 and smem_bytes(bm, bn, bk, stages) > SMEM_OPTIN_BYTES:
+    while stages >= 2 and smem_bytes(bm, bn, bk, stages, eb) > SMEM_OPTIN_BYTES:
         stages -= 1
     return stages if stages >= 2 else None
 
@@ -228,20 +239,12 @@ def specializations(space: dict):
                     excluded.append((tile, "no warp layout with 16x16-multiple warp tiles"))
                     continue
                 warps, (wm, wn) = w
-                stages = choose_stages(bm, bn, bk)
-                if stages is None:
+                plan = stage_plan(bm, bn, bk, warps, wm, wn)
+                if plan is None:
                     excluded.append((tile, f"shared memory {smem_bytes(bm, bn, bk, 2)} B with 2 stages > "
                                            f"{SMEM_OPTIN_BYTES} B opt-in"))
                     continue
-                smem = smem_bytes(bm, bn, bk, stages)
-                min_blocks, double_frags = residency(bm, bn, bk, warps, wm, wn, smem)
-                if stages > MIN_STAGES - 1 and min_blocks == 1:
-                    # A stage that costs the second CTA per SM is not worth it (measured: 64x64x128
-                    # with 4 stages, 128 KB, one CTA/SM: 138 TFLOP/s at 1024^3; with 3, two: 187).
-                    smem_less = smem_bytes(bm, bn, bk, stages - 1)
-                    if residency(bm, bn, bk, warps, wm, wn, smem_less)[0] == 2:
-                        stages, smem = stages - 1, smem_less
-                        min_blocks, double_frags = residency(bm, bn, bk, warps, wm, wn, smem)
+                stages, smem, min_blocks, double_frags = plan
                 kernels = []
                 # The aligned kernels first, then the realigning ones: generation order is the registry's
                 # order, and the op's plan keeps the first variant on a tie (it also prefers aligned ones
@@ -259,15 +262,51 @@ def specializations(space: dict):
                                 alignment_elems=REALIGN_ALIGNMENT_ELEMS if realign else ALIGNMENT_ELEMS,
                                 min_cc=MIN_CC, min_blocks_per_sm=min_blocks, double_frags=double_frags,
                                 realign=realign, launcher=f"launch_{name}"))
+                if (bm, bn) in TF32_TILES and bk == TF32_BLOCK_K:
+                    kernels.append(tf32_kernel(bm, bn, bk, warps, wm, wn))
                 specs.append(dict(name=f"mma_sync_{bm}x{bn}x{bk}", family=FAMILY, kernels=kernels,
                                   nvcc_flags=NVCC_FLAGS))
     return specs, excluded
 
 
+def stage_plan(bm: int, bn: int, bk: int, warps: int, wm: int, wn: int, eb: int = 2):
+    """(stages, smem bytes, min CTAs per SM, double fragment buffers) of a tile, or None if 2 stages do not fit.
+    The residency rule counts BLOCK_K in the kernel's 16-bit units (a fp32 k-tile of bk moves 2 * bk of them)."""
+    bk_units = bk * eb // 2
+    stages = choose_stages(bm, bn, bk, eb)
+    if stages is None:
+        return None
+    smem = smem_bytes(bm, bn, bk, stages, eb)
+    min_blocks, double_frags = residency(bm, bn, bk_units, warps, wm, wn, smem)
+    if stages > MIN_STAGES - 1 and min_blocks == 1:
+        # A stage that costs the second CTA per SM is not worth it (measured: 64x64x128
+        # with 4 stages, 128 KB, one CTA/SM: 138 TFLOP/s at 1024^3; with 3, two: 187).
+        smem_less = smem_bytes(bm, bn, bk, stages - 1, eb)
+        if residency(bm, bn, bk_units, warps, wm, wn, smem_less)[0] == 2:
+            stages, smem = stages - 1, smem_less
+            min_blocks, double_frags = residency(bm, bn, bk_units, warps, wm, wn, smem)
+    return stages, smem, min_blocks, double_frags
+
+
+def tf32_kernel(bm: int, bn: int, bk: int, warps: int, wm: int, wn: int) -> dict:
+    """The tfloat32 kernel of a TF32_TILES tile (K-contiguous A and B; the module docstring)."""
+    dt_name, dt_short, ctype, dt_enum = TF32_DTYPE
+    stages, smem, min_blocks, double_frags = stage_plan(bm, bn, bk, warps, wm, wn, elem_bytes(dt_name))
+    name = kernel_name(bm, bn, bk, stages, warps, dt_short, "kk")
+    return dict(name=name, family=FAMILY, family_enum=FAMILY_ENUM,
+                block_m=bm, block_n=bn, block_k=bk, stages=stages, warps=warps,
+                warps_m=wm, warps_n=wn, dtype=dt_name, dtype_enum=dt_enum, ctype=ctype,
+                a_k_contiguous=True, b_k_contiguous=True, threads=32 * warps, smem_bytes=smem,
+                alignment_elems=TF32_ALIGNMENT_ELEMS, min_cc=MIN_CC, min_blocks_per_sm=min_blocks,
+                double_frags=double_frags, realign=False, launcher=f"launch_{name}")
+
+
 def tu_text(spec: dict) -> str:
     out = ['#include "mma_sync/gemm_mma_sync.cuh"', ""]
     for k in spec["kernels"]:
-        kt = (f"origami::mma_sync::Kernel<{k['ctype']}, {k['block_m']}, {k['block_n']}, {k['block_k']}, "
+        # the kernel's BK counts 16-bit units: twice BLOCK_K for fp32 (TF32) storage
+        bk_units = k["block_k"] * elem_bytes(k["dtype"]) // 2
+        kt = (f"origami::mma_sync::Kernel<{k['ctype']}, {k['block_m']}, {k['block_n']}, {bk_units}, "
               f"{k['stages']}, {k['warps_m']}, {k['warps_n']}, {str(k['a_k_contiguous']).lower()}, "
               f"{str(k['b_k_contiguous']).lower()}, {str(k['double_frags']).lower()}, "
               f"{str(k['realign']).lower()}>")

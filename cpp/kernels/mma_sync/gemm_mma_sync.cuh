@@ -10,6 +10,18 @@
 // Tile order follows Triton's GROUP_SIZE_M raster (the order the Origami model's L2 term assumes);
 // group_size_m is a launch argument.
 //
+// TF32 (T = float: fp32 A, B and C, TF32 tensor-core math with fp32 accumulation, mma.sync.m16n8k8.tf32; the
+// sm_80 form of the wgmma family's tf32 kernels): K-contiguous A and B only. A K-contiguous fp32 row of K elements
+// is moved exactly as a 16-bit row of 2K elements would be: same 16-byte chunks, swizzle and ldmatrix (non-trans)
+// addresses, and the registers an ldmatrix.x4 gives a lane for a 16-wide k-step of m16n8k16 are, byte for byte,
+// the A and B fragments of m16n8k8.tf32 (PTX ISA, fragment layouts: lane (g, t) holds row g, bytes 4t..4t+3 of each
+// 16-byte half of the 32-byte k-slab, for both shapes). So the copy and fragment code is the 16-bit code on 16-bit
+// units (E below; the launcher doubles K, the leading dimensions and the batch strides), each fragment register is
+// rounded to TF32 (cvt.rna: round to nearest, as the wgmma tf32 kernels' loads and cuBLAS do; the tensor core would
+// otherwise truncate the low 13 bits) and the epilogue stores fp32. There is no transposing ldmatrix for 32-bit
+// elements, hence no M- or N-contiguous variant: the op copies such an operand into the K-contiguous layout, as it
+// does for the wgmma tf32 kernels.
+//
 // Edges: any M, N, K >= 1. Loads past M/N/K are zero-filled with the cp.async src-size operand (a
 // partial 16-byte chunk at the K edge reads only its valid bytes); stores are guarded.
 //
@@ -96,9 +108,17 @@ __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned addr) {
   }
 }
 
+// One 32-byte k-slab of the warp's 16x8 output: m16n8k16 for a 16-bit type, m16n8k8.tf32 for T = float (the same
+// fragment registers, already rounded to TF32 by to_tf32).
 template <typename T>
 __device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
-  if constexpr (std::is_same<T, __half>::value) {
+  if constexpr (std::is_same<T, float>::value) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  } else if constexpr (std::is_same<T, __half>::value) {
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
         "{%0,%1,%2,%3};\n"
@@ -113,7 +133,15 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4],
   }
 }
 
+// fp32 -> TF32, round to nearest (ties away from zero), in an fp32 register's bit pattern.
+__device__ __forceinline__ unsigned to_tf32(unsigned x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(__uint_as_float(x)));
+  return r;
+}
+
 template <typename T> __device__ __forceinline__ float to_float(T v);
+template <> __device__ __forceinline__ float to_float<float>(float v) { return v; }
 template <> __device__ __forceinline__ float to_float<__half>(__half v) { return __half2float(v); }
 template <> __device__ __forceinline__ float to_float<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
 
@@ -125,6 +153,12 @@ template <> __device__ __forceinline__ unsigned pack2<__half>(float x, float y) 
 template <> __device__ __forceinline__ unsigned pack2<__nv_bfloat16>(float x, float y) {
   __nv_bfloat162 h = __floats2bfloat162_rn(x, y);
   return *reinterpret_cast<unsigned*>(&h);
+}
+// Two adjacent outputs (x, y) into the epilogue's staging tile, rounded once to T.
+template <typename T>
+__device__ __forceinline__ void store_pair(T* dst, float x, float y) {
+  if constexpr (std::is_same<T, float>::value) *reinterpret_cast<float2*>(dst) = make_float2(x, y);
+  else *reinterpret_cast<unsigned*>(dst) = pack2<T>(x, y);
 }
 
 // Compile-time loop: f(std::integral_constant<int, I>) for I in [BEGIN, END). Used where the index must be
@@ -165,6 +199,13 @@ struct SwizzledTile {
 template <typename T, int BM, int BN, int BK, int STAGES, int WARPS_M, int WARPS_N, bool A_K, bool B_K,
           bool DOUBLE_FRAGS = true, bool REALIGN = false>
 struct Kernel {
+  // TF32 (the header): T = float. E is the 16-bit unit the copy and the fragment loads move (BK, and the K, leading
+  // dimensions and batch strides of Params, count E); kUnits of them make one element of T.
+  static constexpr bool kTf32 = std::is_same<T, float>::value;
+  using E = std::conditional_t<kTf32, unsigned short, T>;
+  static constexpr int kUnits = static_cast<int>(sizeof(T) / sizeof(E));
+  static_assert(!kTf32 || (A_K && B_K && !REALIGN), "TF32: K-contiguous A and B, 16-byte aligned (no ldmatrix.trans "
+                                                    "for 32-bit elements; no realigning form)");
   static constexpr int kWarps = WARPS_M * WARPS_N;
   static constexpr int kThreads = 32 * kWarps;
   static constexpr int kWarpTileM = BM / WARPS_M;
@@ -182,11 +223,13 @@ struct Kernel {
   static constexpr int kPipelineBytes = STAGES * kStageElems * 2;
   // Epilogue staging: BM rows of BN + 8 elements (the 16-byte pad makes the fragment stores
   // conflict-free: row stride = BN/2 + 4 words, so the 8 rows a store instruction touches hit 8 bank quads).
+  // fp32 (TF32) C: BN + 8 floats, a 32-byte pad: a float2 store instruction's 8 rows then fill two 128-byte
+  // wavefronts (rows 0-3, 4-7) without a conflict.
   static constexpr int kEpiPitch = BN + 8;
-  static constexpr int kEpilogueBytes = BM * kEpiPitch * 2;
+  static constexpr int kEpilogueBytes = BM * kEpiPitch * static_cast<int>(sizeof(T));
   static constexpr int kSmemBytes = kPipelineBytes > kEpilogueBytes ? kPipelineBytes : kEpilogueBytes;
 
-  static constexpr int kBlockK = BK;
+  static constexpr int kBlockK = BK / kUnits;  // in elements of T (the split plan's unit)
   static constexpr int kKSteps = BK / 16;  // 16-wide mma k-steps per k-tile
   // The k-steps of a k-tile run in kStepGroups groups of kStepsUnrolled compile-time-unrolled steps:
   // up to 4 per group, 2 for 64x64 warp tiles (128 accumulators + two fragment sets leave ~60
@@ -229,7 +272,7 @@ struct Kernel {
   // pointer rather than base + drow(i) * ld: the 64-bit offsets drow(i) * ld are loop-invariant, and
   // the compiler kept one register pair per copy iteration live across the k-loop; ptxas -v).
   template <typename C, typename Tile>
-  __device__ __forceinline__ static void copy_full(unsigned stage_smem, const T*& src, long long ld, int r0, int c0,
+  __device__ __forceinline__ static void copy_full(unsigned stage_smem, const E*& src, long long ld, int r0, int c0,
                                                    int i) {
     if (!C::kPartial || r0 < C::kRows)
       cp_async_16(stage_smem + Tile::offset(r0 + C::drow(i), c0 + C::dchunk(i)) * 2, src + C::dchunk(i) * 8, 16);
@@ -245,7 +288,7 @@ struct Kernel {
   // (benchmarks/results/probes/kernel_change_11_speedup.txt; H100 one-warp 16x16x512 at 1x3584x14336: 4490 -> 3890
   // cycles per k-tile).
   template <typename C, typename Tile>
-  __device__ __forceinline__ static void copy_rows(unsigned stage_smem, const T*& src, long long ld, int r0, int c0,
+  __device__ __forceinline__ static void copy_rows(unsigned stage_smem, const E*& src, long long ld, int r0, int c0,
                                                    int i, int rows_valid) {
     const int row = r0 + C::drow(i);
     if ((!C::kPartial || r0 < C::kRows) && row < rows_valid)
@@ -253,13 +296,13 @@ struct Kernel {
     advance<C>(src, ld, i);
   }
   template <typename C>
-  __device__ __forceinline__ static void advance(const T*& src, long long ld, int i) {
+  __device__ __forceinline__ static void advance(const E*& src, long long ld, int i) {
     if (C::kWide || i % C::kItersPerRow == C::kItersPerRow - 1) src += C::kRowsPerIter * ld;
   }
   // Iteration i of an edge tile: rows past row_limit and the part of a chunk past col_limit are
   // zero-filled (src-size operand); the source address stays inside the matrix.
   template <typename C, typename Tile>
-  __device__ __forceinline__ static void copy_edge(unsigned stage_smem, const T*& src_run, const T* g, long long ld,
+  __device__ __forceinline__ static void copy_edge(unsigned stage_smem, const E*& src_run, const E* g, long long ld,
                                                    int row_origin, int row_limit, int col_origin, int col_limit,
                                                    int r0, int c0, int i) {
     advance<C>(src_run, ld, i);  // keep the running pointer in step with copy_full
@@ -269,7 +312,7 @@ struct Kernel {
     const int grow = row_origin + row;
     const int gcol = col_origin + chunk * 8;
     int bytes = 0;
-    const T* src = g;  // a valid address even when nothing is read
+    const E* src = g;  // a valid address even when nothing is read
     if (grow < row_limit && gcol < col_limit) {
       const int valid = col_limit - gcol;
       bytes = valid >= 8 ? 16 : valid * 2;
@@ -330,7 +373,7 @@ struct Kernel {
   };
   // Load the blocks holding `valid` elements from src (none when valid <= 0). The second block is read only
   // when the valid elements reach into it, so every block read holds an element of the operand.
-  __device__ __forceinline__ static void realign_load(Staged& s, unsigned dst, const T* src, int valid) {
+  __device__ __forceinline__ static void realign_load(Staged& s, unsigned dst, const E* src, int valid) {
     const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(src);
     s.off = static_cast<int>(addr & 15u);
     s.dst = dst;
@@ -359,7 +402,7 @@ struct Kernel {
   }
   // copy_full / copy_edge of the REALIGN path: the same chunk, destination and running-pointer steps.
   template <typename C, typename Tile>
-  __device__ __forceinline__ static void realign_load_full(Staged& s, unsigned stage_smem, const T*& src, long long ld,
+  __device__ __forceinline__ static void realign_load_full(Staged& s, unsigned stage_smem, const E*& src, long long ld,
                                                            int r0, int c0, int i) {
     if (!C::kPartial || r0 < C::kRows)
       realign_load(s, stage_smem + Tile::offset(r0 + C::drow(i), c0 + C::dchunk(i)) * 2, src + C::dchunk(i) * 8, 8);
@@ -368,8 +411,8 @@ struct Kernel {
     advance<C>(src, ld, i);
   }
   template <typename C, typename Tile>
-  __device__ __forceinline__ static void realign_load_edge(Staged& s, unsigned stage_smem, const T*& src_run,
-                                                           const T* g, long long ld, int row_origin, int row_limit,
+  __device__ __forceinline__ static void realign_load_edge(Staged& s, unsigned stage_smem, const E*& src_run,
+                                                           const E* g, long long ld, int row_origin, int row_limit,
                                                            int col_origin, int col_limit, int r0, int c0, int i) {
     advance<C>(src_run, ld, i);
     const int row = r0 + C::drow(i);
@@ -381,7 +424,7 @@ struct Kernel {
     const int grow = row_origin + row;
     const int gcol = col_origin + chunk * 8;
     int valid = 0;
-    const T* src = g;
+    const E* src = g;
     if (grow < row_limit && gcol < col_limit) {
       valid = min(col_limit - gcol, 8);
       src = g + (long long)grow * ld + gcol;
@@ -423,6 +466,17 @@ struct Kernel {
       bf[2 * nj][1] = r[1];
       bf[2 * nj + 1][0] = r[2];
       bf[2 * nj + 1][1] = r[3];
+    }
+    if constexpr (kTf32) {  // each register is one fp32 element: round it to TF32 once, before its first mma
+#pragma unroll
+      for (int mi = 0; mi < kMi; ++mi)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) af[mi][r] = to_tf32(af[mi][r]);
+#pragma unroll
+      for (int ni = 0; ni < kNi; ++ni) {
+        bf[ni][0] = to_tf32(bf[ni][0]);
+        bf[ni][1] = to_tf32(bf[ni][1]);
+      }
     }
   }
 
@@ -507,8 +561,8 @@ struct Kernel {
     const long long k_begin = split_unit ? (long long)slice * p.k_tiles_per_split * BK : 0;
     const int K = split_unit ? static_cast<int>(min((long long)p.K - k_begin, (long long)p.k_tiles_per_split * BK))
                              : p.K;
-    const T* A = static_cast<const T*>(p.a) + batch * p.a_batch + (A_K ? k_begin : k_begin * p.lda);
-    const T* B = static_cast<const T*>(p.b) + batch * p.b_batch + (B_K ? k_begin : k_begin * p.ldb);
+    const E* A = static_cast<const E*>(p.a) + batch * p.a_batch + (A_K ? k_begin : k_begin * p.lda);
+    const E* B = static_cast<const E*>(p.b) + batch * p.b_batch + (B_K ? k_begin : k_begin * p.ldb);
 
     const int tid = threadIdx.x;
     const int lane = tid & 31;
@@ -532,9 +586,9 @@ struct Kernel {
     // Running copy addresses: after a whole tile a thread has moved down kRowsAdvanced rows; the next
     // k-tile starts BLOCK_K columns right of the tile's first row (K-contiguous operand) or BLOCK_K
     // rows below it (rows along K, where kRowsAdvanced == BLOCK_K unless the tile is partial).
-    const T* a_cur = A_K ? A + (long long)(m0 + a_r0) * p.lda + a_c0 * 8
+    const E* a_cur = A_K ? A + (long long)(m0 + a_r0) * p.lda + a_c0 * 8
                          : A + (long long)a_r0 * p.lda + m0 + a_c0 * 8;
-    const T* b_cur = B_K ? B + (long long)(n0 + b_r0) * p.ldb + b_c0 * 8
+    const E* b_cur = B_K ? B + (long long)(n0 + b_r0) * p.ldb + b_c0 * 8
                          : B + (long long)b_r0 * p.ldb + n0 + b_c0 * 8;
     auto next_k_tile_pointers = [&]() {
       if constexpr (A_K) a_cur += BK - (long long)CopyA::kRowsAdvanced * p.lda;
@@ -844,36 +898,36 @@ struct Kernel {
         for (int ni = 0; ni < kNi; ++ni) {
           const int row = warp_m0 + mi * 16 + r;
           const int col = warp_n0 + ni * 8 + c;
-          *reinterpret_cast<unsigned*>(smem + row * kEpiPitch + col) = pack2<T>(acc[mi][ni][0], acc[mi][ni][1]);
-          *reinterpret_cast<unsigned*>(smem + (row + 8) * kEpiPitch + col) =
-              pack2<T>(acc[mi][ni][2], acc[mi][ni][3]);
+          store_pair<T>(smem + row * kEpiPitch + col, acc[mi][ni][0], acc[mi][ni][1]);
+          store_pair<T>(smem + (row + 8) * kEpiPitch + col, acc[mi][ni][2], acc[mi][ni][3]);
         }
     }
     __syncthreads();
     {
-      constexpr int kChunksPerRow = BN / 8;
+      // C leaves in 16-byte chunks of kChunkElems elements (8 of a 16-bit type, 4 of fp32); Word is one element.
+      constexpr int kChunkElems = 16 / static_cast<int>(sizeof(T));
+      using Word = std::conditional_t<kTf32, unsigned, unsigned short>;
+      constexpr int kChunksPerRow = BN / kChunkElems;
       constexpr int kTotal = BM * kChunksPerRow;
       constexpr int kIters = (kTotal + kThreads - 1) / kThreads;
-      const bool vec_ok = (p.ldc % 8) == 0;  // every row starts 16-byte aligned
+      const bool vec_ok = (p.ldc % kChunkElems) == 0;  // every row starts 16-byte aligned
       if (!vec_ok) {
         // Unaligned rows (odd N, or ldc not a multiple of 8): no 16-byte stores. The warp stores its 32 chunks
         // element-wise, consecutive lanes on consecutive elements (64 contiguous bytes per instruction), not
         // 8 element stores per thread (32 two-byte pieces 16 bytes apart per instruction: 16 partially
         // written sectors; see the wgmma epilogue). kTotal is a multiple of 32, so a warp is whole or absent.
-        const T* srow = smem;
-        unsigned short* c16 = reinterpret_cast<unsigned short*>(static_cast<T*>(p.c) + eu.batch * p.c_batch);
+        const Word* srow = reinterpret_cast<const Word*>(smem);
+        Word* cw = reinterpret_cast<Word*>(static_cast<T*>(p.c) + eu.batch * p.c_batch);
         for (int base = tid - lane; base < kTotal; base += kThreads) {
 #pragma unroll
-          for (int k = 0; k < 8; ++k) {
+          for (int k = 0; k < kChunkElems; ++k) {
             const int flat = k * 32 + lane;
-            const int idx = base + flat / 8, e = flat % 8;
+            const int idx = base + flat / kChunkElems, e = flat % kChunkElems;
             const int row = idx / kChunksPerRow;
             const int chunk = idx % kChunksPerRow;
             const int gm = eu.m0 + row;
-            const int gn = eu.n0 + chunk * 8 + e;
-            if (gm < p.M && gn < p.N)
-              c16[(long long)gm * p.ldc + gn] =
-                  reinterpret_cast<const unsigned short*>(srow)[row * kEpiPitch + chunk * 8 + e];
+            const int gn = eu.n0 + chunk * kChunkElems + e;
+            if (gm < p.M && gn < p.N) cw[(long long)gm * p.ldc + gn] = srow[row * kEpiPitch + chunk * kChunkElems + e];
           }
         }
       } else
@@ -884,20 +938,23 @@ struct Kernel {
         const int row = idx / kChunksPerRow;
         const int chunk = idx % kChunksPerRow;
         const int gm = eu.m0 + row;
-        const int gn = eu.n0 + chunk * 8;
+        const int gn = eu.n0 + chunk * kChunkElems;
         if (gm >= p.M || gn >= p.N) continue;
-        const uint4 v = *reinterpret_cast<const uint4*>(smem + row * kEpiPitch + chunk * 8);
+        const uint4 v = *reinterpret_cast<const uint4*>(smem + row * kEpiPitch + chunk * kChunkElems);
         T* dst = static_cast<T*>(p.c) + eu.batch * p.c_batch + (long long)gm * p.ldc + gn;
-        if (vec_ok && gn + 8 <= p.N) {
+        if (vec_ok && gn + kChunkElems <= p.N) {
           *reinterpret_cast<uint4*>(dst) = v;
         } else {
           // Ragged N edge or unaligned ldc: element stores (constant register indices, no local memory).
           const unsigned w[4] = {v.x, v.y, v.z, v.w};
           const int n_valid = p.N - gn;
-          unsigned short* d16 = reinterpret_cast<unsigned short*>(dst);
+          Word* dw = reinterpret_cast<Word*>(dst);
 #pragma unroll
-          for (int j = 0; j < 8; ++j)
-            if (j < n_valid) d16[j] = static_cast<unsigned short>(w[j >> 1] >> ((j & 1) * 16));
+          for (int j = 0; j < kChunkElems; ++j)
+            if (j < n_valid) {
+              if constexpr (kTf32) dw[j] = w[j];
+              else dw[j] = static_cast<Word>(w[j >> 1] >> ((j & 1) * 16));
+            }
         }
       }
     }
@@ -909,19 +966,21 @@ struct Kernel {
 template <typename K>
 inline cudaError_t launch(void (*kernel)(Params), const GemmArgs& g, int block_m, int block_n) {
   if (g.M <= 0 || g.N <= 0 || g.batch <= 0) return cudaSuccess;
-  if (g.M > INT32_MAX || g.N > INT32_MAX || g.K > INT32_MAX) return cudaErrorInvalidValue;
+  // TF32: K, the operands' leading dimensions and batch strides in the 16-bit units the kernel moves (K::E).
+  constexpr int u = K::kUnits;
+  if (g.M > INT32_MAX || g.N > INT32_MAX || g.K > INT32_MAX / u) return cudaErrorInvalidValue;
   Params p;
   p.a = g.a;
   p.b = g.b;
   p.c = g.c;
   p.M = static_cast<int>(g.M);
   p.N = static_cast<int>(g.N);
-  p.K = static_cast<int>(g.K);
-  p.lda = g.a_stride_k == 1 ? g.a_stride_m : g.a_stride_k;
-  p.ldb = g.b_stride_k == 1 ? g.b_stride_n : g.b_stride_k;
+  p.K = static_cast<int>(g.K) * u;
+  p.lda = (g.a_stride_k == 1 ? g.a_stride_m : g.a_stride_k) * u;
+  p.ldb = (g.b_stride_k == 1 ? g.b_stride_n : g.b_stride_k) * u;
   p.ldc = g.c_stride_m;
-  p.a_batch = g.a_stride_batch;
-  p.b_batch = g.b_stride_batch;
+  p.a_batch = g.a_stride_batch * u;
+  p.b_batch = g.b_stride_batch * u;
   p.c_batch = g.c_stride_batch;
   p.tiles_m = static_cast<int>((g.M + block_m - 1) / block_m);
   p.tiles_n = static_cast<int>((g.N + block_n - 1) / block_n);
