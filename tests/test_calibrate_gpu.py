@@ -59,6 +59,8 @@ def test_tensor_core_figures_within_datasheet(runs):
     assert 8 < p["mma_latency"] < 100
     if peak:
         assert 0.2 * peak < p["mma_sync_flops_per_cycle"] <= 1.02 * peak
+        # m16n8k8.tf32: half the flops of m16n8k16 per instruction, at most half the 16-bit peak
+        assert 0.05 * peak < p["mma_sync_tf32_flops_per_cycle"] <= 0.51 * peak
         if "wgmma_flops_per_cycle" in p:
             assert 0.5 * peak < p["wgmma_flops_per_cycle"] <= 1.02 * peak
             assert p["wgmma_flops_per_cycle"] > p["mma_sync_flops_per_cycle"]

@@ -298,7 +298,8 @@ class FakeExt:
         return self._r(s)
 
     def mma_sync(self, dtype, warps, chains, repeats):
-        return self._r({"latency_cycles": [25.0] * repeats, "flops_per_cycle_per_sm": [2500.0] * repeats,
+        rate = 1250.0 if dtype == "tfloat32" else 2500.0  # m16n8k8 tf32: half the flops per instruction
+        return self._r({"latency_cycles": [25.0] * repeats, "flops_per_cycle_per_sm": [rate] * repeats,
                         "clock_mhz": [1800.0] * repeats})
 
     def wgmma(self, dtype, n, repeats):
@@ -336,6 +337,7 @@ def test_calibrate_pipeline_on_a_synthetic_device(monkeypatch, quick):
     assert p["l2_bytes_in_flight_per_sm"] == pytest.approx(260.0 * p["l2_perf_ratio"] / 100)
     assert p["fp32_flops_per_cycle"] == 256.0 and p["wgmma_flops_per_cycle"] == 4000.0
     assert p["wgmma_tf32_flops_per_cycle"] == 2000.0
+    assert p["mma_sync_flops_per_cycle"] == 2500.0 and p["mma_sync_tf32_flops_per_cycle"] == 1250.0
     assert r.figure("C_fp32 = Phi / (theta (1 + m_FMA)), all mixes").value == pytest.approx(128.0)
     assert "sustained_clock_mhz" in r.meta["flagged"] or r.figure("sustained SM clock (mma.sync load)").cov < 0.05
     assert any("finished" in x for x in lines)

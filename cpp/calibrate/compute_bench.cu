@@ -1,5 +1,5 @@
-// Compute-side microbenchmarks: mma.sync m16n8k16 latency and throughput (seed 000 Algorithm 3's
-// mma_latency and the tensor-core roof), FP32 CUDA-core throughput (seed 002's C_fp32, theta,
+// Compute-side microbenchmarks: mma.sync m16n8k16 (fp16, bf16) and m16n8k8 (tf32) latency and throughput (seed 000
+// Algorithm 3's mma_latency and the tensor-core roofs), FP32 CUDA-core throughput (seed 002's C_fp32, theta,
 // m_FMA), the sustained SM clock under load, and the device description.
 #include <cuda_runtime.h>
 
@@ -13,11 +13,22 @@ namespace {
 constexpr unsigned kHalfOnePair = 0x3C003C00u;  // two fp16 1.0
 constexpr unsigned kBf16OnePair = 0x3F803F80u;  // two bf16 1.0
 constexpr unsigned kHalfQuarterPair = 0x34003400u;  // two fp16 0.25: 16 products of 1/16 add exactly 1 per mma
-constexpr double kMmaFlops = 2.0 * 16 * 8 * 16;  // one m16n8k16
+constexpr unsigned kTf32One = 0x3F800000u;  // fp32 1.0 (exact in TF32)
 
-template <bool BF16>
+// The mma.sync atom timed: m16n8k16 of fp16 or bf16, m16n8k8 of tf32 (the TF32 kernels' instruction: the same 32 bytes
+// of K per row, half the flops).
+enum MmaType : int { kF16 = 0, kBF16 = 1, kTF32 = 2 };
+constexpr int mma_k(int type) { return type == kTF32 ? 8 : 16; }
+
+template <int TYPE>
 __device__ __forceinline__ void mma_16816(float (&d)[4], unsigned a, unsigned b) {
-  if constexpr (BF16)
+  if constexpr (TYPE == kTF32)
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%4,%4,%4}, {%4,%4}, "
+        "{%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a));
+  else if constexpr (TYPE == kBF16)
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%4,%4,%4}, {%4,%4}, "
         "{%0,%1,%2,%3};"
@@ -34,8 +45,8 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], unsigned a, unsigned b)
 
 // CHAINS independent accumulators per warp, each a dependent chain of `iters` mma.sync with every
 // A and B element equal to `ab_pair`'s value: each accumulator element ends at exactly
-// per_mma * iters (checked), per_mma = 16 * a * b.
-template <bool BF16, int CHAINS>
+// per_mma * iters (checked), per_mma = k * a * b.
+template <int TYPE, int CHAINS>
 __global__ void mma_kernel(unsigned one_pair, float per_mma, int iters, int* errors, BlockTiming* timing) {
   __shared__ long long clk0_s;
   __shared__ unsigned long long ns0_s;
@@ -49,7 +60,7 @@ __global__ void mma_kernel(unsigned one_pair, float per_mma, int iters, int* err
   __syncthreads();
   for (int i = 0; i < iters; ++i) {
 #pragma unroll
-    for (int c = 0; c < CHAINS; ++c) mma_16816<BF16>(d[c], one_pair, one_pair);
+    for (int c = 0; c < CHAINS; ++c) mma_16816<TYPE>(d[c], one_pair, one_pair);
   }
   __syncthreads();
   if (threadIdx.x == 0) timing[blockIdx.x] = {clk0_s, clock64(), ns0_s, global_timer_ns(), sm_id(), 0};
@@ -119,21 +130,22 @@ int one_block_per_sm_smem(const Device& dev) {
   return dev.smem_optin - 1024;  // leave room for the kernels' static shared memory
 }
 
-template <bool BF16, int CHAINS>
+template <int TYPE, int CHAINS>
 void launch_mma(int blocks, int threads, int dyn_smem, unsigned one, float per_mma, int iters, int* errors,
                 BlockTiming* timing) {
-  CALIB_CHECK(cudaFuncSetAttribute(mma_kernel<BF16, CHAINS>, cudaFuncAttributeMaxDynamicSharedMemorySize, dyn_smem));
-  mma_kernel<BF16, CHAINS><<<blocks, threads, dyn_smem>>>(one, per_mma, iters, errors, timing);
+  CALIB_CHECK(cudaFuncSetAttribute(mma_kernel<TYPE, CHAINS>, cudaFuncAttributeMaxDynamicSharedMemorySize, dyn_smem));
+  mma_kernel<TYPE, CHAINS><<<blocks, threads, dyn_smem>>>(one, per_mma, iters, errors, timing);
 }
 
-template <bool BF16>
+// per_mma: what one mma adds to each accumulator element (k for A = B = 1).
+template <int TYPE>
 void launch_mma_chains(int chains, int blocks, int threads, int dyn_smem, unsigned one, int iters, int* errors,
-                       BlockTiming* timing, float per_mma = 16.f) {
+                       BlockTiming* timing, float per_mma = float(mma_k(TYPE))) {
   switch (chains) {
-    case 1: return launch_mma<BF16, 1>(blocks, threads, dyn_smem, one, per_mma, iters, errors, timing);
-    case 2: return launch_mma<BF16, 2>(blocks, threads, dyn_smem, one, per_mma, iters, errors, timing);
-    case 4: return launch_mma<BF16, 4>(blocks, threads, dyn_smem, one, per_mma, iters, errors, timing);
-    case 8: return launch_mma<BF16, 8>(blocks, threads, dyn_smem, one, per_mma, iters, errors, timing);
+    case 1: return launch_mma<TYPE, 1>(blocks, threads, dyn_smem, one, per_mma, iters, errors, timing);
+    case 2: return launch_mma<TYPE, 2>(blocks, threads, dyn_smem, one, per_mma, iters, errors, timing);
+    case 4: return launch_mma<TYPE, 4>(blocks, threads, dyn_smem, one, per_mma, iters, errors, timing);
+    case 8: return launch_mma<TYPE, 8>(blocks, threads, dyn_smem, one, per_mma, iters, errors, timing);
     default: throw std::invalid_argument("chains must be one of 1, 2, 4, 8");
   }
 }
@@ -173,12 +185,14 @@ BenchResult mma_sync(const std::string& dtype, int warps, int chains, int repeat
   require_positive("warps", warps);
   require_positive("repeats", repeats);
   if (warps > 32) throw std::invalid_argument("warps must be <= 32");
-  bool bf16;
-  if (dtype == "float16" || dtype == "fp16") bf16 = false;
-  else if (dtype == "bfloat16" || dtype == "bf16") bf16 = true;
-  else throw std::invalid_argument("mma_sync dtype must be float16 or bfloat16, got '" + dtype + "'");
-  if (dev.prop.major < 8) throw std::runtime_error("mma.sync m16n8k16 needs sm_80 or newer");
-  const unsigned one = bf16 ? kBf16OnePair : kHalfOnePair;
+  int type;
+  if (dtype == "float16" || dtype == "fp16") type = kF16;
+  else if (dtype == "bfloat16" || dtype == "bf16") type = kBF16;
+  else if (dtype == "tfloat32" || dtype == "tf32") type = kTF32;
+  else throw std::invalid_argument("mma_sync dtype must be float16, bfloat16 or tfloat32, got '" + dtype + "'");
+  if (dev.prop.major < 8) throw std::runtime_error("mma.sync m16n8k16 / m16n8k8.tf32 needs sm_80 or newer");
+  const unsigned one = type == kTF32 ? kTf32One : type == kBF16 ? kBf16OnePair : kHalfOnePair;
+  const double mma_flops = 2.0 * 16 * 8 * mma_k(type);
   const int n_sm = dev.prop.multiProcessorCount;
   const int dyn_smem = one_block_per_sm_smem(dev);
   const int lat_iters = 4096, tput_iters = 2048;
@@ -186,10 +200,11 @@ BenchResult mma_sync(const std::string& dtype, int warps, int chains, int repeat
   DeviceBuffer<BlockTiming> timing(n_sm);
   auto launch = [&](int ch, int blocks, int threads, int iters) {
     errors.zero();
-    if (bf16) launch_mma_chains<true>(ch, blocks, threads, dyn_smem, one, iters, errors.get(), timing.get());
-    else launch_mma_chains<false>(ch, blocks, threads, dyn_smem, one, iters, errors.get(), timing.get());
+    if (type == kTF32) launch_mma_chains<kTF32>(ch, blocks, threads, dyn_smem, one, iters, errors.get(), timing.get());
+    else if (type == kBF16) launch_mma_chains<kBF16>(ch, blocks, threads, dyn_smem, one, iters, errors.get(), timing.get());
+    else launch_mma_chains<kF16>(ch, blocks, threads, dyn_smem, one, iters, errors.get(), timing.get());
     CALIB_CHECK_LAUNCH();
-    if (errors.to_host()[0] != 0) throw std::runtime_error("mma.sync accumulators differ from 16*iters");
+    if (errors.to_host()[0] != 0) throw std::runtime_error("mma.sync accumulators differ from k*iters");
     auto t = timing.to_host();
     t.resize(blocks);
     return t;
@@ -203,7 +218,7 @@ BenchResult mma_sync(const std::string& dtype, int warps, int chains, int repeat
     std::set<unsigned> sms;
     for (auto& b : tp) sms.insert(b.smid);
     if ((int)sms.size() != n_sm) throw std::runtime_error("mma.sync throughput blocks did not occupy distinct SMs");
-    res.samples["flops_per_cycle_per_sm"].push_back(double(warps) * chains * tput_iters * kMmaFlops /
+    res.samples["flops_per_cycle_per_sm"].push_back(double(warps) * chains * tput_iters * mma_flops /
                                                    block_cycles_from(tp));
     res.samples["clock_mhz"].push_back(clock_mhz_from(tp));
   }
@@ -213,7 +228,8 @@ BenchResult mma_sync(const std::string& dtype, int warps, int chains, int repeat
   res.info["throughput_iters"] = tput_iters;
   res.notes["method"] =
       "latency: one warp, one dependent accumulator chain, clock64/iters; throughput: one block per SM on every "
-      "SM, independent accumulators, median block cycles; A=B=1, every accumulator checked equal to 16*iters";
+      "SM, independent accumulators, median block cycles; A=B=1, every accumulator checked equal to k*iters (k = 16, "
+      "8 for tf32)";
   return res;
 }
 
@@ -263,7 +279,7 @@ BenchResult sustained_clock(double target_ms, int repeats, const std::string& lo
     errors.zero();
     float ms = time_ms([&] {
       if (load == "mma")  // 16 warps x 8 chains per SM: the mma_sync throughput configuration
-        launch_mma_chains<false>(8, n_sm, 16 * 32, dyn_smem, kHalfQuarterPair, iters, errors.get(), timing.get(), 1.f);
+        launch_mma_chains<kF16>(8, n_sm, 16 * 32, dyn_smem, kHalfQuarterPair, iters, errors.get(), timing.get(), 1.f);
       else
         launch_fp32_dispatch(8, n_sm, dyn_smem, 32, iters, errors.get(), timing.get());
     });

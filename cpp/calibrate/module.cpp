@@ -52,7 +52,7 @@ PYBIND11_MODULE(_calibrate, m) {
   m.def("mma_sync", [](std::string dtype, int warps, int chains, int repeats) {
           return call([&] { return c::mma_sync(dtype, warps, chains, repeats); });
         }, py::arg("dtype"), py::arg("warps") = 16, py::arg("chains") = 8, py::arg("repeats") = 3,
-        "mma.sync m16n8k16 latency (cycles) and per-SM throughput (FLOP/cycle)");
+        "mma.sync m16n8k16 (float16, bfloat16) or m16n8k8 (tfloat32) latency (cycles) and per-SM throughput (FLOP/cycle)");
   m.def("wgmma", [](std::string dtype, int n, int repeats) {
           return call([&] { return c::wgmma(dtype, n, repeats); });
         }, py::arg("dtype"), py::arg("n"), py::arg("repeats") = 3,

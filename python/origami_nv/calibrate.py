@@ -44,6 +44,7 @@ PARAM_KEYS: Tuple[str, ...] = (
     "l2_latency_cycles",
     "mma_latency",
     "mma_sync_flops_per_cycle",
+    "mma_sync_tf32_flops_per_cycle",
     "wgmma_flops_per_cycle",
     "wgmma_tf32_flops_per_cycle",
     "fp32_flops_per_cycle",
@@ -580,14 +581,18 @@ def calibrate(quick: bool = False, progress: Optional[Callable[[str], None]] = p
     tensor_ref = DATASHEET_TENSOR_FLOPS_PER_CYCLE.get(cc)
     tref = f"datasheet peak {tensor_ref:.0f}" if tensor_ref else ""
 
+    mma_keys = {"float16": "mma_sync_flops_per_cycle", "tfloat32": "mma_sync_tf32_flops_per_cycle"}
+
     def mma(dt):
-        r = run(f"mma.sync m16n8k16 {dt}", ext.mma_sync, dt, 16, 8, reps)
+        shape = "m16n8k8" if dt == "tfloat32" else "m16n8k16"
+        ref = tref if dt != "tfloat32" or not tensor_ref else f"datasheet peak {tensor_ref / 2:.0f} (sm_80: half fp16)"
+        r = run(f"mma.sync {shape} {dt}", ext.mma_sync, dt, 16, 8, reps)
         add(f"mma.sync {dt} latency (dependent chain)", r["samples"]["latency_cycles"], "cycles",
             "mma_latency" if dt == "float16" else None)
         add(f"mma.sync {dt} throughput", r["samples"]["flops_per_cycle_per_sm"], "flop/cycle/SM",
-            "mma_sync_flops_per_cycle" if dt == "float16" else None, tref)
+            mma_keys.get(dt), ref)
         add(f"mma.sync {dt} SM clock", r["samples"]["clock_mhz"], "MHz")
-    for dt in ("float16", "bfloat16"):
+    for dt in ("float16", "bfloat16", "tfloat32"):
         section(f"mma.sync {dt}", lambda dt=dt: mma(dt))
 
     if cc == (9, 0) and ext.wgmma_compiled():
