@@ -1,5 +1,6 @@
-"""GPU tests of float32 on the TF32 tensor cores (the wgmma tf32 kernels, issue 15; marked gpu: skipped without a
-CUDA GPU, and without sm_90 or the wgmma family in the build).
+"""GPU tests of float32 on the TF32 tensor cores (the wgmma tf32 kernels and the mma.sync tf32 kernels, issue 15;
+marked gpu: skipped without a CUDA GPU; a family's tests skip without its GPU generation, sm_90 for wgmma, sm_80 for
+mma.sync, or without its tf32 kernels in the build).
 
 torch's float32 matmul precision decides (cpp/ops/ops.cpp tf32_allowed): with TF32 allowed the op runs float32 on
 the wgmma tf32 kernels, else exactly on the CUDA cores. Every compiled tf32 tile runs at ragged and exact sizes in
@@ -7,6 +8,9 @@ the layouts it reads in place (A and B K-major; A K-major and B row-major in the
 run_swap) and, through the op's copies, in the others; batched, with a fused bias, split-K (deterministic, both
 reduction forms), operands shorter than the tile, and misaligned leading dimensions. Accuracy:
 within 1.5x the error of torch's own TF32 GEMM (cuBLAS) on the same inputs (issue 15), measured against fp64.
+The mma.sync tf32 kernels (cpp/kernels/mma_sync/gemm_mma_sync.cuh, T = float: the TF32 path before sm_90; A and B
+K-contiguous, other layouts copied by the op) run the same cases through explicit configs: on sm_90 the model leaves
+them to the wgmma tiles.
 """
 import textwrap
 
@@ -24,24 +28,35 @@ pytestmark = pytest.mark.gpu
 TOL = 3e-3
 
 
-def _configs():
+def _configs(family):
     seen = set()
     for r in _kernels.kernel_records():
-        if r["family"] == "wgmma" and r["dtype"] == "tfloat32":
+        if r["family"] == family and r["dtype"] == "tfloat32":
             c = r["config"]
-            seen.add((c["block_m"], c["block_n"], c["block_k"], c["stages"], c["warps"]))
+            seen.add((c["block_m"], c["block_n"], c["block_k"], c["stages"], c["warps"], family))
     return sorted(seen)
 
 
-CONFIGS = _configs()
+CONFIGS = _configs("wgmma")        # the wgmma tests' configs (the family the model picks on sm_90)
+MMA_SYNC = _configs("mma_sync")    # the mma.sync tf32 kernels
+MIN_CC = {"wgmma": (9, 0), "mma_sync": (8, 0)}
+
+
+def _need(family):
+    """Skip unless this GPU runs the family's tf32 kernels and the build has them."""
+    if torch.cuda.get_device_capability() < MIN_CC[family]:
+        pytest.skip(f"the {family} tf32 kernels need an sm_{MIN_CC[family][0]}{MIN_CC[family][1]} GPU")
+    if not (CONFIGS if family == "wgmma" else MMA_SYNC):
+        pytest.skip(f"this build has no {family} tf32 kernel (a kernel filter, or the family off)")
 
 
 @pytest.fixture(autouse=True)
-def tf32_on():
-    if not torch.cuda.is_available() or torch.cuda.get_device_capability() < (9, 0):
-        pytest.skip("the wgmma tf32 kernels need an sm_90 GPU")
-    if not CONFIGS:
-        pytest.skip("this build has no wgmma tf32 kernel (wgmma family off or a kernel filter)")
+def tf32_on(request):
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU")
+    # a test of one family's tiles (parametrised with c) needs that family; the others test the wgmma family
+    c = request.node.callspec.params.get("c") if hasattr(request.node, "callspec") else None
+    _need(c[5] if c is not None else "wgmma")
     prev = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = True
     yield
@@ -49,7 +64,7 @@ def tf32_on():
 
 
 def _cfg(c, **extra):
-    return dict(block_m=c[0], block_n=c[1], block_k=c[2], stages=c[3], warps=c[4], group_size_m=3, family="wgmma",
+    return dict(block_m=c[0], block_n=c[1], block_k=c[2], stages=c[3], warps=c[4], group_size_m=3, family=c[5],
                 **extra)
 
 
@@ -73,12 +88,20 @@ def _run(c, a, b, **extra):
     return origami_nv.matmul(a, b, config=_cfg(c, **extra))
 
 
-@pytest.mark.parametrize("c", CONFIGS, ids=lambda c: f"{c[0]}x{c[1]}")
+def _ids(c):
+    return f"{c[5]}_{c[0]}x{c[1]}"
+
+
+@pytest.mark.parametrize("c", CONFIGS + MMA_SYNC, ids=_ids)
 def test_every_tf32_tile_ragged_exact_and_layouts(c):
     gen = torch.Generator(device="cuda").manual_seed(c[0] * 1000 + c[1])
     bm, bn, bk = c[:3]
-    # ragged (edge tiles, a K remainder of 5), exact multiples, a K long enough for the ring to wrap several times
-    for M, N, K in [(bm + 7, bn + 3, 9 * bk + 5), (2 * bm, 2 * bn, 4 * bk), (33, 65, 40 * bk + 1)]:
+    # ragged (edge tiles, a K remainder of 5), exact multiples, a K long enough for the ring to wrap several times;
+    # mma.sync: also a grid of several hundred CTAs (the wgmma tiles: test_ctas_with_several_tiles)
+    sizes = [(bm + 7, bn + 3, 9 * bk + 5), (2 * bm, 2 * bn, 4 * bk), (33, 65, 40 * bk + 1)]
+    if c[5] == "mma_sync":
+        sizes.append((9 * bm + 1, 20 * bn + 4, 3 * bk + 2))
+    for M, N, K in sizes:
         # "rc" (x @ w.t()) is read in place, "rr" (a @ b) too where the tile has a swapped kernel; the others are
         # copied into a compiled layout first (the op's layout copies)
         for lay in ("rc", "rr", "cr", "cc"):
@@ -86,7 +109,7 @@ def test_every_tf32_tile_ragged_exact_and_layouts(c):
             _check(_run(c, a, b), a, b, f"tf32 {c} {M}x{N}x{K} {lay}")
 
 
-@pytest.mark.parametrize("c", CONFIGS, ids=lambda c: f"{c[0]}x{c[1]}")
+@pytest.mark.parametrize("c", CONFIGS, ids=_ids)
 def test_ctas_with_several_tiles(c):
     # More tiles than SMs (18 x 18 = 324): every tile of a CTA but its last leaves by TMA stores of C slices (fp32
     # 128-byte-row boxes, or the split-N 192x192's 64-byte-row boxes) while the next computes; N a multiple of 4: C rows
@@ -100,19 +123,20 @@ def test_ctas_with_several_tiles(c):
 
 def test_error_within_torch_tf32():
     # Issue 15: "TF32 within torch's own TF32 error on the same inputs (x1.5)", at a K where the rounding of the
-    # inputs dominates the error, for the model's pick and for every tile.
+    # inputs dominates the error, for the model's pick and for every tile (the mma.sync ones round their fragments
+    # with cvt.rna: truncating them, the tensor core's own behaviour, gives ~2.6x).
     gen = torch.Generator(device="cuda").manual_seed(11)
     a, b = _operand(1024, 4096, "r", gen=gen), _operand(4096, 1000, "c", gen=gen)
     torch_err = _rel_err(torch.matmul(a, b), a, b)
     assert 1e-5 < torch_err < TOL  # torch's path really is TF32 here (exact fp32 would be ~1e-6)
     assert _rel_err(origami_nv.matmul(a, b), a, b) <= 1.5 * torch_err
-    for c in CONFIGS:
+    for c in CONFIGS + MMA_SYNC:
         assert _rel_err(_run(c, a, b), a, b) <= 1.5 * torch_err, c
 
 
 def test_batched_bias_split_k_deterministic_and_short_operands():
     gen = torch.Generator(device="cuda").manual_seed(2)
-    for i, c in enumerate(CONFIGS[:: max(1, len(CONFIGS) // 5)]):
+    for i, c in enumerate(CONFIGS[:: max(1, len(CONFIGS) // 5)] + MMA_SYNC):
         bm, bn, bk = c[:3]
         a = _operand(bm + 3, 20 * bk + 5, "r", batch=3, gen=gen)
         b = _operand(20 * bk + 5, bn + 7, "c", batch=3, gen=gen)
@@ -133,7 +157,7 @@ def test_batched_bias_split_k_deterministic_and_short_operands():
 
 
 SWAPPED = sorted({r["name"]: (r["config"]["block_m"], r["config"]["block_n"], r["config"]["block_k"],
-                                r["config"]["stages"], r["config"]["warps"])
+                                r["config"]["stages"], r["config"]["warps"], "wgmma")
                    for r in _kernels.kernel_records()
                    if r["family"] == "wgmma" and r["dtype"] == "tfloat32" and not r["b_k_contiguous"]}.items())
 
@@ -190,6 +214,8 @@ def test_misaligned_operands_are_copied():
     a = base[:, 1:1000]                              # ld 1003, pointer offset by one element
     b = torch.randn(77, 999, device="cuda", generator=gen).t()  # K-contiguous, ld 999
     _check(origami_nv.matmul(a, b), a, b, "misaligned")
+    for c in MMA_SYNC:  # (cp.async's 16-byte rule alike)
+        _check(_run(c, a, b), a, b, f"misaligned, {c}")
 
 
 def test_switch_selects_the_family_and_routes():
@@ -234,15 +260,17 @@ SANITIZER_SCRIPT = textwrap.dedent("""
     import torch, origami_nv
     from origami_nv import _kernels
     torch.backends.cuda.matmul.allow_tf32 = True
-    recs = [r for r in _kernels.kernel_records() if r["family"] == "wgmma" and r["dtype"] == "tfloat32"]
+    cc = torch.cuda.get_device_capability()
+    recs = [r for r in _kernels.kernel_records() if r["dtype"] == "tfloat32"
+            and (r["family"] == "mma_sync" or (r["family"] == "wgmma" and cc == (9, 0)))]
     cfgs = sorted({(r["config"]["block_m"], r["config"]["block_n"], r["config"]["block_k"], r["config"]["stages"],
-                    r["config"]["warps"]) for r in recs})
+                    r["config"]["warps"], r["family"]) for r in recs})
     torch.manual_seed(0)
     sizes = [(1, 1, 1), (7, 129, 13), (129, 7, 1000), (33, 65, 17), (300, 520, 96)]
     for i, c in enumerate(cfgs):
         for M, N, K in sizes:
             cfg = dict(block_m=c[0], block_n=c[1], block_k=c[2], stages=c[3], warps=c[4], group_size_m=2,
-                       family="wgmma", split_k=1 + (i + M) % 3)
+                       family=c[5], split_k=1 + (i + M) % 3)
             a = torch.randn(M, K, device="cuda")
             for b in (torch.randn(N, K, device="cuda").t(), torch.randn(K, N, device="cuda")):  # K- and N-major B
                 origami_nv.matmul(a, b, config=cfg, bias=torch.randn(N, device="cuda") if i % 2 else None)
