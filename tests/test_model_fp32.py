@@ -187,7 +187,8 @@ def test_tf32_row_major_b_in_place_up_to_the_swapped_bound():
     from origami_nv import _api, _core
     entry = _api.get_selector(H100, "nv")
     kr = next(k for k in _api._kernel_resources()[0]
-              if k.dtype == "tfloat32" and (k.config.block_m, k.config.block_n) == (128, 256))
+              if k.dtype == "tfloat32" and k.config.family == "wgmma"
+              and (k.config.block_m, k.config.block_n) == (128, 256))
     for M, copied in ((2048, False), (2049, True)):
         d = _core.predict(M, 4096, 4096, "tfloat32", kr.config, entry.hardware, entry.selector.options, kr, layout="nn")
         assert (d["operand_copy_bytes"] > 0) == copied
