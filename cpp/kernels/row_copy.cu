@@ -51,12 +51,16 @@ __global__ void __launch_bounds__(256) row_copy_kernel(const RowCopyParams p) {
   }
 }
 
-// The transposing copy: one 32 x 32 tile at a time through shared memory, so both the reads (along a source row)
-// and the writes (along a destination row) are whole 128-byte lines of fp32 (64 bytes of 16-bit) per warp. A strided
-// gather without it (torch's copy_ of a transposed view) reads one element per sector: on the H200, the B operand of
-// 4096^3 fp32 (K x N row-major, transposed for the TF32 kernels) cost ~118 us in the op, ~45 us of HBM traffic.
-constexpr int kTransposeTile = 32;
-constexpr int kTransposeRowsPerPass = 8;  // blockDim = 32 x 8: each thread moves 4 elements of a tile
+// The transposing copy: one 64 x 64 tile at a time through shared memory, so both the reads (along a source row)
+// and the writes (along a destination row) are whole 128-byte lines of fp32 (64 bytes of 16-bit) per warp
+// instruction. A strided gather without it (torch's copy_ of a transposed view) reads one element per sector: on the
+// H200, the B operand of 4096^3 fp32 (K x N row-major, transposed for the TF32 kernels) cost ~118 us in the op.
+// Each thread issues all 16 of its loads (into registers) before its first shared-memory store: the bytes in flight
+// per SM are what a copy's rate needs (H200, benchmarks/results/probes/probe_transpose_h200.txt, CUDA events over cold
+// inputs, medians: 4096 x 4096 fp32 39.7 us = 3.38 TB/s against 37.1 for a device-to-device memcpy of the same bytes;
+// the 32 x 32 tile with 4 loads per thread before, 51.6 us; 16-bit 45.5 -> 26.7 us, 8192 x 8192 fp32 190 -> 139).
+constexpr int kTransposeTile = 64;
+constexpr int kTransposeRowsPerPass = 8;  // blockDim = 32 x 8: each thread moves 16 elements of a tile
 
 struct TransposeParams {
   const void* src;
@@ -69,8 +73,9 @@ struct TransposeParams {
 // division per tile: with one 64-bit division per tile of a grid-stride loop (4 elements a thread) the copy of B for
 // 4096^3 fp32 ran at ~1.7 TB/s on the H200.
 template <typename T>
-__global__ void __launch_bounds__(kTransposeTile * kTransposeRowsPerPass)
-    transpose_copy_kernel(const TransposeParams p) {
+__global__ void __launch_bounds__(32 * kTransposeRowsPerPass) transpose_copy_kernel(const TransposeParams p) {
+  constexpr int kPasses = kTransposeTile / kTransposeRowsPerPass;  // tile rows per thread
+  constexpr int kLanes = kTransposeTile / 32;                      // 32-element pieces of a tile row
   // +1 column: a column read of the tile hits 32 different banks (fp32)
   __shared__ T tile[kTransposeTile][kTransposeTile + 1];
   const T* src = static_cast<const T*>(p.src);
@@ -82,17 +87,26 @@ __global__ void __launch_bounds__(kTransposeTile * kTransposeRowsPerPass)
     T* d = dst + b * p.rows * p.dst_ld;
     for (long long c0 = static_cast<long long>(blockIdx.y) * kTransposeTile; c0 < p.cols;
          c0 += static_cast<long long>(gridDim.y) * kTransposeTile) {
+      T v[kPasses][kLanes];
 #pragma unroll
-      for (int k = 0; k < kTransposeTile; k += kTransposeRowsPerPass) {
-        const long long c = c0 + ty + k, r = r0 + tx;
-        if (c < p.cols && r < p.rows) tile[ty + k][tx] = s[c * p.src_ld + r];
-      }
+      for (int k = 0; k < kPasses; ++k)
+#pragma unroll
+        for (int h = 0; h < kLanes; ++h) {
+          const long long c = c0 + ty + k * kTransposeRowsPerPass, r = r0 + tx + 32 * h;
+          v[k][h] = c < p.cols && r < p.rows ? s[c * p.src_ld + r] : T(0);
+        }
+#pragma unroll
+      for (int k = 0; k < kPasses; ++k)
+#pragma unroll
+        for (int h = 0; h < kLanes; ++h) tile[ty + k * kTransposeRowsPerPass][tx + 32 * h] = v[k][h];
       __syncthreads();
 #pragma unroll
-      for (int k = 0; k < kTransposeTile; k += kTransposeRowsPerPass) {
-        const long long r = r0 + ty + k, c = c0 + tx;
-        if (r < p.rows && c < p.cols) d[r * p.dst_ld + c] = tile[tx][ty + k];
-      }
+      for (int k = 0; k < kPasses; ++k)
+#pragma unroll
+        for (int h = 0; h < kLanes; ++h) {
+          const long long r = r0 + ty + k * kTransposeRowsPerPass, c = c0 + tx + 32 * h;
+          if (r < p.rows && c < p.cols) d[r * p.dst_ld + c] = tile[tx + 32 * h][ty + k * kTransposeRowsPerPass];
+        }
       __syncthreads();  // the tile is rewritten by the next iteration
     }
   }
@@ -123,7 +137,7 @@ cudaError_t launch_transpose_copy(const void* src, std::int64_t src_ld, std::int
   if (tiles_r > 0x7fffffffll) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(tiles_r), static_cast<unsigned>(std::min<long long>(tiles_c, 65535)),
                   static_cast<unsigned>(std::min<long long>(batch, 65535)));
-  const dim3 block(kTransposeTile, kTransposeRowsPerPass);
+  const dim3 block(32, kTransposeRowsPerPass);
   if (elem_bytes == 4) transpose_copy_kernel<std::uint32_t><<<grid, block, 0, stream>>>(p);
   else transpose_copy_kernel<std::uint16_t><<<grid, block, 0, stream>>>(p);
   return cudaGetLastError();

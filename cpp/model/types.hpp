@@ -180,6 +180,10 @@ constexpr unsigned kAllLayouts = 0xFu;
 // variants with it (cpp/ops/ops_cuda.cpp) and the model charges it (operand_copies in model.cpp). Measured at
 // 100x12289x4096 with B row-major and N = 12289 misaligned: B copied into the K-contiguous layout 443 us on the H100
 // (benchmarks/results/vs_cublas_h100.md), into its own layout 153 us on the H200 (vs_cublas_odd_h200.md): ~3x.
+// That was torch's strided gather. The op's tiled transpose (cpp/kernels/row_copy.cu, 64 x 64 tiles since the
+// thirty-third session) takes 1.07x (fp32) to 1.24x (16-bit) the time of a device-to-device copy of the same bytes at
+// 4096 x 4096 on the H200 (benchmarks/results/probes/probe_transpose_h200.txt). Not lowered yet: the stored suites
+// timed the launches that copy with the older copies, so a new factor needs them re-timed to be judged.
 constexpr double kTransposingCopyFactor = 3.0;
 // TF32 with a row-major B: the tiles that have a swapped kernel (gemm_wgmma.cuh run_swap: C^T = B^T A^T, B^T loaded
 // from shared memory into registers) read B in place; every tf32 tile also reads it after a transposing copy into

@@ -515,8 +515,8 @@ Plan make_plan(const PlanKey& key, const at::Tensor& a3, const at::Tensor& b3, c
   // column-major: the M-contiguous-A x K-contiguous-B mma_sync variant is not compiled, so the smaller of
   // the two operands is copied to the layout of a compiled variant). A copy that keeps the operand's
   // contiguous dimension streams rows; one that transposes it counts origami::kTransposingCopyFactor times its
-  // elements (cpp/model/types.hpp has the measurement, taken on the strided gather the tiled transpose replaced;
-  // not re-measured for it; the model charges the same: operand_copies in cpp/model/model.cpp).
+  // elements (cpp/model/types.hpp has the measurement, taken on the strided gather the tiled transpose replaced, and
+  // the tiled transpose's own; the model charges the same: operand_copies in cpp/model/model.cpp).
   auto copy_cost = [](const at::Tensor& t, bool is_a, bool want_k_contig) -> int64_t {
     const int d_contig = want_k_contig ? (is_a ? 2 : 1) : (is_a ? 1 : 2);
     const bool keeps = t.stride(d_contig) == 1 || t.size(d_contig) == 1;
