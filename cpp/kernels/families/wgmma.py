@@ -111,7 +111,15 @@ TILES = [
 #           faster at 3-4 sizes per set (1024 x 5120 x 5120 1.09-1.10x), 1.002x geomean; the model's picks with it
 #           0.997x (H200 gen-valid; decode 1 x 36864 x 4608 0.89x) to 1.001x (H100): it ties 128x256 / 64x144 in the
 #           model where it runs 2-11 % slower. Not adopted until the model tells it apart.
-STUDY_TILES = [(128, 320, 2)]
+#  64x96 .. 64x256 with 2 consumers splitting BLOCK_N (Spec.split_n: 64 rows over 2 consumers are not whole slabs; each
+#           consumer computes the 64 rows against BLOCK_N / 2 columns): the 64-row granularity of M with the two-consumer
+#           k-block. A one-consumer k-block costs ~200 cycles plus ~2.1 per column (v8 in cpp/kernels/wgmma/NOTES.md), so
+#           two consumers might hide one's fixed cost under the other's wgmmas. Measured (thirty-third session, H200,
+#           benchmarks/results/probes/probe_split64.sh, probe_split64_h200.txt, 24 sizes M = 64..4096): slower than
+#           the one-consumer tile of the same width (speed ratio, geomean (min-max): 64x96 0.90 (0.79-0.99), 64x128 0.90
+#           (0.75-1.00), 64x160 0.95 (0.86-1.02), 64x256 0.99 (0.91-1.02)); the only gains (M = 320: 64x192 1.04-1.07x
+#           the best built tile at 320x4544x4544 and 320x14336x5120) come from a width the list lacks. Not built.
+STUDY_TILES = [(128, 320, 2), (64, 96, 2), (64, 128, 2), (64, 160, 2), (64, 192, 2), (64, 224, 2), (64, 256, 2)]
 # The swapped-operand kernels (gemm_wgmma.cuh Kernel kSwapAB; TileConfig::swap_ab): (BLOCK_M, BLOCK_N, consumers) in
 # the kernel's own terms, its M the problem's N and its N the problem's M, so the problem's tile is BLOCK_N x BLOCK_M
 # (names and the registry say the problem's: origami_wgmma_160x256x64_..._kk_ab). The problem's A K-major (the
