@@ -244,24 +244,16 @@ def specializations(space: dict):
                     excluded.append((tile, f"shared memory {smem_bytes(bm, bn, bk, 2)} B with 2 stages > "
                                            f"{SMEM_OPTIN_BYTES} B opt-in"))
                     continue
-                stages, smem, min_blocks, double_frags = plan
                 kernels = []
                 # The aligned kernels first, then the realigning ones: generation order is the registry's
                 # order, and the op's plan keeps the first variant on a tie (it also prefers aligned ones
                 # explicitly).
                 for realign in (False, True) if realign_tile(bm, bn, bk) else (False,):
-                    for dt_name, dt_short, ctype, dt_enum in DTYPES:
+                    for dtype in DTYPES:
                         for a_k, b_k, suffix in LAYOUTS:
-                            name = kernel_name(bm, bn, bk, stages, warps, dt_short, suffix, realign)
-                            kernels.append(dict(
-                                name=name, family=FAMILY, family_enum=FAMILY_ENUM,
-                                block_m=bm, block_n=bn, block_k=bk, stages=stages, warps=warps,
-                                warps_m=wm, warps_n=wn, dtype=dt_name, dtype_enum=dt_enum, ctype=ctype,
-                                a_k_contiguous=a_k, b_k_contiguous=b_k, threads=32 * warps,
-                                smem_bytes=smem,
-                                alignment_elems=REALIGN_ALIGNMENT_ELEMS if realign else ALIGNMENT_ELEMS,
-                                min_cc=MIN_CC, min_blocks_per_sm=min_blocks, double_frags=double_frags,
-                                realign=realign, launcher=f"launch_{name}"))
+                            kernels.append(kernel_record(
+                                bm, bn, bk, warps, wm, wn, plan, dtype, a_k, b_k, suffix, realign,
+                                REALIGN_ALIGNMENT_ELEMS if realign else ALIGNMENT_ELEMS))
                 if (bm, bn) in TF32_TILES and bk == TF32_BLOCK_K:
                     kernels.append(tf32_kernel(bm, bn, bk, warps, wm, wn))
                 specs.append(dict(name=f"mma_sync_{bm}x{bn}x{bk}", family=FAMILY, kernels=kernels,
@@ -288,17 +280,25 @@ def stage_plan(bm: int, bn: int, bk: int, warps: int, wm: int, wn: int, eb: int 
     return stages, smem, min_blocks, double_frags
 
 
-def tf32_kernel(bm: int, bn: int, bk: int, warps: int, wm: int, wn: int) -> dict:
-    """The tfloat32 kernel of a TF32_TILES tile (K-contiguous A and B; the module docstring)."""
-    dt_name, dt_short, ctype, dt_enum = TF32_DTYPE
-    stages, smem, min_blocks, double_frags = stage_plan(bm, bn, bk, warps, wm, wn, elem_bytes(dt_name))
-    name = kernel_name(bm, bn, bk, stages, warps, dt_short, "kk")
+def kernel_record(bm: int, bn: int, bk: int, warps: int, wm: int, wn: int, plan: tuple, dtype: tuple, a_k: bool,
+                  b_k: bool, layout_suffix: str, realign: bool, alignment_elems: int) -> dict:
+    """One kernel of a tile's translation unit, with the fields the registry records; plan = stage_plan(...), dtype =
+    an entry of DTYPES (or TF32_DTYPE)."""
+    stages, smem, min_blocks, double_frags = plan
+    dt_name, dt_short, ctype, dt_enum = dtype
+    name = kernel_name(bm, bn, bk, stages, warps, dt_short, layout_suffix, realign)
     return dict(name=name, family=FAMILY, family_enum=FAMILY_ENUM,
                 block_m=bm, block_n=bn, block_k=bk, stages=stages, warps=warps,
                 warps_m=wm, warps_n=wn, dtype=dt_name, dtype_enum=dt_enum, ctype=ctype,
-                a_k_contiguous=True, b_k_contiguous=True, threads=32 * warps, smem_bytes=smem,
-                alignment_elems=TF32_ALIGNMENT_ELEMS, min_cc=MIN_CC, min_blocks_per_sm=min_blocks,
-                double_frags=double_frags, realign=False, launcher=f"launch_{name}")
+                a_k_contiguous=a_k, b_k_contiguous=b_k, threads=32 * warps, smem_bytes=smem,
+                alignment_elems=alignment_elems, min_cc=MIN_CC, min_blocks_per_sm=min_blocks,
+                double_frags=double_frags, realign=realign, launcher=f"launch_{name}")
+
+
+def tf32_kernel(bm: int, bn: int, bk: int, warps: int, wm: int, wn: int) -> dict:
+    """The tfloat32 kernel of a TF32_TILES tile (K-contiguous A and B; the module docstring)."""
+    plan = stage_plan(bm, bn, bk, warps, wm, wn, elem_bytes(TF32_DTYPE[0]))
+    return kernel_record(bm, bn, bk, warps, wm, wn, plan, TF32_DTYPE, True, True, "kk", False, TF32_ALIGNMENT_ELEMS)
 
 
 def tu_text(spec: dict) -> str:
