@@ -119,7 +119,13 @@ TILES = [
 #           the one-consumer tile of the same width (speed ratio, geomean (min-max): 64x96 0.90 (0.79-0.99), 64x128 0.90
 #           (0.75-1.00), 64x160 0.95 (0.86-1.02), 64x256 0.99 (0.91-1.02)); the only gains (M = 320: 64x192 1.04-1.07x
 #           the best built tile at 320x4544x4544 and 320x14336x5120) come from a width the list lacks. Not built.
-STUDY_TILES = [(128, 320, 2), (64, 96, 2), (64, 128, 2), (64, 160, 2), (64, 192, 2), (64, 224, 2), (64, 256, 2)]
+#  64x192, 64x224 (1 consumer): the widths of the split study above for M ~ 320 (320 x 4544: 5 x 24 = 120 tiles of
+#           64x192), as one-consumer tiles. H200 (benchmarks/results/probes/probe_wide64.sh, probe_wide64_h200.txt, 15
+#           sizes M = 64..448): 64x192 as fast as its split twin, faster than every built tile at 2 sizes only
+#           (320x4544x4544 1.07x, 320x14336x5120 1.06x; still 0.86-0.90 of cuBLAS), slower at the other 13; 64x224
+#           never the best. A candidate for the list when the suites are next re-timed on both GPUs, not more.
+STUDY_TILES = [(128, 320, 2), (64, 96, 2), (64, 128, 2), (64, 160, 2), (64, 192, 2), (64, 224, 2), (64, 256, 2),
+               (64, 192, 1), (64, 224, 1)]
 # The swapped-operand kernels (gemm_wgmma.cuh Kernel kSwapAB; TileConfig::swap_ab): (BLOCK_M, BLOCK_N, consumers) in
 # the kernel's own terms, its M the problem's N and its N the problem's M, so the problem's tile is BLOCK_N x BLOCK_M
 # (names and the registry say the problem's: origami_wgmma_160x256x64_..._kk_ab). The problem's A K-major (the
