@@ -384,7 +384,7 @@ def test_kernel_changes_mark_the_launches_they_alter():
     d7 = dict(rec, size_info=dict(dec, N=4096, K=4096), config=dict(A, family="wgmma"), kernel_version=6)
     assert C.stale_kernel_record(d7)                                                       # M = 1 < 128
     assert C.stale_kernel_record(dict(d7, size_info=dict(big, N=100)))                     # N = 100 < 128
-    assert not C.stale_kernel_record(dict(d7, size_info=big))                              # whole tiles at 8192
+    assert not C.stale_kernel_record(dict(d7, size_info=big), upto=13)                     # whole tiles at 8192
     assert not C.stale_kernel_record(dict(d7, config=A), upto=10)                          # mma.sync unchanged
     assert not C.stale_kernel_record(dict(d7, kernel_version=7))
     # version 11: mma.sync with every CTA at the M edge (M < BLOCK_M) and A K-contiguous copies A's M rows only

@@ -199,17 +199,21 @@ def test_wgmma_ops_inc_is_current():
         assert f.read() == out
 
 
+def _ptxas_log(tmp_path, s) -> str:
+    """nvcc's -Xptxas -v report of the translation unit the generator writes for spec s (compiled here)."""
+    src = tmp_path / "k.cu"
+    src.write_text(wg.tu_text(dict(name=s.name, kernels=[wg.kernel_dict(s)])))
+    r = subprocess.run(["nvcc", "-O3", "-std=c++17", *wg.NVCC_FLAGS, "-I", KERNELS, "-Xptxas", "-v", "-c",
+                        str(src), "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r.stdout + r.stderr
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on the PATH")
 @pytest.mark.parametrize("dtype", ["bf16", "tf32"])
 def test_one_specialisation_compiles_without_spills(tmp_path, dtype):
     s = next(x for x in SPECS if (x.block_m, x.block_n, x.dtype, x.layout_tag) == (128, 256, dtype, "kk"))
-    spec = dict(name=s.name, kernels=[wg.kernel_dict(s)])
-    src = tmp_path / "k.cu"
-    src.write_text(wg.tu_text(spec))
-    r = subprocess.run(["nvcc", "-O3", "-std=c++17", *wg.NVCC_FLAGS, "-I", KERNELS, "-Xptxas", "-v", "-c",
-                        str(src), "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    log = r.stdout + r.stderr
+    log = _ptxas_log(tmp_path, s)
     assert "C7508" not in log                      # setmaxnreg honoured
     assert "0 bytes spill stores, 0 bytes spill loads" in log
     assert "0 bytes stack frame" in log
@@ -239,11 +243,71 @@ def test_swapped_operand_kernels_speak_the_problems_terms():
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on the PATH")
 def test_a_swapped_operand_study_kernel_compiles_without_spills(tmp_path):
-    s = wg.Spec(256, 176, 2, "bf16", True, True, swap_ab=True)
-    src = tmp_path / "k.cu"
-    src.write_text(wg.tu_text(dict(name=s.name, kernels=[wg.kernel_dict(s)])))
-    r = subprocess.run(["nvcc", "-O3", "-std=c++17", *wg.NVCC_FLAGS, "-I", KERNELS, "-Xptxas", "-v", "-c",
-                        str(src), "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    log = r.stdout + r.stderr
+    log = _ptxas_log(tmp_path, wg.Spec(256, 176, 2, "bf16", True, True, swap_ab=True))
     assert "C7508" not in log and "0 bytes spill stores, 0 bytes spill loads" in log and "0 bytes stack frame" in log
+
+
+def test_ping_pong_schedule_sits_beside_its_cooperative_kernel():
+    """PINGPONG_TILES: each fp16/bf16 one-CTA kernel of the tile gets a ping-pong kernel of the same config in its
+    translation unit (same stages and threads; 16 bytes more shared memory: the two order barriers), and its launcher
+    runs it where gemm_wgmma.cuh ping_pong_pays says so. One registry entry: no other kernel or TU changes, no
+    standalone ping-pong spec is built, and the bench's stale-launch rule names the same tiles."""
+    from origami_nv.bench import configs as C
+    with_pp = [s for s in SPECS if s.pingpong_twin()]
+    assert {(s.block_m, s.block_n) for s in with_pp} == set(wg.PINGPONG_TILES) == set(C.PINGPONG_TILES)
+    assert len(with_pp) == len(wg.PINGPONG_TILES) * 2 * len(wg.LAYOUTS)
+    assert not any(s.pingpong for s in SPECS)
+    for s in SPECS:
+        k = wg.kernel_dict(s)
+        text = wg.tu_text(dict(name=s.name, kernels=[k]))
+        twin = s.pingpong_twin()
+        if twin is None:
+            assert "pingpong" not in k and "ping_pong_pays" not in text
+            continue
+        assert s.dtype != "tf32" and s.cluster == 1 and not s.swap_ab
+        pp = k["pingpong"]
+        assert pp["name"] == s.name + "_pp" and (twin.stages, twin.threads) == (s.stages, s.threads)
+        assert pp["smem_bytes"] == s.smem_bytes + 16 and pp["template_args"].endswith(", 1, false, false, true")
+        assert (f"if (origami::wgmma::ping_pong_pays(g, {s.block_m}, {s.block_n})) return L_{pp['name']}::launch("
+                f"&{pp['name']}, g);") in text
+        assert text.index("ping_pong_pays") < text.index(f"return L_{s.name}::launch(&{s.name}, g);")
+    # study rules: two consumers, one CTA, 16-bit
+    assert wg.Spec(128, 128, 1, "bf16", True, True, pingpong=True).problems()
+    assert wg.Spec(128, 128, 2, "tf32", True, True, pingpong=True).problems()
+    assert not wg.Spec(64, 256, 2, "fp16", False, False, pingpong=True).problems()
+
+
+def test_stale_rule_of_the_ping_pong_change():
+    """Kernel change 14 (bench/configs.py) marks the launches the ping-pong schedule now runs: unsplit 16-bit 128x128
+    with two or more tiles per SM of the 132-SM GPUs the sets were measured on."""
+    from origami_nv.bench import configs as C
+    cfg = dict(block_m=128, block_n=128, block_k=64, stages=6, warps=12, family="wgmma", split_k=1)
+    big = dict(M=4096, N=4096, K=1024, dtype="bfloat16", batch=1)        # 1024 tiles
+    one_wave = dict(M=1024, N=2048, K=4096, dtype="float16", batch=1)    # 128 tiles
+    batched = dict(M=608, N=592, K=224, dtype="float16", batch=30)       # 750 tiles
+    assert C._wgmma_ping_pong(big, cfg) and C._wgmma_ping_pong(batched, cfg)
+    assert not C._wgmma_ping_pong(one_wave, cfg)
+    assert not C._wgmma_ping_pong(big, {**cfg, "split_k": 2})
+    assert not C._wgmma_ping_pong({**big, "dtype": "tfloat32"}, {**cfg, "block_k": 32})
+    assert not C._wgmma_ping_pong(big, {**cfg, "block_n": 256})
+    assert C.KERNEL_VERSION == 14 and 14 in C.EVALUATION_KEEPS_STALE
+
+
+def test_share_a_study_clusters_are_refused_where_the_kernel_cannot_run_them():
+    """Clusters sharing A (share_a, --variants only; NOTES.md session 34: slower than the one-CTA kernels at every
+    size measured): 2 or 4 CTAs, a K-major A split in whole 8-row groups, 16-bit, never in the build."""
+    s = wg.Spec(128, 64, 2, "bf16", True, True, cluster=4, share_a=True)
+    assert not s.problems() and s.name.endswith("_bf16_kk_n4") and s.template_args().endswith(", 4, false, true")
+    assert wg.Spec(128, 64, 2, "bf16", False, True, cluster=2, share_a=True).problems()   # M-major A
+    assert wg.Spec(128, 64, 2, "bf16", True, True, cluster=3, share_a=True).problems()
+    assert wg.Spec(128, 64, 2, "tf32", True, True, cluster=2, share_a=True).problems()
+    assert not any(x.share_a for x in SPECS)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on the PATH")
+def test_the_ping_pong_translation_unit_compiles_without_spills(tmp_path):
+    s = next(x for x in SPECS if x.pingpong_twin() and x.dtype == "bf16" and x.layout_tag == "mn")
+    log = _ptxas_log(tmp_path, s)
+    assert f"'{s.name}'" in log and f"'{s.name}_pp'" in log   # both entry functions
+    assert "C7508" not in log and "spill stores" in log
+    assert all(m == ("0", "0") for m in re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log))

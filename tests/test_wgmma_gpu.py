@@ -207,6 +207,42 @@ def test_op_wgmma_batched_and_group_sizes(dtype):
         _check(torch, origami_nv.matmul(a, b, config=cfg), a, b)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("layout", ["kk", "kn", "mk", "mn"])
+def test_op_wgmma_ping_pong_same_bits_as_one_tile_per_cta(dtype, layout):
+    # The ping-pong tiles (families/wgmma.py PINGPONG_TILES) run their ping-pong schedule where every CTA has two or
+    # more tiles (gemm_wgmma.cuh ping_pong_pays) and the cooperative one below that. Both sum each output in the same
+    # order, so a tile must have the same bits whichever schedule computed it: the ping-pong launch (batched, edges
+    # in M and N, K with a tail, a bias; C rows 16-byte aligned (TMA-stored slices) and not (the threads' element
+    # stores)) against the cooperative launch of its first 2 x 3 tiles, and both against an fp32 reference.
+    import torch
+    origami_nv, built = _op_with_wgmma()
+    tiles = [t for t in TILES if (t[0], t[1]) in wg.PINGPONG_TILES and (t[0], t[1]) in built]
+    if not tiles:
+        pytest.skip("no ping-pong tile in this build")
+    bm, bn, stages, warps = tiles[0]
+    dt = getattr(torch, dtype)
+    a_k, b_k = layout[0] == "k", layout[1] == "k"
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    batch = 2
+    rows = -(-2 * sms // (batch * 18)) * bm  # >= 2 tiles per SM over 18 tile columns and the batch
+    for n in (17 * bn + 8, 17 * bn + 3):
+        if not b_k and n % 8:
+            continue  # an N-major B is read in place with N a multiple of 8
+        m = rows + (8 if not a_k else 5)
+        a, b = _operands(torch, m, n, 64 * 3 + 24, dt, a_k, b_k, batch=batch, seed=m + n)
+        bias = (torch.rand(n, device="cuda") - 0.5).to(dt)
+        cfg = dict(block_m=bm, block_n=bn, block_k=64, group_size_m=4, stages=stages, warps=warps, family="wgmma")
+        _poison_allocator(torch, batch * m * n, dt)
+        big = origami_nv.matmul(a, b, bias=bias, config=cfg)
+        small = origami_nv.matmul(a[:, :2 * bm], b[:, :, :3 * bn], bias=bias[:3 * bn], config=cfg)
+        assert torch.equal(big[:, :2 * bm, :3 * bn], small), (n, (big[:, :2 * bm, :3 * bn].float() - small.float()).abs().max())
+        ref = torch.matmul(a.float(), b.float()) + bias.float()
+        assert torch.isfinite(big).all(), "unwritten (NaN-poisoned) or non-finite outputs"
+        ulp = 2.0 ** -8 if dt == torch.bfloat16 else 2.0 ** -11
+        assert (big.float() - ref).abs().max().item() <= 2 * ulp * max(1.0, ref.abs().max().item())
+
+
 def test_op_wgmma_unaligned_k_is_still_correct():
     # K = 7: a row-major A has a 14-byte leading dimension, which TMA cannot read; the op must not hand
     # it to the wgmma kernel as is (it copies to an aligned buffer or picks another kernel).
@@ -240,7 +276,7 @@ def _build_harness(tmp_path, pattern):
 
 # 16-bit kernels only: the dev harness (bench_wgmma.cu) allocates and checks 16-bit operands.
 PATTERN = (r"128x256x64.*_(kk|mn)$|64x256.*bf16_kn$|256x128.*fp16_mk$|128x192.*bf16_kk$|64x48.*fp16_kk$|64x144.*bf16_mk$"
-           r"|192x192.*fp16_mk$")
+           r"|192x192.*fp16_mk$|128x128x64.*_(kn|mn)$")  # (128x128: its ping-pong schedule at the check's 2500 x 2100)
 
 
 def test_harness_check_against_cublas(tmp_path):
@@ -254,7 +290,8 @@ def test_harness_check_against_cublas(tmp_path):
 def test_harness_under_compute_sanitizer(tmp_path, tool):
     if shutil.which("compute-sanitizer") is None:
         pytest.skip("compute-sanitizer is not on the PATH")
-    exe = _build_harness(tmp_path, r"128x256.*bf16_kk$|64x256.*fp16_mn$|64x80.*fp16_kk$|192x192.*bf16_kk$")
+    exe = _build_harness(tmp_path, r"128x256.*bf16_kk$|64x256.*fp16_mn$|64x80.*fp16_kk$|192x192.*bf16_kk$"
+                         r"|128x128x64.*bf16_kk$")
     r = subprocess.run(["compute-sanitizer", f"--tool={tool}", "--error-exitcode=9", exe, "check", ".", "small"],
                        capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]

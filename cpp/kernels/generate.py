@@ -17,7 +17,9 @@ Families are plug-ins under cpp/kernels/families/: `mma_sync` and `simt` (fp32 o
                   rows are only element-aligned in place; alignment_elems then says how little it needs),
                   optional "multicast" (bool, default false: a 2-CTA cluster twin of the same config that
                   TMA-multicasts the B tile, KernelEntry::multicast), optional "swap_ab" (bool, default false:
-                  the swapped-operand kernel, TileConfig::swap_ab; block_m/block_n are the problem's tile)}
+                  the swapped-operand kernel, TileConfig::swap_ab; block_m/block_n are the problem's tile),
+                  optional "pingpong" (dict: name, template_args, smem_bytes, threads of a second kernel of the
+                  same config in the same TU, which the launcher runs instead where it pays; wgmma.py PINGPONG_TILES)}
         excluded = [((bm, bn, bk), reason), ...]  tiles of the space the family cannot run
     tu_text(spec) -> CUDA source defining the kernels and launchers of the spec.
 The generator appends the registration function to each TU, writes kernel_table.cpp (which calls them

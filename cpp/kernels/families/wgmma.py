@@ -166,6 +166,19 @@ TF32_LAYOUTS = [(True, True), (True, False)]
 # 33.5 -> 24.8, 2000x1000x3000 nt 128x128 38.5 -> 30.5; at 1024^3 (rows on lines) 64x128 6.7 -> 8.1: the model weighs a
 # twin only where B's rows are off lines (cpp/model/model.cpp, predict_into).
 MULTICAST_TILES = [(128, 192), (128, 256), (64, 128), (128, 64), (128, 128)]
+# Study tiles (--variants) in clusters sharing A (Spec.share_a).
+SHARE_A_STUDY_TILES = [(128, 64, 2), (128, 128, 2), (64, 64, 1), (64, 128, 1), (64, 80, 1)]
+# Tiles whose 16-bit one-CTA kernels also get a ping-pong schedule in the same translation unit (Spec.pingpong_twin):
+# each consumer warpgroup takes whole tiles, alternating, so one's epilogue runs under the other's main loop; the
+# launcher takes it where every CTA has two or more tiles (gemm_wgmma.cuh ping_pong_pays). One KernelEntry, one
+# config: the model knows the tile, not its schedule. H200, dev harness, 3 alternated rounds
+# (benchmarks/results/probes/pingpong_h200/, cpp/kernels/wgmma/NOTES.md session 34): 128x128 ping-pong / cooperative
+# 1.01-1.11x at 10 sizes of 2-40 tiles per CTA (geomean 1.05; 8192x8192x1024 1.11, 4096x4096x1024 1.10), 0.98-0.99x
+# at one tile per CTA (where the launcher keeps the cooperative kernel).
+PINGPONG_TILES = [(128, 128)]
+# Study only (--variants): standalone ping-pong kernels. 64x256 and 128x96 were slower than the cooperative 128x256 at
+# every large size measured (0.80-0.98x; bench_all.txt there); 128x192 (192 accumulators) spills 172 B.
+PINGPONG_STUDY_TILES = [(64, 256), (128, 96)]  # (128x128: the product TU holds it)
 # The swapped kernels hold a k-block of B^T fragments in registers (16 per m64 slab) beside the accumulators; tiles
 # of at most 2 slabs of BLOCK_N per consumer warpgroup are generated (the TILES entries that qualify: 128x256, 256x128,
 # 128x128, 64x128, 64x64; 128x256 uses 168 registers, no spill, ptxas nvcc 13.0).
@@ -184,6 +197,8 @@ class Spec:
     cluster: int = 1          # CTAs per cluster sharing (TMA-multicasting) the B tile: 1 or 2
     max_stages: int = 0       # dev experiments only (--variants): a deeper ring than MAX_STAGES; 0 = the rule
     swap_ab: bool = False     # study (--variants): C^T = B^T A^T, fields in the kernel's terms (SWAP_AB_TILES)
+    share_a: bool = False     # study (--variants): the cluster's CTAs take tile columns and multicast A ("_n2", "_n4")
+    pingpong: bool = False    # study (--variants): each consumer warpgroup owns whole tiles, alternating ("_pp")
 
     @property
     def elem_bytes(self) -> int:
@@ -207,11 +222,12 @@ class Spec:
         """The warpgroup split (gemm_wgmma.cuh Plan::kSplitN): each consumer warpgroup owns BLOCK_M / consumers rows
         where that is whole m64 slabs and BLOCK_N fits one wgmma (<= 256), else (192 rows over 2; 320 columns) every
         row and BLOCK_N / consumers columns."""
-        return not self.swap and ((self.block_m // self.consumers) % 64 != 0 or self.block_n > 256)
+        return not self.swap and not self.pingpong and ((self.block_m // self.consumers) % 64 != 0
+                                                         or self.block_n > 256)
 
     @property
     def rows_per_consumer(self) -> int:
-        return self.block_m if self.split_n else self.block_m // self.consumers
+        return self.block_m if self.split_n or self.pingpong else self.block_m // self.consumers
 
     @property
     def cols_per_consumer(self) -> int:
@@ -244,7 +260,7 @@ class Spec:
 
     @property
     def smem_bytes(self) -> int:
-        return ALIGN_SLACK_BYTES + self.stages * self.stage_bytes + self.c_bytes + 2 * 8 * self.stages
+        return ALIGN_SLACK_BYTES + self.stages * self.stage_bytes + self.c_bytes + 2 * 8 * self.stages + (16 if self.pingpong else 0)
 
     @property
     def threads(self) -> int:
@@ -285,14 +301,26 @@ class Spec:
         bm, bn = self.problem_tile
         return (f"origami_wgmma_{bm}x{bn}x{self.block_k}_s{self.stages}_w{self.warps}"
                 f"_{self.dtype}_{self.layout_tag}" + (f"_e{self.epi_n}" if self.epi_n_override else "")
-                + (f"_c{self.cluster}" if self.cluster > 1 else "") + ("_ab" if self.swap_ab else ""))
+                + (f"_{'n' if self.share_a else 'c'}{self.cluster}" if self.cluster > 1 else "")
+                + ("_ab" if self.swap_ab else "") + ("_pp" if self.pingpong else ""))
 
     def template_args(self) -> str:
         elem = DTYPES[self.dtype][1]
         return (f"{self.block_m}, {self.block_n}, {self.stages}, {self.consumers}, {self.epi_n}, "
                 f"origami::wgmma::ElemType::{elem}, {str(self.a_k_major).lower()}, "
-                f"{str(self.b_k_major).lower()}" + (f", {self.cluster}" if self.cluster > 1 or self.swap_ab else "")
-                + (", true" if self.swap_ab else ""))
+                f"{str(self.b_k_major).lower()}"
+                + (f", {self.cluster}" if self.cluster > 1 or self.swap_ab or self.share_a or self.pingpong else "")
+                + (", true" if self.swap_ab else ", false, true" if self.share_a else
+                   ", false, false, true" if self.pingpong else ""))
+
+    def pingpong_twin(self) -> "Spec | None":
+        """The ping-pong schedule compiled beside this kernel (PINGPONG_TILES), or None."""
+        if ((self.block_m, self.block_n) not in PINGPONG_TILES or self.dtype == "tf32" or self.cluster != 1
+                or self.swap_ab or self.share_a or self.pingpong or self.epi_n_override or self.max_stages):
+            return None
+        twin = Spec(self.block_m, self.block_n, self.consumers, self.dtype, self.a_k_major, self.b_k_major,
+                    pingpong=True)
+        return None if twin.problems() else twin
 
     def problems(self) -> list[str]:
         """Reasons this specialisation cannot exist (empty = valid)."""
@@ -334,8 +362,14 @@ class Spec:
                        "16 bytes")
         if self.dtype == "tf32" and (self.a_k_major, self.b_k_major) not in TF32_LAYOUTS:
             out.append("wgmma takes TF32 operands K-major only")
-        if self.cluster not in (1, 2) or self.block_n % (8 * self.cluster):
+        if self.share_a:
+            if (self.cluster not in (2, 4) or not self.a_k_major or self.block_m % (8 * self.cluster)
+                    or self.dtype == "tf32" or self.swap_ab):
+                out.append("clusters sharing A: 2 or 4 CTAs, 16-bit, a K-major A in whole 8-row groups per CTA")
+        elif self.cluster not in (1, 2) or self.block_n % (8 * self.cluster):
             out.append("clusters of 1 or 2 CTAs, each multicasting whole 8-row groups of B")
+        if self.pingpong and (self.consumers != 2 or self.cluster != 1 or self.swap_ab or self.dtype == "tf32"):
+            out.append("ping-pong: two consumer warpgroups, one CTA per cluster, 16-bit")
         if self.consumers not in (1, 2):
             out.append("one or two consumer warpgroups")
         if self.swap_ab and (self.dtype == "tf32" or self.cluster != 1 or self.split_n):
@@ -381,7 +415,17 @@ def kernel_dict(s: Spec) -> dict:
         a_k_contiguous=a_k, b_k_contiguous=b_k, threads=s.threads,
         smem_bytes=s.smem_bytes, alignment_elems=s.alignment_elems, min_cc=MIN_CC,
         launcher=f"launch_{s.name}", template_args=s.template_args(), cluster=s.cluster, multicast=s.cluster > 1,
-        swap_ab=s.swap_ab)
+        swap_ab=s.swap_ab, **_pingpong_fields(s))
+
+
+def _pingpong_fields(s: Spec) -> dict:
+    """The ping-pong kernel compiled beside s (tu_text), only where there is one: the other kernels' records (and the
+    generated sources) stay as they were."""
+    twin = s.pingpong_twin()
+    if twin is None:
+        return {}
+    return dict(pingpong=dict(name=twin.name, template_args=twin.template_args(), smem_bytes=twin.smem_bytes,
+                              threads=twin.threads))
 
 
 def specializations(space: dict | None = None):
@@ -414,23 +458,26 @@ def tu_text(spec: dict) -> str:
     """The CUDA source of one TU: the extern "C" kernel wrapping Kernel<...>::run and its launcher."""
     out = [f'#include "{HEADER}"', ""]
     for k in spec["kernels"]:
-        alias = f"K_{k['name']}"
-        out += [
-            f"using {alias} = origami::wgmma::Kernel<{k['template_args']}>;",
-            f"using L_{k['name']} = origami::wgmma::Launcher<{k['template_args']}>;",
-            f"static_assert({alias}::P::kSmemBytes == {k['smem_bytes']}, "
-            f"\"generator and kernel disagree on shared memory\");",
-            f"static_assert({alias}::P::kThreads == {k['threads']}, \"generator and kernel disagree on threads\");",
-            f"extern \"C\" __global__ void __launch_bounds__({k['threads']}, 1) {k['name']}(",
-            "    const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b,",
-            "    const __grid_constant__ CUtensorMap c, const origami::wgmma::KernelParams p) {",
-            f"  {alias}::run(a, b, c, p);",
-            "}",
-            f"static cudaError_t {k['launcher']}(const origami::GemmArgs& g) {{",
-            f"  return L_{k['name']}::launch(&{k['name']}, g);",
-            "}",
-            "",
-        ]
+        pp = k.get("pingpong")
+        for kk in ([k, pp] if pp else [k]):
+            alias = f"K_{kk['name']}"
+            out += [
+                f"using {alias} = origami::wgmma::Kernel<{kk['template_args']}>;",
+                f"using L_{kk['name']} = origami::wgmma::Launcher<{kk['template_args']}>;",
+                f"static_assert({alias}::P::kSmemBytes == {kk['smem_bytes']}, "
+                f"\"generator and kernel disagree on shared memory\");",
+                f"static_assert({alias}::P::kThreads == {kk['threads']}, \"generator and kernel disagree on threads\");",
+                f"extern \"C\" __global__ void __launch_bounds__({kk['threads']}, 1) {kk['name']}(",
+                "    const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b,",
+                "    const __grid_constant__ CUtensorMap c, const origami::wgmma::KernelParams p) {",
+                f"  {alias}::run(a, b, c, p);",
+                "}",
+            ]
+        out.append(f"static cudaError_t {k['launcher']}(const origami::GemmArgs& g) {{")
+        if pp:
+            out.append(f"  if (origami::wgmma::ping_pong_pays(g, {k['block_m']}, {k['block_n']})) "
+                       f"return L_{pp['name']}::launch(&{pp['name']}, g);")
+        out += [f"  return L_{k['name']}::launch(&{k['name']}, g);", "}", ""]
     return "\n".join(out)
 
 
@@ -502,13 +549,29 @@ def _main(argv: list[str]) -> int:
                     if not v.problems():
                         pool.append(v)
         pool += swapped_specs(SWAP_AB_STUDY_TILES)
+        # Clusters sharing A along N (2 or 4 CTAs on consecutive tile columns), for M <= 256 against large N and K,
+        # where every CTA of a tile row reads the same A tile from L2 (cpp/kernels/wgmma/NOTES.md, session 34).
+        for bm, bn, cons in SHARE_A_STUDY_TILES:
+            for dtype in ("fp16", "bf16"):
+                for b_k in (True, False):
+                    for c in (2, 4):
+                        v = Spec(bm, bn, cons, dtype, True, b_k, cluster=c, share_a=True)
+                        if not v.problems():
+                            pool.append(v)
         for dtype in ("fp16", "bf16"):  # 64x32 (K-major B only): twice the CTAs of 64x64 at small M
             for a_k in (True, False):
                 v = Spec(64, 32, 1, dtype, a_k, True)
                 if not v.problems():
                     pool.append(v)
+        # Ping-pong consumers (each warpgroup a whole tile, alternating) for the large sizes (NOTES.md, session 34).
+        for bm, bn in PINGPONG_STUDY_TILES:
+            for dtype in ("fp16", "bf16"):
+                for a_k, b_k in LAYOUTS:
+                    v = Spec(bm, bn, 2, dtype, a_k, b_k, pingpong=True)
+                    if not v.problems():
+                        pool.append(v)
         for s in list(pool):
-            if s.swap_ab:
+            if s.swap_ab or s.share_a or s.pingpong:
                 continue
             v = Spec(s.block_m, s.block_n, s.consumers, s.dtype, s.a_k_major, s.b_k_major, epi_n_override=s.block_n)
             if v.epi_n != s.epi_n and not v.problems():

@@ -3,7 +3,9 @@
 // wgmma m64nNk16 (16-bit types) or m64nNk8 (TF32 from fp32 storage), fp32 accumulators, a persistent grid walking
 // output tiles in the Triton
 // GROUP_SIZE_M raster, and an epilogue through shared memory: TMA stores that drain while the CTA computes its
-// next tile, or (a CTA's last tile, unaligned C rows) predicated, coalesced stores by the consumer threads.
+// next tile, or (a CTA's last tile, unaligned C rows) predicated, coalesced stores by the consumer threads. The 16-bit
+// 128x128 kernels have a second, ping-pong schedule (each consumer warpgroup whole tiles, alternating), which the
+// launcher takes where every CTA has two or more tiles (ping_pong_pays).
 //
 // One specialisation = (BLOCK_M, BLOCK_N, stages, consumer warpgroups, epilogue slice width,
 // element type, A layout, B layout[, cluster]); BLOCK_K is one 128-byte swizzle row: 64 elements of a 16-bit
@@ -67,7 +69,7 @@ constexpr int kSmemAlignBytes = 1024;
 
 // Shared-memory plan of one specialisation. The Python family module computes the same numbers
 // (smem_bytes in the registry); the static_asserts in the kernel keep the two honest.
-template <int BM, int BN, int kStages, int kConsumers, int kEpiN, int kOutBytes = 2>
+template <int BM, int BN, int kStages, int kConsumers, int kEpiN, int kOutBytes = 2, bool kPingPong = false>
 struct Plan {
   // The warpgroup split: where BM / consumers is whole m64 slabs, each consumer warpgroup owns BM / consumers rows
   // and every column (128x256: one m64n256 each; 256x128: two m64n128). Otherwise (192 rows: 3 slabs over 2
@@ -76,14 +78,16 @@ struct Plan {
   // 6304 x 768 = 33 x 4 = 132 tiles fill the 132 SMs once where 128x192 needs 1.5 waves.
   // A tile wider than one wgmma (BN > 256: 128x320, cuBLAS's "320x128 coopB" nvjet tile at 1024 x 5120 x 5120, whose
   // 8 x 16 = 128 tiles fill the 132 SMs once; probe_cublas_kernels_weak_h100.txt) splits N the same way: 2 x m64n160.
-  static constexpr bool kSplitN = (BM / kConsumers) % 64 != 0 || BN > 256;
+  // kPingPong (a study variant, Kernel): each consumer warpgroup owns whole tiles, the CTA's tiles alternating
+  // between the two, so one warpgroup's epilogue runs under the other's main loop.
+  static constexpr bool kSplitN = !kPingPong && ((BM / kConsumers) % 64 != 0 || BN > 256);
   // Rows of one TMA box of a K-major B (a box side is at most 256): the whole tile, or its two halves.
   static constexpr int kBBoxRows = BN > 256 ? BN / 2 : BN;
-  static constexpr int kRowsPerConsumer = kSplitN ? BM : BM / kConsumers;
+  static constexpr int kRowsPerConsumer = kSplitN || kPingPong ? BM : BM / kConsumers;
   static constexpr int kColsPerConsumer = kSplitN ? BN / kConsumers : BN;
   static constexpr int kMmaM = kRowsPerConsumer / 64;        // m64 sub-tiles per consumer warpgroup
   // The first tile row and column of consumer warpgroup cw's part of the tile.
-  static constexpr __host__ __device__ int row0(int cw) { return kSplitN ? 0 : cw * kRowsPerConsumer; }
+  static constexpr __host__ __device__ int row0(int cw) { return kSplitN || kPingPong ? 0 : cw * kRowsPerConsumer; }
   static constexpr __host__ __device__ int col0(int cw) { return kSplitN ? cw * kColsPerConsumer : 0; }
   static constexpr int kABytes = BM * kSwizzleRowBytes;      // one stage of A (BLOCK_K elements per row)
   static constexpr int kBBytes = BN * kSwizzleRowBytes;      // one stage of B
@@ -96,7 +100,8 @@ struct Plan {
   static constexpr int kChunksPerRow = kCRowBytes / 16;      // 16-byte chunks per staged row
   static constexpr int kChunkElems = 16 / kOutBytes;         // C elements per chunk
   static constexpr int kCBytes = kConsumers * kRowsPerConsumer * kCRowBytes;
-  static constexpr int kBarrierBytes = 2 * kStages * 8;      // full[] and empty[] mbarriers
+  // full[] and empty[] mbarriers (kPingPong: and the two warpgroups' main-loop order barriers)
+  static constexpr int kBarrierBytes = 2 * kStages * 8 + (kPingPong ? 16 : 0);
   static constexpr int kSmemBytes =
       kSmemAlignBytes /* worst-case alignment slack */ + kStages * kStageBytes + kCBytes + kBarrierBytes;
   static constexpr int kThreads = 128 * (kConsumers + 1);
@@ -133,9 +138,9 @@ struct Plan {
 // cuBLAS TF32 on the H100; the in-place probe, benchmarks/results/probes/probe_tf32_rs_swap_h100.txt: 1.03x).
 template <ElemType kT, bool kBKMajor>
 constexpr bool kSwapRS = kT == ElemType::TFloat32 && !kBKMajor;
-template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kBKMajor>
+template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kBKMajor, bool kPingPong = false>
 using KernelPlan = std::conditional_t<kSwapRS<kT, kBKMajor>, Plan<BN, BM, kStages, kConsumers, kEpiN, 4>,
-                                      Plan<BM, BN, kStages, kConsumers, kEpiN, kElemBytes<kT>>>;
+                                      Plan<BM, BN, kStages, kConsumers, kEpiN, kElemBytes<kT>, kPingPong>>;
 
 // Byte offset of 16-byte chunk c of row r in a consumer warpgroup's C staging buffer (kRows rows of
 // kChunksPerRow chunks). The fragment writes put 8 rows x 4 lanes (one 4-byte word each) into one chunk index
@@ -349,8 +354,9 @@ struct KernelParams {
   void* c;
   int M, N, K;
   int tiles_m, tiles_n;
-  int units_m;              // tile rows per cluster row: ceil(tiles_m / cluster)
-  int units_total;          // units_m * tiles_n * batch: what the persistent clusters walk
+  int units_m;              // tile rows per cluster unit: ceil(tiles_m / cluster) (B shared), else tiles_m
+  int units_n;              // tile columns per cluster unit: ceil(tiles_n / cluster) (A shared), else tiles_n
+  int units_total;          // units_m * units_n * batch: what the persistent clusters walk
   int k_blocks;             // ceil(K / BLOCK_K)
   // Split-K (GemmArgs::split_k, make_split_plan): split_k > 1 slices of k_blocks_per_split k-blocks for the
   // tail_tiles tiles after the dp_tiles whole ones; slice s of tail tile j writes its fp32 partial tile
@@ -407,7 +413,7 @@ struct TileCoord {
   int kb_begin, kb_end;  // the unit's k-blocks (all of K for a whole tile)
   long long ws_tile;     // >= 0: a split-K slice, writing the partial tile ws_tile of the workspace
 };
-template <int kCluster>
+template <int kCluster, bool kShareA = false>
 __device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p, int rank) {
   // Units: without split-K, the tiles (cluster units) in launch order, batch after batch. With split-K
   // (make_split_plan, cpp/model/types.hpp; clusters of 1): first the dp_tiles whole tiles, then slice s of
@@ -431,12 +437,14 @@ __device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p,
     t.kb_begin = slice * p.k_blocks_per_split;
     t.kb_end = min(p.k_blocks, t.kb_begin + p.k_blocks_per_split);
   }
-  const int per_batch = p.units_m * p.tiles_n;
+  const int per_batch = p.units_m * p.units_n;
   t.batch = tile / per_batch;
-  int unit_m, tile_n;
-  triton_raster(tile - t.batch * per_batch, p.units_m, p.tiles_n, p.group_size_m, unit_m, tile_n);
-  t.tile_m = unit_m * kCluster + rank;  // may be tiles_m: loads zero, stores nothing
-  t.tile_n = tile_n;
+  int unit_m, unit_n;
+  triton_raster(tile - t.batch * per_batch, p.units_m, p.units_n, p.group_size_m, unit_m, unit_n);
+  // The cluster's CTAs take consecutive tile rows (sharing B) or tile columns (kShareA: sharing A); one past the
+  // matrix (tiles_m or tiles_n) loads its share for the others and stores nothing.
+  t.tile_m = kShareA ? unit_m : unit_m * kCluster + rank;
+  t.tile_n = kShareA ? unit_n * kCluster + rank : unit_n;
   return t;
 }
 
@@ -458,10 +466,15 @@ __device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p,
 // 256x152, 64x176 in N-first names: benchmarks/results/probes/probe_cublas_kernels_midm_h100.txt). Everything up to
 // the epilogue is the kernel's own GEMM; the epilogue stages each slice transposed (stmatrix .trans) and the threads
 // store C's rows from it (store_transposed).
+// kShareA (a study variant, families/wgmma.py SHARE_A_STUDY_TILES; NOTES.md session 34, not adopted): a cluster of 2 or 4
+// CTAs on consecutive tile columns of one tile row, each loading BM / cluster rows of the A tile TMA-multicast into all.
+// kPingPong (the 128x128 16-bit kernels' second schedule, ping_pong_pays; NOTES.md v18): each consumer warpgroup
+// computes whole tiles, the CTA's tiles alternating between the two, so one's epilogue runs under the other's main loop.
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
-          int kCluster = 1, bool kSwapAB = false>
+          int kCluster = 1, bool kSwapAB = false, bool kShareA = false,
+          bool kPingPong = false>
 struct Kernel {
-  using P = KernelPlan<BM, BN, kStages, kConsumers, kEpiN, kT, kBKMajor>;
+  using P = KernelPlan<BM, BN, kStages, kConsumers, kEpiN, kT, kBKMajor, kPingPong>;
   static constexpr bool kSwap = kSwapRS<kT, kBKMajor>;
   static __device__ __forceinline__ void run(const CUtensorMap& tma_a, const CUtensorMap& tma_b,
                                              const CUtensorMap& tma_c, const KernelParams& p) {
@@ -575,17 +588,22 @@ struct Kernel {
 };
 
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
-          int kCluster, bool kSwapAB>
-__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster, kSwapAB>::run_ss(
+          int kCluster, bool kSwapAB, bool kShareA, bool kPingPong>
+__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster, kSwapAB, kShareA, kPingPong>::run_ss(
     const CUtensorMap& tma_a, const CUtensorMap& tma_b, const CUtensorMap& tma_c, const KernelParams& p) {
   static_assert(kBKMajor || BN % 64 == 0, "an N-major B is loaded in 64-column TMA boxes");
   static_assert(kT != ElemType::TFloat32 || (kAKMajor && kBKMajor), "wgmma reads TF32 operands K-major only");
-  static_assert(kCluster == 1 || kCluster == 2, "1 or 2 CTAs per cluster");
+  static_assert(kCluster == 1 || kCluster == 2 || (kShareA && kCluster == 4), "1 or 2 CTAs per cluster (4 sharing A)");
+  static_assert(!kShareA || (kCluster > 1 && kAKMajor && BM % (8 * kCluster) == 0),
+                "a cluster sharing A: K-major A, each CTA multicasting whole 8-row swizzle groups of it");
   static_assert(!kSwapAB || (kT != ElemType::TFloat32 && kCluster == 1 && P::kRowsPerConsumer % 64 == 0),
                 "the swapped-operand kernels: 16-bit, one CTA per cluster, whole m64 slabs per consumer");
   static_assert(BN <= 256 || (kBKMajor && kCluster == 1 && P::kBBoxRows % 8 == 0 && P::kBBoxRows <= 256),
                 "a tile wider than 256 columns: a K-major B in two boxes, one CTA per cluster");
-  static_assert(BN % (8 * kCluster) == 0, "each CTA's multicast share of B is whole 8-row swizzle groups");
+  static_assert(kShareA || BN % (8 * kCluster) == 0, "each CTA's multicast share of B is whole 8-row swizzle groups");
+  constexpr bool kShareB = kCluster > 1 && !kShareA;
+  static_assert(!kPingPong || (kConsumers == 2 && kCluster == 1 && !kSwapAB && kT != ElemType::TFloat32),
+                "ping-pong: two consumer warpgroups, one CTA per cluster, 16-bit");
   constexpr int kMmaM = P::kMmaM;
   constexpr int kAcc = P::kColsPerConsumer / 2;  // accumulators per m64 slab per thread
   // A consumer's column share of an N-major B starts on a 64-column box (the MN-major descriptor's unit).
@@ -606,6 +624,10 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
   const std::uint32_t bars = ring + kStages * P::kStageBytes + P::kCBytes;
   auto full_bar = [&](int s) { return bars + 8u * s; };
   auto empty_bar = [&](int s) { return bars + 8u * (kStages + s); };
+  // kPingPong: order_bar(w) completes a phase each time warpgroup w has passed the last stage wait of a tile's main
+  // loop; the other warpgroup waits for it before its own main loop. Without the order a warpgroup that steps over
+  // the other's stages would wait on ring positions many phases ahead, which a parity wait cannot tell apart.
+  auto order_bar = [&](int w) { return bars + 8u * (2 * kStages + w); };
 
   // Programmatic dependent launch (pdl.hpp): this CTA's set-up below (barrier init, tensor-map prefetch)
   // overlaps the previous kernel; global memory waits for it, then the next kernel may launch.
@@ -621,7 +643,11 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
     for (int s = 0; s < kStages; ++s) {
       mbar_init(full_bar(s), 1);                    // the producer's arrive.expect_tx
       // one arrive per consumer warp of every CTA whose smem this stage's multicast writes
-      mbar_init(empty_bar(s), 4 * kConsumers * kCluster);
+      mbar_init(empty_bar(s), 4 * (kPingPong ? 1 : kConsumers) * kCluster);
+    }
+    if constexpr (kPingPong) {
+      mbar_init(order_bar(0), 4);  // one arrive per warp of the warpgroup
+      mbar_init(order_bar(1), 4);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -639,7 +665,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       int stage = 0;
       std::uint32_t phase = 0;
       for (int unit = blockIdx.x / kCluster; unit < p.units_total; unit += gridDim.x / kCluster) {
-        const TileCoord tc = tile_coord<kCluster>(unit, p, rank);
+        const TileCoord tc = tile_coord<kCluster, kShareA>(unit, p, rank);
         const int m0 = tc.tile_m * BM, n0 = tc.tile_n * BN;
         // (K-major boxes of an edge tile end at the matrix edge: KernelParams::shift_edges)
         const int am0 = edge_origin(m0, BM, p.M, kAKMajor && (p.shift_edges & 1), kSwapAB ? 8 : 1);
@@ -652,14 +678,20 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
           const std::uint32_t a_dst = ring + stage * P::kStageBytes;
           const std::uint32_t b_dst = a_dst + P::kABytes;
           const int k0 = kb * kBlockK<kT>;
-          if constexpr (kAKMajor) {
+          if constexpr (kShareA) {
+            // The cluster's CTAs (one tile row, consecutive tile columns) share this A tile: each loads its share
+            // of the rows once, for all.
+            constexpr int kRows = BM / kCluster;  // box {BLOCK_K, BM / cluster}
+            tma_load_3d_multicast(a_dst + rank * kRows * 128, &tma_a, fb, k0, am0 + rank * kRows, ba,
+                                  (1u << kCluster) - 1);
+          } else if constexpr (kAKMajor) {
             tma_load_3d(a_dst, &tma_a, fb, k0, am0, ba);  // box {BLOCK_K, BM}
           } else {
 #pragma unroll
             for (int i = 0; i < BM / 64; ++i)
               if (i < p.a_slabs) tma_load_3d(a_dst + i * 8192, &tma_a, fb, m0 + 64 * i, k0, ba);
           }
-          if constexpr (kCluster == 1) {
+          if constexpr (!kShareB) {
             if constexpr (kBKMajor) {
 #pragma unroll
               for (int i = 0; i < BN / P::kBBoxRows; ++i)  // box {BLOCK_K, BN} (BN > 256: two of BN / 2 rows)
@@ -709,9 +741,20 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
     std::uint32_t phase = 0;
     float acc[kMmaM][kAcc];
 
-    for (int unit = blockIdx.x / kCluster; unit < p.units_total; unit += gridDim.x / kCluster) {
-      const TileCoord tc = tile_coord<kCluster>(unit, p, rank);
+    int local_tile = 0;  // this CTA's tiles so far (kPingPong: warpgroup cw takes every other one)
+    for (int unit = blockIdx.x / kCluster; unit < p.units_total; unit += gridDim.x / kCluster, ++local_tile) {
+      const TileCoord tc = tile_coord<kCluster, kShareA>(unit, p, rank);
       const int n_kb = tc.kb_end - tc.kb_begin;  // this unit's k-blocks (all of K without split-K)
+      if constexpr (kPingPong) {
+        if ((local_tile & 1) != cw) {  // the other warpgroup's tile: step over its stages in the ring
+          const int s = stage + n_kb;
+          phase ^= static_cast<std::uint32_t>(s / kStages) & 1u;
+          stage = s % kStages;
+          continue;
+        }
+        // Tile 2j + cw waits for tile 2j + cw - 1 of the other warpgroup: its completion number j + cw - 1.
+        if (local_tile > 0) mbar_wait(order_bar(cw ^ 1), static_cast<std::uint32_t>((local_tile / 2 + cw - 1) & 1));
+      }
       if (n_kb == 0) {
 #pragma unroll
         for (int mi = 0; mi < kMmaM; ++mi)
@@ -749,7 +792,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         wgmma_wait<1>();
         if (kb > 0 && lane == 0) {
           mbar_arrive(empty_bar(prev_stage));
-          if constexpr (kCluster > 1) mbar_arrive_peer(empty_bar(prev_stage), rank ^ 1);
+#pragma unroll
+          for (int r = 1; r < kCluster; ++r) mbar_arrive_peer(empty_bar(prev_stage), rank ^ r);
         }
         prev_stage = stage;
         if (++stage == kStages) {
@@ -757,12 +801,16 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
           phase ^= 1;
         }
       }
+      if constexpr (kPingPong) {
+        if (lane == 0) mbar_arrive(order_bar(cw));  // every stage wait of this tile is behind: the other may start
+      }
       wgmma_wait<0>();
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi) fence_accumulators(acc[mi]);
       if (n_kb > 0 && lane == 0) {
         mbar_arrive(empty_bar(prev_stage));
-        if constexpr (kCluster > 1) mbar_arrive_peer(empty_bar(prev_stage), rank ^ 1);
+#pragma unroll
+        for (int r = 1; r < kCluster; ++r) mbar_arrive_peer(empty_bar(prev_stage), rank ^ r);
       }
 
       // The tile's own rows and columns, and those its accumulators stand for (shifted at an edge: shift_edges).
@@ -967,8 +1015,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
 // ptxas serialise every wgmma of the function (C7513, seen with the loads of k-block kb + 1 before the wait on kb).
 // With two consumer warpgroups one loads while the other's wgmmas run.
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
-          int kCluster, bool kSwapAB>
-__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster, kSwapAB>::
+          int kCluster, bool kSwapAB, bool kShareA, bool kPingPong>
+__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster, kSwapAB, kShareA, kPingPong>::
     run_swap(const CUtensorMap& tma_a, const CUtensorMap& tma_b, const KernelParams& p) {
   static_assert(kAKMajor && kCluster == 1, "the swapped TF32 kernels read a K-major A, one CTA per cluster");
   static_assert(BN % 32 == 0, "B's tile is loaded in boxes of 32 columns (128 bytes of fp32)");
@@ -1164,8 +1212,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
 // keeps each CTA's shared memory alive until its peers have read it. The additions are those of the reduction
 // kernel (cpp/kernels/split_k.cu), in the same order: the same bits.
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
-          int kCluster, bool kSwapAB>
-__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster, kSwapAB>::
+          int kCluster, bool kSwapAB, bool kShareA, bool kPingPong>
+__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster, kSwapAB, kShareA, kPingPong>::
     cluster_reduce(const KernelParams& p, std::uint32_t partials) {
   constexpr int kPartialLd = BN + 8;  // as in run()
   cluster_sync();  // every slice's partial tile is in its CTA's shared memory
@@ -1307,14 +1355,49 @@ inline bool edge_shift_enabled() {
   return on;
 }
 
+// Whether a launch of a tile that also has a ping-pong schedule (the 16-bit 128x128 kernels: the generator puts both in
+// one translation unit, families/wgmma.py PINGPONG_TILES) takes it: one CTA per SM and every CTA with at least two
+// tiles, no split-K. Ping-pong gives each consumer warpgroup whole tiles, alternating, so one warpgroup's epilogue runs
+// under the other's main loop; a CTA with a single tile would run it on one warpgroup. H200, dev harness, 3 alternated
+// rounds (benchmarks/results/probes/pingpong_h200/, cpp/kernels/wgmma/NOTES.md session 34): 1.01-1.11x the cooperative
+// 128x128 at 10 sizes of 2-40 tiles per CTA (geomean 1.05), 0.98-0.99x at one tile per CTA.
+// ORIGAMI_NV_PINGPONG=0 in the environment (read once) keeps the cooperative schedule everywhere, for measuring the two
+// against each other through the op (benchmarks/results/probes/probe_pingpong_op.py).
+inline bool ping_pong_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("ORIGAMI_NV_PINGPONG");
+    return !(v != nullptr && v[0] == '0' && v[1] == '\0');
+  }();
+  return on;
+}
+
+inline bool ping_pong_pays(const GemmArgs& g, int block_m, int block_n) {
+  if (g.split_k > 1 || g.M <= 0 || g.N <= 0 || g.batch <= 0 || !ping_pong_enabled()) return false;
+  int sms = g.sm_count;
+  if (sms <= 0) {
+    static std::atomic<int> device_sms[64];
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) return false;
+    sms = device_sms[dev & 63].load(std::memory_order_relaxed);
+    if (sms <= 0) {
+      if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0) return false;
+      device_sms[dev & 63].store(sms, std::memory_order_relaxed);
+    }
+  }
+  const std::int64_t tiles = g.batch * ((g.M + block_m - 1) / block_m) * ((g.N + block_n - 1) / block_n);
+  return tiles >= 2 * static_cast<std::int64_t>(sms);
+}
+
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
-          int kCluster = 1, bool kSwapAB = false>
+          int kCluster = 1, bool kSwapAB = false, bool kShareA = false,
+          bool kPingPong = false>
 struct Launcher {
-  using P = KernelPlan<BM, BN, kStages, kConsumers, kEpiN, kT, kBKMajor>;
+  using P = KernelPlan<BM, BN, kStages, kConsumers, kEpiN, kT, kBKMajor, kPingPong>;
   static constexpr bool kSwap = kSwapRS<kT, kBKMajor>;
   static constexpr int kBK = kBlockK<kT>;
   static constexpr int kEB = kElemBytes<kT>;
   static_assert(!kSwapAB || (kT != ElemType::TFloat32 && kCluster == 1), "kSwapAB: 16-bit, one CTA per cluster");
+  static constexpr bool kShareB = kCluster > 1 && !kShareA;  // the cluster's CTAs multicast B (else A, or nothing)
 
   // The problem's operands in the roles the kSwapAB kernel gives them (its M and N are the problem's N and M).
   static GemmArgs swapped(const GemmArgs& g) {
@@ -1371,19 +1454,21 @@ struct Launcher {
     // fill is slow and shared by the SMs: on the H100 a 128x64 tile streaming B at M = 1 ran 1.8x slower on
     // 72 SMs than at M = 128 (benchmarks/results/probes/probe_tma_ctas_h100.txt). The smem rows not loaded
     // hold stale bytes; they only reach accumulator rows (columns) past M (N), which no store writes.
-    const int a_rows = static_cast<int>(std::min<std::int64_t>(g.M, BM));
+    // (A shared by a cluster: every CTA's box is BM / cluster rows, all loaded, the rows past M zero-filled)
+    const int a_rows = kShareA ? BM : static_cast<int>(std::min<std::int64_t>(g.M, BM));
     // (a tile of two B boxes, BN > 256, loads both whole: the model's tma_loaded_rows counts the same)
-    const int b_rows = kCluster == 1 && BN <= 256 ? static_cast<int>(std::min<std::int64_t>(g.N, BN)) : BN;
+    const int b_rows = !kShareB && BN <= 256 ? static_cast<int>(std::min<std::int64_t>(g.N, BN)) : BN;
     // An MN-major operand is loaded in boxes of one 128-byte swizzle row by BLOCK_K: 64 x 64 of a 16-bit type
     // (8 KiB), 32 x 32 of fp32 (the swapped TF32 kernels' B, 4 KiB).
     const int a_slabs = (a_rows + 63) / 64, b_slabs = (b_rows + kBK - 1) / kBK;
     CUtensorMap map_a{}, map_b{};
     bool ok = !has_k;
     if (has_k) {
-      ok = kAKMajor ? encode_map(&map_a, kT, g.a, g.K, g.M, a_batch, lda, g.a_stride_batch, kBK, a_rows, true)
+      ok = kAKMajor ? encode_map(&map_a, kT, g.a, g.K, g.M, a_batch, lda, g.a_stride_batch, kBK,
+                                 kShareA ? BM / kCluster : a_rows, true)
                      : encode_map(&map_a, kT, g.a, g.M, g.K, a_batch, lda, g.a_stride_batch, 64, 64, true);
       ok = ok && (kBKMajor ? encode_map(&map_b, kT, g.b, g.K, g.N, b_batch, ldb, g.b_stride_batch, kBK,
-                                        kCluster == 1 ? std::min(b_rows, P::kBBoxRows) : BN / kCluster, true)
+                                        !kShareB ? std::min(b_rows, P::kBBoxRows) : BN / kCluster, true)
                            : encode_map(&map_b, kT, g.b, g.N, g.K, b_batch, ldb, g.b_stride_batch, kBK, kBK, true));
     }
     if (!ok) return cudaErrorInvalidValue;
@@ -1395,12 +1480,13 @@ struct Launcher {
     p.K = static_cast<int>(g.K);
     p.tiles_m = static_cast<int>((g.M + BM - 1) / BM);
     p.tiles_n = static_cast<int>((g.N + BN - 1) / BN);
-    p.units_m = (p.tiles_m + kCluster - 1) / kCluster;
+    p.units_m = kShareA ? p.tiles_m : (p.tiles_m + kCluster - 1) / kCluster;
+    p.units_n = kShareA ? (p.tiles_n + kCluster - 1) / kCluster : p.tiles_n;
     p.k_blocks = static_cast<int>((g.K + kBK - 1) / kBK);
     // Split-K schedule (gemm_args.hpp: split_slots comes from the op / launch_gemm, so the workspace
     // agrees); 2-CTA clusters (a study variant) do not split.
     const SplitPlan sp = has_k ? split_plan(g, BM, BN, kBK) : SplitPlan{};
-    if (has_k && g.split_k > 1 && (g.split_slots <= 0 || kCluster > 1)) return cudaErrorInvalidValue;
+    if (has_k && g.split_k > 1 && (g.split_slots <= 0 || kCluster > 1 || kPingPong)) return cudaErrorInvalidValue;
     p.split_k = has_k ? sp.slices : 1;
     p.k_blocks_per_split = has_k ? static_cast<int>(sp.k_tiles_per_slice) : 0;
     p.ws = g.workspace;
@@ -1408,21 +1494,22 @@ struct Launcher {
     p.tail_tiles = static_cast<int>(sp.tail_tiles);
     p.cluster_slices = sp.cluster ? sp.slices : 0;
     p.bias = g.bias;  // added in the epilogue of whole tiles; for split tiles the reduction adds it
-    if (sp.cluster && (kCluster > 1 || sp.slices > kMaxClusterSlices)) return cudaErrorInvalidValue;
+    if (sp.cluster && (kCluster > 1 || kPingPong || sp.slices > kMaxClusterSlices)) return cudaErrorInvalidValue;
     if (p.split_k > 1 && !sp.cluster && p.ws == nullptr) return cudaErrorInvalidValue;  // the op allocates it
-    const std::int64_t units = p.split_k > 1 ? sp.units() : static_cast<std::int64_t>(p.units_m) * p.tiles_n * g.batch;
+    const std::int64_t units = p.split_k > 1 ? sp.units() : static_cast<std::int64_t>(p.units_m) * p.units_n * g.batch;
     if (units * kCluster > INT32_MAX) return cudaErrorInvalidValue;
     p.units_total = static_cast<int>(units);
-    // group_size_m counts tile rows (the model's raster); the kernel walks cluster rows.
-    p.group_size_m = std::max(1, ((g.group_size_m > 0 ? g.group_size_m : 1) + kCluster - 1) / kCluster);
+    // group_size_m counts tile rows (the model's raster); the kernel walks cluster rows (B shared) or tile rows.
+    const int cluster_rows = kShareB ? kCluster : 1;
+    p.group_size_m = std::max(1, ((g.group_size_m > 0 ? g.group_size_m : 1) + cluster_rows - 1) / cluster_rows);
     p.a_batch_step = a_batch > 1 ? 1 : 0;
     p.b_batch_step = b_batch > 1 ? 1 : 0;
     p.c_stride_m = g.c_stride_m;
     p.c_stride_batch = g.c_stride_batch;
     p.a_slabs = kAKMajor ? BM / 64 : a_slabs;
-    p.b_slabs = kBKMajor || kCluster > 1 ? BN / kBK : b_slabs;
+    p.b_slabs = kBKMajor || kShareB ? BN / kBK : b_slabs;
     p.stage_tx_bytes = (kAKMajor ? a_rows * 128 : a_slabs * 8192) +
-                       (kCluster > 1 ? P::kBBytes : kBKMajor ? b_rows * 128 : b_slabs * kBK * 128);
+                       (kShareB ? P::kBBytes : kBKMajor ? b_rows * 128 : b_slabs * kBK * 128);
     p.c_vector_ok = (reinterpret_cast<std::uintptr_t>(g.c) % 16 == 0) && g.c_stride_m % P::kChunkElems == 0 &&
                     (g.batch == 1 || g.c_stride_batch % P::kChunkElems == 0);
     // Edge tiles' boxes moved inside the matrix (KernelParams::shift_edges): K-major operands whose extent is longer

@@ -155,6 +155,24 @@ def _wgmma_edge_box_shifted(info: dict, cfg: dict) -> bool:
     return (a_k and M > bm and M % bm != 0) or (b_k and N > bn and N % bn != 0)
 
 
+# The tiles whose 16-bit kernels have a ping-pong schedule (cpp/kernels/families/wgmma.py PINGPONG_TILES; the launcher
+# takes it where every CTA has two or more tiles, gemm_wgmma.cuh ping_pong_pays). tests/test_wgmma_family.py checks
+# the two agree.
+PINGPONG_TILES = frozenset({(128, 128)})
+
+
+def _wgmma_ping_pong(info: dict, cfg: dict) -> bool:
+    """An unsplit 16-bit wgmma launch of a ping-pong tile with at least two tiles per SM (the 132 SMs of the GPUs the
+    data sets were measured on): it now runs the ping-pong schedule. (A 2-CTA twin launch of the tile, rows off
+    128-byte lines, keeps its kernel; its config does not say it was one, so it is marked too.)"""
+    if (cfg["family"] != "wgmma" or (cfg["block_m"], cfg["block_n"]) not in PINGPONG_TILES
+            or int(cfg.get("split_k", 1) or 1) > 1 or info.get("dtype") not in ("float16", "bfloat16")):
+        return False
+    sms, _ = _measured_gpus_cluster_capacity()
+    tiles = int(info.get("batch", 1) or 1) * -(-int(info["M"]) // cfg["block_m"]) * -(-int(info["N"]) // cfg["block_n"])
+    return tiles >= 2 * sms
+
+
 # Kernel changes that alter the time of some launches, oldest first: (version, commit, what changed, which launches
 # it alters). Raw records of origami_nv's launches (config and pick) carry the version they were measured with as
 # "kernel_version" (absent = 1: the kernels before the first change listed). A record is stale when a change newer
@@ -185,6 +203,8 @@ KERNEL_CHANGES = (
      "from registers) up to M = 2048, not copied transposed first", _wgmma_tf32_row_major_b_in_place),
     (13, "twenty-fourth session", "wgmma: the edge tile of a K-major operand longer than its tile loads the box that "
      "ends at the matrix edge (no zero fill; its own rows stored by its threads)", _wgmma_edge_box_shifted),
+    (14, "thirty-fourth session", "wgmma: 16-bit 128x128 launches with two or more tiles per SM run the ping-pong "
+     "schedule (each consumer warpgroup whole tiles, alternating)", _wgmma_ping_pong),
 )
 KERNEL_VERSION = KERNEL_CHANGES[-1][0]
 
@@ -225,7 +245,9 @@ EVALUATION_DROPS_STALE_FROM = 7
 # sets' figures for those launches are the zero-filled kernels' until `bench run --retime-stale` (the note of the
 # session that made the change says so). Re-timed on 2026-11-27 (twenty-fifth session): both GPUs' gen-valid, the
 # H100 gen-train, 112 of 130 sizes of the H200 gen-train (drop_superseded works size by size).
-EVALUATION_KEEPS_STALE = frozenset({13})
+# Change 14 moves the launches it alters by 1-11 % (H200, dev harness; cpp/kernels/wgmma/NOTES.md, session 34), like
+# changes 2-6: their stale times are kept (the cooperative kernel's, a little slow) until re-timed.
+EVALUATION_KEEPS_STALE = frozenset({13, 14})
 
 
 def stale_for_evaluation(rec: dict) -> bool:
