@@ -198,7 +198,7 @@ class Spec:
     max_stages: int = 0       # dev experiments only (--variants): a deeper ring than MAX_STAGES; 0 = the rule
     swap_ab: bool = False     # study (--variants): C^T = B^T A^T, fields in the kernel's terms (SWAP_AB_TILES)
     share_a: bool = False     # study (--variants): the cluster's CTAs take tile columns and multicast A ("_n2", "_n4")
-    pingpong: bool = False    # study (--variants): each consumer warpgroup owns whole tiles, alternating ("_pp")
+    pingpong: bool = False    # each consumer warpgroup owns whole tiles, alternating ("_pp"): pingpong_twin, or study
 
     @property
     def elem_bytes(self) -> int:
@@ -260,7 +260,8 @@ class Spec:
 
     @property
     def smem_bytes(self) -> int:
-        return ALIGN_SLACK_BYTES + self.stages * self.stage_bytes + self.c_bytes + 2 * 8 * self.stages + (16 if self.pingpong else 0)
+        order_barriers = 16 if self.pingpong else 0  # Plan::kBarrierBytes
+        return ALIGN_SLACK_BYTES + self.stages * self.stage_bytes + self.c_bytes + 2 * 8 * self.stages + order_barriers
 
     @property
     def threads(self) -> int:

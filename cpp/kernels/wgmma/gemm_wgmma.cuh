@@ -78,8 +78,8 @@ struct Plan {
   // 6304 x 768 = 33 x 4 = 132 tiles fill the 132 SMs once where 128x192 needs 1.5 waves.
   // A tile wider than one wgmma (BN > 256: 128x320, cuBLAS's "320x128 coopB" nvjet tile at 1024 x 5120 x 5120, whose
   // 8 x 16 = 128 tiles fill the 132 SMs once; probe_cublas_kernels_weak_h100.txt) splits N the same way: 2 x m64n160.
-  // kPingPong (a study variant, Kernel): each consumer warpgroup owns whole tiles, the CTA's tiles alternating
-  // between the two, so one warpgroup's epilogue runs under the other's main loop.
+  // kPingPong (the 128x128 kernels' second schedule, Kernel): each consumer warpgroup owns whole tiles, the CTA's tiles
+  // alternating between the two, so one warpgroup's epilogue runs under the other's main loop.
   static constexpr bool kSplitN = !kPingPong && ((BM / kConsumers) % 64 != 0 || BN > 256);
   // Rows of one TMA box of a K-major B (a box side is at most 256): the whole tile, or its two halves.
   static constexpr int kBBoxRows = BN > 256 ? BN / 2 : BN;
@@ -466,8 +466,8 @@ __device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p,
 // 256x152, 64x176 in N-first names: benchmarks/results/probes/probe_cublas_kernels_midm_h100.txt). Everything up to
 // the epilogue is the kernel's own GEMM; the epilogue stages each slice transposed (stmatrix .trans) and the threads
 // store C's rows from it (store_transposed).
-// kShareA (a study variant, families/wgmma.py SHARE_A_STUDY_TILES; NOTES.md session 34, not adopted): a cluster of 2 or 4
-// CTAs on consecutive tile columns of one tile row, each loading BM / cluster rows of the A tile TMA-multicast into all.
+// kShareA (a study variant, families/wgmma.py SHARE_A_STUDY_TILES; NOTES.md session 34, not adopted): a cluster of 2
+// or 4 CTAs on consecutive tile columns of one tile row, each loading BM / cluster rows of the A tile, multicast to all.
 // kPingPong (the 128x128 16-bit kernels' second schedule, ping_pong_pays; NOTES.md v18): each consumer warpgroup
 // computes whole tiles, the CTA's tiles alternating between the two, so one's epilogue runs under the other's main loop.
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
@@ -589,7 +589,8 @@ struct Kernel {
 
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
           int kCluster, bool kSwapAB, bool kShareA, bool kPingPong>
-__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster, kSwapAB, kShareA, kPingPong>::run_ss(
+__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster, kSwapAB,
+                                       kShareA, kPingPong>::run_ss(
     const CUtensorMap& tma_a, const CUtensorMap& tma_b, const CUtensorMap& tma_c, const KernelParams& p) {
   static_assert(kBKMajor || BN % 64 == 0, "an N-major B is loaded in 64-column TMA boxes");
   static_assert(kT != ElemType::TFloat32 || (kAKMajor && kBKMajor), "wgmma reads TF32 operands K-major only");
@@ -1016,7 +1017,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
 // With two consumer warpgroups one loads while the other's wgmmas run.
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
           int kCluster, bool kSwapAB, bool kShareA, bool kPingPong>
-__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster, kSwapAB, kShareA, kPingPong>::
+__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster, kSwapAB,
+                                       kShareA, kPingPong>::
     run_swap(const CUtensorMap& tma_a, const CUtensorMap& tma_b, const KernelParams& p) {
   static_assert(kAKMajor && kCluster == 1, "the swapped TF32 kernels read a K-major A, one CTA per cluster");
   static_assert(BN % 32 == 0, "B's tile is loaded in boxes of 32 columns (128 bytes of fp32)");
@@ -1213,7 +1215,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
 // kernel (cpp/kernels/split_k.cu), in the same order: the same bits.
 template <int BM, int BN, int kStages, int kConsumers, int kEpiN, ElemType kT, bool kAKMajor, bool kBKMajor,
           int kCluster, bool kSwapAB, bool kShareA, bool kPingPong>
-__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster, kSwapAB, kShareA, kPingPong>::
+__device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, kAKMajor, kBKMajor, kCluster, kSwapAB,
+                                       kShareA, kPingPong>::
     cluster_reduce(const KernelParams& p, std::uint32_t partials) {
   constexpr int kPartialLd = BN + 8;  // as in run()
   cluster_sync();  // every slice's partial tile is in its CTA's shared memory
