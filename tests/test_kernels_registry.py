@@ -70,7 +70,8 @@ def test_compiled_kernel_resources_worst_over_layouts():
     res = _kernels.compiled_kernel_resources("float16", "sm_90")
     assert res
     fields = {"config", "dtype", "threads", "registers_per_thread", "spill_store_bytes", "spill_load_bytes",
-              "local_bytes", "smem_bytes", "arch", "source", "layouts", "realign_layouts", "multicast_layouts"}
+              "local_bytes", "smem_bytes", "arch", "source", "layouts", "realign_layouts", "multicast_layouts",
+              "ping_pong_layouts"}
     recs = _kernels.kernel_records()
     for r in res:
         assert set(r) == fields
@@ -91,6 +92,10 @@ def test_compiled_kernel_resources_worst_over_layouts():
         # ...and those with a 2-CTA multicast twin (KernelEntry::multicast; none spills)
         assert r["multicast_layouts"] == (sum({_kernels.layout_bit(x["a_k_contiguous"], x["b_k_contiguous"])
                                                for x in same if x["multicast"]}) if _kernels.multicast_enabled() else 0)
+        # ...and those whose kernel has a ping-pong schedule (KernelEntry::ping_pong_kernel; compiled without spill)
+        assert r["ping_pong_layouts"] == (sum({_kernels.layout_bit(x["a_k_contiguous"], x["b_k_contiguous"])
+                                               for x in aligned if x.get("pingpong")})
+                                          if _kernels.ping_pong_enabled() else 0)
     assert _kernels.compiled_kernel_resources("bf16") and _kernels.compiled_kernel_resources("fp16")
     assert (any(r["realign_layouts"] for r in res) or not _kernels.realign_enabled()
             or not any(x["realign"] for x in recs))

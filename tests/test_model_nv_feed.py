@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from origami_nv import _core
+from origami_nv import _core, _kernels
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -232,6 +232,35 @@ def test_wgmma_tma_store_hides_the_epilogue_of_every_wave_but_the_last(hw):
     assert predict(hw, 8192, 8191, 256, cfg, kr, wgmma_epilogue_overlap=1.0)["epilogue_hidden_cycles"] == 0
     mcfg, mkr = kernel(128, 128, 32, 4, 8, "mma_sync")
     assert predict(hw, 8192, 8192, 256, mcfg, mkr, wgmma_epilogue_overlap=1.0)["epilogue_hidden_cycles"] == 0
+
+
+def test_ping_pong_launch_hides_its_epilogue_with_its_own_share(hw):
+    # A config whose kernel has a ping-pong schedule in the launched layout (KernelResources::ping_pong_layouts) runs
+    # it where every CTA has two or more tiles and there is no split-K (gemm_wgmma.cuh ping_pong_pays): each wave but
+    # the last hides its epilogue under the other warpgroup's main loop, by wgmma_ping_pong_epilogue_overlap, whether
+    # C leaves by TMA or by the threads.
+    cfg, kr = kernel(128, 128, 64, 6, 12, "wgmma", threads=384, regs=168)
+    kr.ping_pong_layouts = _kernels.layout_bit(True, False)                       # "nn" only
+    shares = dict(wgmma_epilogue_overlap=0.1, wgmma_ping_pong_epilogue_overlap=0.9)
+    pp = predict(hw, 8192, 8192, 1024, cfg, kr, **shares)                       # 4096 tiles, 132 SMs
+    assert pp["ping_pong"] and pp["num_waves"] == 32
+    main_loop = pp["tile_cycles"] - pp["epilogue_cycles"]
+    shared_dram = pp["dram_cycles"] * pp["num_iter"] + pp["output_bytes"] / pp["epilogue_bw"]
+    hidden = (pp["tile_cycles"] - max(main_loop, shared_dram)) * (pp["num_waves"] - 1)
+    assert hidden > 0 and pp["epilogue_hidden_cycles"] == pytest.approx(0.9 * hidden)
+    coop = predict(hw, 8192, 8192, 1024, cfg, kr, layout="nt", **shares)        # no schedule in that layout
+    assert not coop["ping_pong"] and coop["epilogue_hidden_cycles"] == pytest.approx(0.1 * hidden, rel=0.05)
+    odd = predict(hw, 8192, 8191, 1024, cfg, kr, **shares)                      # C rows not 16-byte aligned
+    assert odd["ping_pong"] and odd["epilogue_hidden_cycles"] > 0
+    # one tile per SM and a few more (< 2 x 132 tiles): the cooperative kernel, whose odd-N epilogue hides nothing
+    few = predict(hw, 2048, 2048, 1024, cfg, kr, **shares)                      # 256 tiles
+    assert not few["ping_pong"] and few["num_waves"] == 2
+    assert predict(hw, 2048, 2112, 1024, cfg, kr, **shares)["ping_pong"]        # 272 tiles
+    assert not predict(hw, 8192, 8191, 1024, cfg, kr, layout="nt", **shares)["epilogue_hidden_cycles"]
+    split = _core.TileConfig(128, 128, 64, group_size_m=1, stages=6, warps=12, family="wgmma", split_k=2)
+    assert not predict(hw, 8192, 8192, 1024, split, kr, **shares)["ping_pong"]
+    kr.ping_pong_layouts = 0
+    assert not predict(hw, 8192, 8192, 1024, cfg, kr, **shares)["ping_pong"]
 
 
 def _mma_sync_family():

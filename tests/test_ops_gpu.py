@@ -304,6 +304,8 @@ def test_driver_resources_match_ptxas_table():
         assert d["local_size_bytes"] == r["local_bytes"], r["name"]
         assert d["max_threads_per_block"] >= r["threads"], r["name"]
         assert d["max_active_blocks_per_sm"] >= 1, r["name"]
+        # the ping-pong schedule registered with the kernel it sits beside (the table's `pingpong`: compiled, no spill)
+        assert d["ping_pong"] == ("pingpong" in r), r["name"]
         checked += 1
     assert checked > 0
 

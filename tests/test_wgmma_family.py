@@ -311,3 +311,41 @@ def test_the_ping_pong_translation_unit_compiles_without_spills(tmp_path):
     assert f"'{s.name}'" in log and f"'{s.name}_pp'" in log   # both entry functions
     assert "C7508" not in log and "spill stores" in log
     assert all(m == ("0", "0") for m in re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log))
+
+
+def _collect(tmp_path, pp_spill: int, with_pp_report: bool = True):
+    """collect_resources.py over a manifest of one kernel with a ping-pong schedule and a ptxas report of both."""
+    import json
+    cr = _load("origami_collect_resources", os.path.join(KERNELS, "collect_resources.py"))
+    s = next(x for x in SPECS if x.pingpong_twin() and x.dtype == "fp16" and x.layout_tag == "kk")
+    k = wg.kernel_dict(s)
+    (tmp_path / "manifest.json").write_text(json.dumps(dict(filter="", excluded=[], kernels=[{**k, "tu": s.name}])))
+    entry = ("ptxas info    : Compiling entry function '{n}' for 'sm_90a'\n"
+             "ptxas info    : Function properties for {n}\n"
+             "    0 bytes stack frame, {sp} bytes spill stores, {sp} bytes spill loads\n"
+             "ptxas info    : Used 168 registers, used 1 barriers\n")
+    text = entry.format(n=s.name, sp=0) + (entry.format(n=s.name + "_pp", sp=pp_spill) if with_pp_report else "")
+    (tmp_path / f"{s.name}.cu.ptxas.txt").write_text(text)
+    rc = cr.main(["--manifest", str(tmp_path / "manifest.json"), "--reports", str(tmp_path),
+                  "--out", str(tmp_path / "out.json")])
+    return rc, (json.loads((tmp_path / "out.json").read_text())["kernels"] if rc == 0 else None)
+
+
+def test_kernel_table_says_which_kernels_have_a_ping_pong_schedule(tmp_path):
+    """The build's table marks the kernels whose ping-pong schedule compiled without spill (record `pingpong`), and
+    the op's view of it (merge_kernel_records) turns that into KernelResources::ping_pong_layouts, which the model
+    reads (tests/test_model_nv_feed.py); ORIGAMI_NV_PINGPONG=0 (ping_pong=False) clears it. A missing report of the
+    ping-pong kernel fails the build like any other."""
+    from origami_nv import _kernels
+    for d in "abc":
+        (tmp_path / d).mkdir()
+    rc, (rec,) = _collect(tmp_path / "a", 0)
+    assert rc == 0 and rec["pingpong"] is True and rec["registers_per_thread"] == 168
+    rc, (spilling,) = _collect(tmp_path / "b", 8)
+    assert rc == 0 and spilling["pingpong"] is False
+    assert _collect(tmp_path / "c", 0, with_pp_report=False)[0] == 1
+    lb = _kernels.layout_bit(rec["a_k_contiguous"], rec["b_k_contiguous"])
+    (m,) = _kernels.merge_kernel_records([rec], "float16", "sm_90")
+    assert m["ping_pong_layouts"] == lb and m["layouts"] == lb
+    assert _kernels.merge_kernel_records([rec], "float16", "sm_90", ping_pong=False)[0]["ping_pong_layouts"] == 0
+    assert _kernels.merge_kernel_records([spilling], "float16", "sm_90")[0]["ping_pong_layouts"] == 0

@@ -135,6 +135,7 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["epilogue_cycles"] = b.epilogue_cycles;
   d["epilogue_write_cycles"] = b.epilogue_write_cycles;
   d["epilogue_hidden_cycles"] = b.epilogue_hidden_cycles;
+  d["ping_pong"] = b.ping_pong;
   d["off_line_share_a"] = b.off_line_share_a;
   d["off_line_share_b"] = b.off_line_share_b;
   d["off_sector_share_a"] = b.off_sector_share_a;
@@ -338,11 +339,12 @@ PYBIND11_MODULE(_core, m) {
       .def(py::init([](const TileConfig& config, const std::string& dtype, int threads, int registers_per_thread,
                        int spill_store_bytes, int spill_load_bytes, int local_bytes, int smem_bytes,
                        const std::string& arch, const std::string& source, unsigned layouts,
-                       unsigned realign_layouts, unsigned multicast_layouts) {
+                       unsigned realign_layouts, unsigned multicast_layouts, unsigned ping_pong_layouts) {
              KernelResources k;
              k.layouts = layouts;
              k.realign_layouts = realign_layouts;
              k.multicast_layouts = multicast_layouts;
+             k.ping_pong_layouts = ping_pong_layouts;
              k.config = config; k.dtype = to_dtype(dtype); k.threads = threads;
              k.registers_per_thread = registers_per_thread; k.spill_store_bytes = spill_store_bytes;
              k.spill_load_bytes = spill_load_bytes; k.local_bytes = local_bytes; k.smem_bytes = smem_bytes;
@@ -353,7 +355,7 @@ PYBIND11_MODULE(_core, m) {
            py::arg("registers_per_thread") = 0, py::arg("spill_store_bytes") = 0, py::arg("spill_load_bytes") = 0,
            py::arg("local_bytes") = 0, py::arg("smem_bytes") = 0, py::arg("arch") = "sm_90",
            py::arg("source") = "ptxas", py::arg("layouts") = kAllLayouts, py::arg("realign_layouts") = 0u,
-           py::arg("multicast_layouts") = 0u)
+           py::arg("multicast_layouts") = 0u, py::arg("ping_pong_layouts") = 0u)
       .def_readwrite("config", &KernelResources::config)
       .def_property_readonly("dtype", [](const KernelResources& k) { return std::string(dtype_name(k.dtype)); })
       .def_readwrite("threads", &KernelResources::threads)
@@ -371,6 +373,9 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("multicast_layouts", &KernelResources::multicast_layouts,
                      "bit layout_bit(a_k, b_k) per operand layout with a 2-CTA multicast twin (the B tile shared by "
                      "TMA multicast)")
+      .def_readwrite("ping_pong_layouts", &KernelResources::ping_pong_layouts,
+                     "bit layout_bit(a_k, b_k) per operand layout whose kernel has a ping-pong schedule (run where "
+                     "every CTA has two or more tiles)")
       .def("__repr__", [](const KernelResources& k) {
         Text os;
         os << "KernelResources(" << k.config.to_string() << ", " << dtype_name(k.dtype) << ", threads=" << k.threads
@@ -419,7 +424,7 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, overlap_efficiency) RW(NvModelConstants, estimated_register_overhead)
       RW(NvModelConstants, wgmma_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_warp_load_bytes_per_cycle)
       RW(NvModelConstants, wgmma_tma_oob_fill_bytes_per_cycle) RW(NvModelConstants, wgmma_l2_hit_in_flight_share) RW(NvModelConstants, wgmma_pipeline_latency_factor) RW(NvModelConstants, wgmma_active_sm_dram_cap) RW(NvModelConstants, wgmma_tma_box_bytes_per_cycle) RW(NvModelConstants, wgmma_tma_off_line_row_cost) RW(NvModelConstants, wgmma_tma_off_sector_row_cost) RW(NvModelConstants, pitch_copy_min_gain) RW(NvModelConstants, wgmma_tma_stage_cycles) RW(NvModelConstants, multicast_min_gain)
-      RW(NvModelConstants, wgmma_epilogue_overlap)
+      RW(NvModelConstants, wgmma_epilogue_overlap) RW(NvModelConstants, wgmma_ping_pong_epilogue_overlap)
       RW(NvModelConstants, mma_sync_load_issue_warps_per_sm)
       RW(NvModelConstants, mma_sync_warp_copy_queue_bytes)
       RW(NvModelConstants, mma_sync_warp_copy_throttled_bytes_per_cycle)

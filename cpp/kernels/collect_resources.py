@@ -75,6 +75,15 @@ def main(argv=None) -> int:
         if not hits:
             missing.append(k["name"])
             continue
+        # The ping-pong schedule compiled beside the kernel (manifest "pingpong", KernelEntry::ping_pong_kernel): the
+        # record says the config has one where ptxas reports it without spill or local memory (the register
+        # filter's rule), as realign / multicast say it of their kernels.
+        pp = k.get("pingpong")
+        pp_ok = {arch: not (r["spill_store_bytes"] or r["spill_load_bytes"] or r["local_bytes"])
+                 for (name, arch), r in found.items() if pp and name == pp["name"]}
+        if pp and not pp_ok:
+            missing.append(pp["name"])
+            continue
         for arch, (ptxas_name, r) in sorted(hits.items()):
             records.append(dict(
                 name=k["name"], family=k["family"],
@@ -83,6 +92,7 @@ def main(argv=None) -> int:
                             **({"swap_ab": True} if k.get("swap_ab") else {})),
                 dtype=k["dtype"], a_k_contiguous=k["a_k_contiguous"], b_k_contiguous=k["b_k_contiguous"],
                 realign=bool(k.get("realign", False)), multicast=bool(k.get("multicast", False)),
+                **({"pingpong": pp_ok.get(arch, False)} if pp else {}),
                 alignment_elems=k.get("alignment_elems"),
                 threads=k["threads"], smem_bytes=k["smem_bytes"], arch=arch, source="ptxas",
                 ptxas_name=ptxas_name, **r))

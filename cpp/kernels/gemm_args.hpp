@@ -2,6 +2,7 @@
 // tensors into GemmArgs; a family's generated launcher turns GemmArgs into a kernel launch.
 #pragma once
 #include <cstdint>
+#include <cstdlib>
 #include <cuda_runtime.h>
 
 #include "../model/types.hpp"
@@ -83,6 +84,18 @@ ORIGAMI_HOST_DEVICE void triton_raster(int pid, int tiles_m, int tiles_n, int gr
 
 using LaunchFn = cudaError_t (*)(const GemmArgs&);
 
+// ORIGAMI_NV_PINGPONG=0 in the environment (read once per translation unit) keeps the cooperative schedule everywhere
+// (KernelEntry::ping_pong_kernel): the launchers and the op's kernel records for the model read it here, so the model
+// predicts what runs. A diagnostic for timing the two schedules against each other through the op
+// (benchmarks/results/probes/probe_pingpong_op.py).
+inline bool ping_pong_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("ORIGAMI_NV_PINGPONG");
+    return !(v != nullptr && v[0] == '0' && v[1] == '\0');
+  }();
+  return on;
+}
+
 // One compiled specialisation.
 struct KernelEntry {
   TileConfig config;            // group_size_m unused (a launch argument)
@@ -104,6 +117,11 @@ struct KernelEntry {
   // the model's plan for the pick says so (LatencyBreakdown::multicast_b); find_kernel and the model's kernel records
   // are the 1-CTA kernel's.
   bool multicast = false;
+  // The same config's ping-pong schedule, compiled in the same translation unit (the wgmma `_pp` kernels,
+  // cpp/kernels/families/wgmma.py PINGPONG_TILES): `launch` runs it instead where every CTA has two or more tiles
+  // (gemm_wgmma.cuh ping_pong_pays). Its __global__ function, for cudaFuncGetAttributes; nullptr where there is none.
+  // The model weighs it through KernelResources::ping_pong_layouts.
+  const void* ping_pong_kernel = nullptr;
   LaunchFn launch;
   const char* name;             // the kernel's name as ptxas reports it (mangled)
 };

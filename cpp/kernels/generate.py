@@ -133,6 +133,8 @@ def registration(spec: dict) -> str:
             f"    e.alignment_elems = {k['alignment_elems']}; e.min_cc = {k['min_cc']};",
             f"    e.realign = {c_bool(k.get('realign', False))};",
             f"    e.multicast = {c_bool(k.get('multicast', False))};",
+            *([f"    e.ping_pong_kernel = reinterpret_cast<const void*>(&{k['pingpong']['name']});"]
+              if k.get("pingpong") else []),
             f"    e.launch = &{k['launcher']};",
             f"    e.name = \"{k['name']}\";",
             "    out.push_back(e);",

@@ -869,13 +869,19 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
   // 85.5 -> 69.3 us; benchmarks/results/probes/probe_tma_store_h100.txt).
   // Only some tiles' C slices store by TMA (wgmma_tma_stored_epilogue, cpp/model/types.hpp: the 64x48 .. 64x160 and
   // 128x96 .. 128x144 tiles' 16/32-column slices leave through the threads' stores, which the next tile waits for).
+  // The ping-pong schedule (LatencyBreakdown::ping_pong) hides the epilogue the same way, whichever way C leaves: one
+  // consumer warpgroup's epilogue (staging and store, by TMA or by its threads) runs while the other warpgroup's
+  // main loop takes the next tile's k-blocks from the ring. Its share is NvModelConstants::
+  // wgmma_ping_pong_epilogue_overlap (fitted).
   b.epilogue_hidden_cycles = 0.0;
-  if (c.family == Family::Wgmma && nv.wgmma_epilogue_overlap > 0 && b.num_waves > 1 && out_bytes == bytes &&
-      wgmma_tma_stored_epilogue(c) && !b.multicast_b && (p.N * static_cast<std::int64_t>(bytes)) % 16 == 0) {
+  const bool overlapped = b.ping_pong || (wgmma_tma_stored_epilogue(c) && !b.multicast_b &&
+                                          (p.N * static_cast<std::int64_t>(bytes)) % 16 == 0);
+  const double share = b.ping_pong ? nv.wgmma_ping_pong_epilogue_overlap : nv.wgmma_epilogue_overlap;
+  if (c.family == Family::Wgmma && share > 0 && b.num_waves > 1 && out_bytes == bytes && overlapped) {
     const double main_loop = b.tile_cycles - b.epilogue_cycles;
     const double shared_dram = b.dram_cycles * double(unit_k_iters) + b.epilogue_write_cycles;
     const double wave = std::max(main_loop, shared_dram);
-    b.epilogue_hidden_cycles = nv.wgmma_epilogue_overlap * std::max(0.0, b.tile_cycles - wave) * double(b.num_waves - 1);
+    b.epilogue_hidden_cycles = share * std::max(0.0, b.tile_cycles - wave) * double(b.num_waves - 1);
   }
 }
 
@@ -1113,6 +1119,7 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
       krt.layouts = swapped_layouts(kr->layouts);
       krt.realign_layouts = 0;
       krt.multicast_layouts = 0;
+      krt.ping_pong_layouts = 0;  // (the swapped kernels have no ping-pong schedule)
     }
     const KernelResources* krp = kr != nullptr ? &krt : nullptr;
     // The kernel's terms do not depend on which side of the tile is which (flops, MMA count and intensity of a tile
@@ -1234,6 +1241,12 @@ void predict_launch(const Problem& p, const TileConfig& c, const ModelHardware& 
   const SplitPlan sp = make_split_plan(p.M, p.N, p.K, batch, c.block_m, c.block_n, c.block_k, c.split_k, slots,
                                        cluster_slots_of(c, hw));
   const double bytes = dtype_bytes(p.dtype);
+  // The launcher's choice of the ping-pong schedule (gemm_wgmma.cuh ping_pong_pays): the config's kernel in the
+  // layout launched has one, the launch is unsplit and not the multicast twin, and every CTA (one per SM) has two or
+  // more tiles.
+  b.ping_pong = c.family == Family::Wgmma && o.mode == ModelMode::Nv && kr != nullptr && !copies.realign &&
+                (kr->ping_pong_layouts & copies.layout) != 0 && !multicast && c.split_k <= 1 &&
+                batch * tiles_per_batch >= 2 * static_cast<std::int64_t>(hw.n_sm);
   if (sp.dp_tiles > 0)
     predict_phase(p, c, hw, o, kr, k, bps, sp.dp_tiles, ceil_div(p.K, c.block_k), tiles_per_batch, bytes, p.bias,
                   copies.realign, b);

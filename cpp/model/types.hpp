@@ -266,6 +266,11 @@ struct KernelResources {
   // `_c2` kernels) whose CTAs share the B tile by TMA multicast; the op launches it where the pick's plan says so
   // (LatencyBreakdown::multicast_b, predict_into in model.cpp). Its resources are not in the fields above. 0 when none.
   unsigned multicast_layouts = 0;
+  // Operand layouts (layout_bit) in which this config's kernel has a ping-pong schedule beside it (KernelEntry::
+  // ping_pong_kernel, the wgmma 16-bit 128x128 tiles): its launcher runs that schedule where every CTA has two or
+  // more tiles and there is no split-K (LatencyBreakdown::ping_pong, tile_latency in model.cpp). Its resources are not
+  // in the fields above. 0 when none, or with ORIGAMI_NV_PINGPONG=0.
+  unsigned ping_pong_layouts = 0;
 };
 
 // The GEMM as the kernel will run it: C[b] (M x N) = A[b] (M x K) @ B[b] (K x N) for b < batch.

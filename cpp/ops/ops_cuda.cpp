@@ -285,6 +285,15 @@ Operand prepare(const at::Tensor& t, bool is_a, bool want_k_contig, bool force_l
       r->source = "cudaFuncGetAttributes";
     }
     r->layouts |= origami::layout_bit(e.a_k_contiguous, e.b_k_contiguous);
+    // The kernel's ping-pong schedule (KernelEntry::ping_pong_kernel), where its launcher may run it and it has no
+    // local memory (as _kernels.py marks the build's table): the model then predicts the schedule that runs.
+    if (e.ping_pong_kernel != nullptr && origami::ping_pong_enabled()) {
+      cudaFuncAttributes pp{};
+      if (cudaFuncGetAttributes(&pp, e.ping_pong_kernel) != cudaSuccess)
+        (void)cudaGetLastError();  // not marked: the model predicts the cooperative schedule
+      else if (pp.localSizeBytes == 0)
+        r->ping_pong_layouts |= origami::layout_bit(e.a_k_contiguous, e.b_k_contiguous);
+    }
     r->registers_per_thread = std::max(r->registers_per_thread, d.num_regs);
     r->local_bytes = std::max(r->local_bytes, d.local_size_bytes);
     r->spill_store_bytes = std::max(r->spill_store_bytes, d.local_size_bytes);
@@ -828,7 +837,7 @@ std::string device_kernel_resources_cuda() {
          num(e.config.block_k) + ", \"stages\": " + num(e.config.stages) + ", \"warps\": " + num(e.config.warps) +
          (e.config.swap_ab ? ", \"swap_ab\": true" : "") + "}, \"dtype\": \"" + origami::dtype_name(e.dtype) + "\", \"a_k_contiguous\": " + b(e.a_k_contiguous) +
          ", \"b_k_contiguous\": " + b(e.b_k_contiguous) + ", \"realign\": " + b(e.realign) +
-         ", \"multicast\": " + b(e.multicast) +
+         ", \"multicast\": " + b(e.multicast) + ", \"ping_pong\": " + b(e.ping_pong_kernel != nullptr) +
          ", \"alignment_elems\": " + num(e.alignment_elems) + ", \"threads\": " + num(e.threads) +
          ", \"smem_bytes\": " + num(e.smem_bytes) + ", \"num_regs\": " + num(d.num_regs) +
          ", \"local_size_bytes\": " + num(d.local_size_bytes) + ", \"max_threads_per_block\": " +

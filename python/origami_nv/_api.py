@@ -257,7 +257,8 @@ def _resources_from_dict(r: Dict[str, Any]) -> Any:
         spill_store_bytes=int(r.get("spill_store_bytes", 0)), spill_load_bytes=int(r.get("spill_load_bytes", 0)),
         local_bytes=int(r.get("local_bytes", 0)), smem_bytes=int(r["smem_bytes"]), arch=str(r.get("arch", "")),
         source=str(r.get("source", "")), layouts=int(r.get("layouts", 0xF)),
-        realign_layouts=int(r.get("realign_layouts", 0)), multicast_layouts=int(r.get("multicast_layouts", 0)))
+        realign_layouts=int(r.get("realign_layouts", 0)), multicast_layouts=int(r.get("multicast_layouts", 0)),
+        ping_pong_layouts=int(r.get("ping_pong_layouts", 0)))
 
 
 def _resolve(gpu: Optional[str], override: Optional[str]) -> Tuple[Any, Optional[str]]:

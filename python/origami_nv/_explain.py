@@ -293,10 +293,13 @@ class Explanation:
         L.append(f"  setup      = {_n(b['setup_cycles'])} cycles")
         L.append(f"  L_tile     = {_n(b['tile_cycles'], 1)} cycles")
         if b.get("epilogue_hidden_cycles"):
-            L.append(f"  hidden epilogues = {_n(b['epilogue_hidden_cycles'])} cycles: C leaves by TMA store while the next"
-                     f" tile computes; each of the {b['num_waves'] - 1} waves before the last saves"
+            how, share = (("the ping-pong schedule runs: one consumer warpgroup's epilogue under the other's main loop",
+                           "wgmma_ping_pong_epilogue_overlap") if b.get("ping_pong") else
+                          ("C leaves by TMA store while the next tile computes", "wgmma_epilogue_overlap"))
+            L.append(f"  hidden epilogues = {_n(b['epilogue_hidden_cycles'])} cycles: {how}; each of the"
+                     f" {b['num_waves'] - 1} waves before the last saves"
                      " L_tile - max(main loop, its loads' DRAM time + C's write), times the overlap share"
-                     " (wgmma_epilogue_overlap)")
+                     f" ({share})")
         L.extend(self._schedule_lines())
         L.append("[Algorithm 9] Total latency")
         parts = []
@@ -432,6 +435,11 @@ class Explanation:
             if fb.get("pitch_copy_a") or fb.get("pitch_copy_b"):
                 L.append(f"  [Operand copies] {fb['operand_copy_reason']}: {_n(fb['operand_copy_bytes'])} bytes read "
                          f"and written = {_n(fb['operand_copy_cycles'])} cycles (the op makes them)")
+        if fb.get("ping_pong"):
+            L.append("  [Ping-pong] the launch runs this config's ping-pong schedule (its launcher takes it where "
+                     "every CTA has two or more tiles and there is no split-K): each consumer warpgroup computes whole "
+                     "tiles, alternating, so one's epilogue runs under the other's main loop (the hidden epilogues "
+                     "above)")
         if fb.get("multicast_b"):
             rp = s.get("replaced_pick")
             why = (f"; it replaces the ranking's first config ({rp.block_m}x{rp.block_n}x{rp.block_k} s{rp.stages} "

@@ -53,7 +53,7 @@ def reference_kernel_resources(dtype="float16", arch="sm_90") -> list[dict]:
     if _table()["kernels"]:
         return []
     return merge_kernel_records(reference_table()["kernels"], dtype, arch, realign=realign_enabled(),
-                                multicast=multicast_enabled())
+                                multicast=multicast_enabled(), ping_pong=ping_pong_enabled())
 
 
 def kernel_records() -> list[dict]:
@@ -94,6 +94,12 @@ def multicast_enabled() -> bool:
     return os.environ.get("ORIGAMI_NV_MULTICAST", "1")[:1] != "0"
 
 
+def ping_pong_enabled() -> bool:
+    """Whether the launchers may run the ping-pong schedules: not with ORIGAMI_NV_PINGPONG=0 in the environment (read
+    once, cpp/kernels/gemm_args.hpp ping_pong_enabled; the model's records then have ping_pong_layouts 0, as here)."""
+    return os.environ.get("ORIGAMI_NV_PINGPONG", "1") != "0"
+
+
 def compiled_kernel_resources(dtype="float16", arch="sm_90") -> list[dict]:
     """Resources of every compiled kernel configuration for `dtype` on `arch`, one dict per config.
 
@@ -107,10 +113,12 @@ def compiled_kernel_resources(dtype="float16", arch="sm_90") -> list[dict]:
     `realign`: reads operands that break the 16-byte rule in place) without spill or local memory; those
     kernels do not enter the resource values (aligned problems never run them). 0 with ORIGAMI_NV_REALIGN=0.
     `multicast_layouts`: the same for the 2-CTA multicast twins (record `multicast`); 0 with ORIGAMI_NV_MULTICAST=0.
+    `ping_pong_layouts`: the layouts whose kernel has a ping-pong schedule beside it (record `pingpong`, true where it
+    compiled without spill); 0 with ORIGAMI_NV_PINGPONG=0.
     Returns [] when the build had no CUDA.
     """
     return merge_kernel_records(_table()["kernels"], dtype, arch, realign=realign_enabled(),
-                                multicast=multicast_enabled())
+                                multicast=multicast_enabled(), ping_pong=ping_pong_enabled())
 
 
 def _merge_key(c: dict) -> tuple:
@@ -119,11 +127,12 @@ def _merge_key(c: dict) -> tuple:
 
 
 def merge_kernel_records(records: list, dtype="float16", arch="sm_90", realign: bool = True,
-                         multicast: bool = True) -> list[dict]:
+                         multicast: bool = True, ping_pong: bool = True) -> list[dict]:
     """compiled_kernel_resources over a given kernel table's records (a build's data/kernel_resources.json
     read elsewhere, e.g. by the offline re-prediction of stored measurements): the op's view of them.
     realign=False: the realigning kernels are left out (realign_layouts 0), as the op with ORIGAMI_NV_REALIGN=0;
-    multicast=False: the multicast twins (multicast_layouts 0), as with ORIGAMI_NV_MULTICAST=0."""
+    multicast=False: the multicast twins (multicast_layouts 0), as with ORIGAMI_NV_MULTICAST=0;
+    ping_pong=False: the ping-pong schedules (ping_pong_layouts 0), as with ORIGAMI_NV_PINGPONG=0."""
     dt = _canonical_dtype(dtype)
     merged: dict[tuple, dict] = {}
     realigning, twins = [], []
@@ -147,12 +156,14 @@ def merge_kernel_records(records: list, dtype="float16", arch="sm_90", realign: 
                 dtype=dt, threads=r["threads"], registers_per_thread=r["registers_per_thread"],
                 spill_store_bytes=r["spill_store_bytes"], spill_load_bytes=r["spill_load_bytes"],
                 local_bytes=r["local_bytes"], smem_bytes=r["smem_bytes"], arch=r["arch"], source="ptxas",
-                layouts=0, realign_layouts=0, multicast_layouts=0)
+                layouts=0, realign_layouts=0, multicast_layouts=0, ping_pong_layouts=0)
             m = merged[key]
         for f in ("threads", "registers_per_thread", "spill_store_bytes", "spill_load_bytes",
                   "local_bytes", "smem_bytes"):
             m[f] = max(m[f], r[f])
         m["layouts"] |= layout_bit(bool(r["a_k_contiguous"]), bool(r["b_k_contiguous"]))
+        if ping_pong and r.get("pingpong"):
+            m["ping_pong_layouts"] |= layout_bit(bool(r["a_k_contiguous"]), bool(r["b_k_contiguous"]))
     # A realigning kernel (a multicast twin) marks its layout in its config's record when it could run as compiled: no
     # spill, no local memory (the register filter's rule, model.cpp kernel_exclusion_reason; the op skips such a
     # kernel too).

@@ -1364,16 +1364,7 @@ inline bool edge_shift_enabled() {
 // under the other's main loop; a CTA with a single tile would run it on one warpgroup. H200, dev harness, 3 alternated
 // rounds (benchmarks/results/probes/pingpong_h200/, cpp/kernels/wgmma/NOTES.md session 34): 1.01-1.11x the cooperative
 // 128x128 at 10 sizes of 2-40 tiles per CTA (geomean 1.05), 0.98-0.99x at one tile per CTA.
-// ORIGAMI_NV_PINGPONG=0 in the environment (read once) keeps the cooperative schedule everywhere, for measuring the two
-// against each other through the op (benchmarks/results/probes/probe_pingpong_op.py).
-inline bool ping_pong_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("ORIGAMI_NV_PINGPONG");
-    return !(v != nullptr && v[0] == '0' && v[1] == '\0');
-  }();
-  return on;
-}
-
+// ORIGAMI_NV_PINGPONG=0 keeps the cooperative schedule everywhere (ping_pong_enabled, gemm_args.hpp).
 inline bool ping_pong_pays(const GemmArgs& g, int block_m, int block_n) {
   if (g.split_k > 1 || g.M <= 0 || g.N <= 0 || g.batch <= 0 || !ping_pong_enabled()) return false;
   int sms = g.sm_count;
