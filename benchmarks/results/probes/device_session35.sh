@@ -7,9 +7,7 @@
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 source benchmarks/results/probes/device_lib.sh
-device_start
-device_require nvidia-h200
-device_ensure_built
+device_prepare nvidia-h200
 if [ "${1:-}" != picks ]; then
   cp "$(python3 -c 'import origami_nv, os; print(os.path.dirname(origami_nv.__file__))')/data/kernel_resources.json" \
     "$OUT/kernel_resources_sm90.json"
