@@ -872,7 +872,7 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
   // The ping-pong schedule (LatencyBreakdown::ping_pong) hides the epilogue the same way, whichever way C leaves: one
   // consumer warpgroup's epilogue (staging and store, by TMA or by its threads) runs while the other warpgroup's
   // main loop takes the next tile's k-blocks from the ring. Its share is NvModelConstants::
-  // wgmma_ping_pong_epilogue_overlap (fitted).
+  // wgmma_ping_pong_epilogue_overlap (the cooperative kernel's until a fit holds on both GPUs: see there).
   b.epilogue_hidden_cycles = 0.0;
   const bool overlapped = b.ping_pong || (wgmma_tma_stored_epilogue(c) && !b.multicast_b &&
                                           (p.N * static_cast<std::int64_t>(bytes)) % 16 == 0);
