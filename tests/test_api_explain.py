@@ -107,6 +107,33 @@ def test_explain_shows_the_tma_terms_of_a_wgmma_pick(monkeypatch):
         _api.clear_caches()
 
 
+def test_explain_shows_the_ping_pong_schedule_where_the_pick_runs_it(monkeypatch):
+    # With the committed sm_90 kernel table: the 16-bit 128x128 kernels have a ping-pong schedule (`pingpong`), which
+    # the launcher runs where every CTA has two or more tiles. 30 batches of 608x592 are 750 tiles of 128x128 (> 2 x 132
+    # SMs); explain names the schedule and its share when the pick is that tile, and ORIGAMI_NV_PINGPONG=0 (the
+    # launchers' switch) takes it away.
+    import json
+    import pathlib
+    from origami_nv import _api, _kernels
+    table = json.loads((pathlib.Path(__file__).parents[1] / "reports" / "kernel_resources_sm90.json").read_text())
+    assert any(r.get("pingpong") for r in table["kernels"])
+    monkeypatch.setattr(_kernels, "_table", lambda: table)
+    _api.clear_caches()
+    try:
+        e = origami_nv.explain(608, 592, 224, dtype="bfloat16", gpu="H200", batch=30)
+        if (e.config.family, e.config.block_m, e.config.block_n, e.config.split_k) != ("wgmma", 128, 128, 1):
+            pytest.skip(f"the pick is {e.config}: not the tile with a ping-pong schedule")
+        text, b = str(e), e.to_dict()["breakdown"]
+        assert b["ping_pong"] and b["epilogue_hidden_cycles"] > 0
+        assert "[Ping-pong]" in text and "(wgmma_ping_pong_epilogue_overlap)" in text
+        monkeypatch.setenv("ORIGAMI_NV_PINGPONG", "0")
+        _api.clear_caches()
+        off = origami_nv.explain(608, 592, 224, dtype="bfloat16", gpu="H200", batch=30)
+        assert "[Ping-pong]" not in str(off) and not off.to_dict()["breakdown"]["ping_pong"]
+    finally:
+        _api.clear_caches()
+
+
 def test_explain_prints_the_lone_warp_term():
     # A one-warp mma.sync pick at decode: the walk-through names the lone-warp issue term and its value, and the memory
     # time it sets.
