@@ -171,7 +171,8 @@ SHARE_A_STUDY_TILES = [(128, 64, 2), (128, 128, 2), (64, 64, 1), (64, 128, 1), (
 # Tiles whose 16-bit one-CTA kernels also get a ping-pong schedule in the same translation unit (Spec.pingpong_twin):
 # each consumer warpgroup takes whole tiles, alternating, so one's epilogue runs under the other's main loop; the
 # launcher takes it where every CTA has two or more tiles (gemm_wgmma.cuh ping_pong_pays). One KernelEntry, one
-# config: the model knows the tile, not its schedule. H200, dev harness, 3 alternated rounds
+# config; the entry names the schedule's kernel (KernelEntry::ping_pong_kernel), the kernel table says it compiled
+# (`pingpong`), the model weighs it (KernelResources::ping_pong_layouts). H200, dev harness, 3 alternated rounds
 # (benchmarks/results/probes/pingpong_h200/, cpp/kernels/wgmma/NOTES.md session 34): 128x128 ping-pong / cooperative
 # 1.01-1.11x at 10 sizes of 2-40 tiles per CTA (geomean 1.05; 8192x8192x1024 1.11, 4096x4096x1024 1.10), 0.98-0.99x
 # at one tile per CTA (where the launcher keeps the cooperative kernel).
