@@ -80,7 +80,7 @@ def main(argv=None) -> int:
         # filter's rule), as realign / multicast say it of their kernels.
         pp = k.get("pingpong")
         pp_ok = {arch: not (r["spill_store_bytes"] or r["spill_load_bytes"] or r["local_bytes"])
-                 for (name, arch), r in found.items() if pp and name == pp["name"]}
+                 for (name, arch), r in found.items() if name == pp["name"]} if pp else {}
         if pp and not pp_ok:
             missing.append(pp["name"])
             continue
