@@ -78,6 +78,8 @@ def shape_sets() -> dict:
         "mid": [(lab, m, n, k, "nt") for lab, n, k in _projections() for m in (32, 64, 128, 256, 512)],
         # prefill of 512 tokens at batch 1 and 8 (benchmarks/e2e_llama.py's TTFT configurations)
         "prefill": [(lab, m, n, k, "nt") for lab, n, k in _projections() for m in (512, 4096)],
+        # the other two TTFT configurations there: prefill of 2048 tokens at batch 1 and 8
+        "prefill-long": [(lab, m, n, k, "nt") for lab, n, k in _projections() for m in (2048, 16384)],
         "longk": [("long K", m, n, k, "nn") for m, n, k in
                   ((768, 768, 65536), (1024, 1024, 32768), (128, 4096, 14336), (256, 256, 65536))],
         "odd": [("odd", m, n, k, "nn") for m, n, k in ODD_SIZES],
