@@ -6,6 +6,7 @@
 #                                                                  installed model adds, timed on those sets
 #   bash benchmarks/results/probes/device_session36.sh e2e        Llama-3-8B end to end under torch.compile
 #   bash benchmarks/results/probes/device_session36.sh long       the prefill of 2048 tokens at batch 1 and 8 vs cuBLAS
+#   bash benchmarks/results/probes/device_session36.sh odd        the odd suite's brute force (resumable)
 #   bash benchmarks/results/probes/device_session36.sh tests      the whole GPU test suite
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -20,6 +21,13 @@ case "${1:-}" in
   long)
     timeout 340 python3 benchmarks/vs_cublas.py --sets prefill-long --dtypes bfloat16 --rounds 2 --top 4 \
       --out "$OUT/vs_cublas_prefill_long_h200_session36" 2>&1 | tail -4
+    ;;
+  odd)
+    # the odd suite's brute force on the H200 (issue 13: the H100 has it, the H200 never ran it); a second call on the
+    # warm machine resumes from /tmp/rep
+    python3 -m origami_nv bench run --suite odd --out /tmp/rep --gpu-name nvidia-h200 --no-seed \
+      --no-plots --no-report --time-budget $(( 540 - ($(date +%s) - t0) )) 2>&1 | tail -3
+    device_ship_shards
     ;;
   tests)
     timeout 560 python3 -m pytest -q -p no:cacheprovider tests 2>&1 | tail -6 | tee "$OUT/tests_$gpu.txt"
