@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# Thirty-sixth session (H200): the measurements the 128x128 ping-pong schedule (kernel change 14) left stale on the
-# H200, with this tree's full build, in three calls of at most 600 s (a warm machine keeps the build):
-#   bash benchmarks/results/probes/device_session36.sh            build; the prefill head-to-head vs cuBLAS; TF32 vs
-#                                                                  cuBLAS TF32 (issue 15); PICK_SETS: the picks the
-#                                                                  installed model adds, timed on those sets
-#   bash benchmarks/results/probes/device_session36.sh e2e        Llama-3-8B end to end under torch.compile
-#   bash benchmarks/results/probes/device_session36.sh long       the prefill of 2048 tokens at batch 1 and 8 vs cuBLAS
-#   bash benchmarks/results/probes/device_session36.sh odd        the odd suite's brute force (resumable)
-#   bash benchmarks/results/probes/device_session36.sh tests      the whole GPU test suite
+# Thirty-sixth session (H200): what the 128x128 ping-pong schedule (kernel change 14) left stale on the H200, and the
+# suites the H200 never ran, with this tree's full build, in calls of at most 600 s (a warm machine keeps the build):
+#   bash benchmarks/results/probes/device_session36.sh              build; the prefill head-to-head vs cuBLAS; TF32 vs
+#                                                                    cuBLAS TF32 (issue 15)
+#   bash benchmarks/results/probes/device_session36.sh e2e          Llama-3-8B end to end under torch.compile
+#   bash benchmarks/results/probes/device_session36.sh long         the prefill of 2048 tokens at batch 1 and 8 vs cuBLAS
+#   bash benchmarks/results/probes/device_session36.sh suite SUITE  a suite's whole brute force (odd, batched, small-lm;
+#                                                                    resumable); the shards come back as $OUT/shards.tar
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 source benchmarks/results/probes/device_lib.sh
@@ -22,15 +21,12 @@ case "${1:-}" in
     timeout 340 python3 benchmarks/vs_cublas.py --sets prefill-long --dtypes bfloat16 --rounds 2 --top 4 \
       --out "$OUT/vs_cublas_prefill_long_h200_session36" 2>&1 | tail -4
     ;;
-  odd)
-    # the odd suite's brute force on the H200 (issue 13: the H100 has it, the H200 never ran it); a second call on the
-    # warm machine resumes from /tmp/rep
-    python3 -m origami_nv bench run --suite odd --out /tmp/rep --gpu-name nvidia-h200 --no-seed \
+  suite)
+    # the suites the H100 has and the H200 never ran (issue 13's odd suite among them); a second call on the warm
+    # machine resumes from /tmp/rep, and every suite run there comes back in the tar
+    python3 -m origami_nv bench run --suite "$2" --out /tmp/rep --gpu-name nvidia-h200 --no-seed \
       --no-plots --no-report --time-budget $(( 540 - ($(date +%s) - t0) )) 2>&1 | tail -3
     device_ship_shards
-    ;;
-  tests)
-    timeout 560 python3 -m pytest -q -p no:cacheprovider tests 2>&1 | tail -6 | tee "$OUT/tests_$gpu.txt"
     ;;
   *)
     timeout 200 python3 benchmarks/vs_cublas.py --sets prefill --dtypes bfloat16 --rounds 2 --top 4 \
@@ -39,12 +35,6 @@ case "${1:-}" in
     timeout $(( 560 - ($(date +%s) - t0) )) python3 benchmarks/vs_cublas.py --sets squares squares-nt seed \
       --dtypes tfloat32 --rounds 2 --out "$OUT/vs_cublas_tf32_h200_session36" 2>&1 | tail -4
     echo "tf32 done $(( $(date +%s) - t0 )) s"
-    for s in ${PICK_SETS:-}; do
-      left=$(( 540 - ($(date +%s) - t0) )); [ "$left" -gt 40 ] || break
-      python3 -m origami_nv bench run --suite "$s" --out /tmp/rep --resume-from reports --gpu-name nvidia-h200 \
-        --no-seed --no-plots --no-report --time-budget $(( left / 2 )) 2>&1 | tail -1
-    done
-    device_ship_shards
     ;;
 esac
 echo "total $(( $(date +%s) - t0 )) s"
