@@ -136,6 +136,7 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["epilogue_write_cycles"] = b.epilogue_write_cycles;
   d["epilogue_hidden_cycles"] = b.epilogue_hidden_cycles;
   d["ping_pong"] = b.ping_pong;
+  d["split_n_store"] = b.split_n_store;
   d["off_line_share_a"] = b.off_line_share_a;
   d["off_line_share_b"] = b.off_line_share_b;
   d["off_sector_share_a"] = b.off_sector_share_a;
@@ -423,7 +424,7 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, epilogue_latency_factor) RW(NvModelConstants, prologue_latency_factor)
       RW(NvModelConstants, overlap_efficiency) RW(NvModelConstants, estimated_register_overhead)
       RW(NvModelConstants, wgmma_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_l2_bandwidth_factor) RW(NvModelConstants, mma_sync_warp_load_bytes_per_cycle)
-      RW(NvModelConstants, wgmma_tma_oob_fill_bytes_per_cycle) RW(NvModelConstants, wgmma_l2_hit_in_flight_share) RW(NvModelConstants, wgmma_pipeline_latency_factor) RW(NvModelConstants, wgmma_active_sm_dram_cap) RW(NvModelConstants, wgmma_tma_box_bytes_per_cycle) RW(NvModelConstants, wgmma_tma_off_line_row_cost) RW(NvModelConstants, wgmma_tma_off_sector_row_cost) RW(NvModelConstants, pitch_copy_min_gain) RW(NvModelConstants, wgmma_tma_stage_cycles) RW(NvModelConstants, multicast_min_gain)
+      RW(NvModelConstants, wgmma_tma_oob_fill_bytes_per_cycle) RW(NvModelConstants, wgmma_l2_hit_in_flight_share) RW(NvModelConstants, wgmma_pipeline_latency_factor) RW(NvModelConstants, wgmma_active_sm_dram_cap) RW(NvModelConstants, wgmma_split_n_store_factor) RW(NvModelConstants, wgmma_tma_box_bytes_per_cycle) RW(NvModelConstants, wgmma_tma_off_line_row_cost) RW(NvModelConstants, wgmma_tma_off_sector_row_cost) RW(NvModelConstants, pitch_copy_min_gain) RW(NvModelConstants, wgmma_tma_stage_cycles) RW(NvModelConstants, multicast_min_gain)
       RW(NvModelConstants, wgmma_epilogue_overlap) RW(NvModelConstants, wgmma_ping_pong_epilogue_overlap)
       RW(NvModelConstants, mma_sync_load_issue_warps_per_sm)
       RW(NvModelConstants, mma_sync_warp_copy_queue_bytes)

@@ -846,6 +846,9 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
   const double out_bytes = b.output_elem_bytes > 0 ? b.output_elem_bytes : bytes;
   b.output_bytes = double(b.concurrent_tiles) * b.rows_per_tile_m * b.cols_per_tile_n * out_bytes;
   b.epilogue_write_cycles = b.output_bytes / b.epilogue_bw;
+  // (a tile split along N writes C in 64-byte-row slices: NvModelConstants::wgmma_split_n_store_factor)
+  b.split_n_store = c.family == Family::Wgmma && !c.swap_ab && out_bytes == bytes && wgmma_consumer_columns(c) != c.block_n;
+  if (b.split_n_store) b.epilogue_write_cycles *= nv.wgmma_split_n_store_factor;
   b.epilogue_cycles = b.epilogue_write_cycles + nv.epilogue_latency_factor * hw.hbm_latency_penalty;
   if (b.epilogue_bias) {
     // Fused bias: the epilogue loads its tile's bias columns after the main loop (both families: gemm_mma_sync.cuh,

@@ -322,6 +322,21 @@ struct NvModelConstants {
   // share moves.
   double wgmma_ping_pong_epilogue_overlap = 0.32;
   double wgmma_active_sm_dram_cap = 0.0;
+  // wgmma tiles split along N (wgmma_consumer_columns < BLOCK_N: 192x192, each consumer warpgroup every row and 96
+  // columns): C leaves in three 32-column slices per consumer, TMA boxes of 64-byte rows (half a 128-byte line; the
+  // other TMA-stored tiles write 128-byte rows in one or two slices), and the write of C takes this factor times the
+  // DRAM-rate time (LatencyBreakdown::split_n_store). Where C's write sets the pace the tile runs slower than its bytes
+  // say: H200 batched 2048x2048x128 x32 (K = 128: two K-iterations per tile), 192x192 138.6 us against 128x256's
+  // 92.7 us for the same 268 MB of C (reports/nvidia-h200/batched.md), where the model had them equal. Which part of
+  // the slice path costs (the half-line rows, or the third slice's wait for the second's store to leave shared memory)
+  // is not separated. Fitted on the training sets of both GPUs (benchmarks/fit_model.py --reports
+  // reports/nvidia-h200 --suites gen-train --gpu H200 --fit wgmma_split_n_store_factor --fit-on gen-train
+  // --fit-also nvidia-h100:gen-train:H100_SXM --objective rank; thirty-seventh session,
+  // benchmarks/results/model_fit_split_n_store.md): 1.30. The training sets hold few write-bound 192x192 launches
+  // (offline A/BF geomean / min / mean tau unchanged at 1.15-2 on both); validation, never read by the fit: H200
+  // batched 0.955 / 0.68 / 0.821 -> 0.969 / 0.90 / 0.821, H100 batched and both gen-valid sets unchanged.
+  // 1 = term off.
+  double wgmma_split_n_store_factor = 1.3;
   // wgmma kernels: one SM's TMA stage throughput. A stage is the A box (BLOCK_M x BLOCK_K) and the B box
   // (BLOCK_N x BLOCK_K), every byte of each box whether inside the matrix or zero-filled past its edge, and one
   // full/empty barrier hand-off between the producer warp and the consumer warpgroups. Where few SMs are busy (DRAM
@@ -683,6 +698,7 @@ struct LatencyBreakdown {
   // launched; one CTA per SM, every CTA with two or more tiles, no split-K, not the multicast twin: the launcher's
   // ping_pong_pays), whose epilogues hide under the other consumer warpgroup's main loop (tile_latency)
   bool ping_pong = false;
+  bool split_n_store = false;         // nv wgmma: C leaves in 64-byte-row slices (wgmma_split_n_store_factor)
   // nv wgmma: the swapped-operand kernel (TileConfig::swap_ab) runs the launch as C^T = B^T A^T: the tile, grid, L2,
   // memory and epilogue terms above are of that transposed problem (grid_m along the problem's N, load_a the problem's
   // B); the operand plan (layout, off_line/off_sector shares, pitch_copy, realign) is in the problem's terms.

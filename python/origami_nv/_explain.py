@@ -286,6 +286,11 @@ class Explanation:
         bias_txt = " + bias" if b.get("epilogue_bias") else ""
         L.append(f"  L_epilogue = {_n(b['output_bytes'])} bytes of C / {_n(b['epilogue_bw'], 1)} bytes/cycle + DRAM latency"
                  f"{bias_txt} = {_n(b['epilogue_cycles'], 1)} cycles")
+        if b.get("split_n_store"):
+            from . import _core
+            factor = _core.ModelOptions("nv").nv.wgmma_split_n_store_factor
+            L.append(f"    C's write x wgmma_split_n_store_factor {factor:g}: a tile split along N leaves in 32-column"
+                     " slices (TMA boxes of 64-byte rows, half a 128-byte line)")
         if b.get("epilogue_bias"):
             L.append(f"    fused bias: {_n(b['bias_bytes'])} bytes of bias columns loaded by the tiles in flight after the"
                      f" main loop: one L2 round trip ({_n(hv('l2_latency_cycles'))} cycles) + the bytes at the L2 rate"
