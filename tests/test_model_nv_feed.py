@@ -301,8 +301,11 @@ def test_split_n_store_term_lifts_the_h200_batched_minimum():
             s = fm.Suite("batched", raw)
             hw_row = _core.resolve_hardware(None, row, "")
             ks = list(s.kernel_resources().values())
-            out[gpu_dir] = (fm.evaluate(s, hw_row, ks, None)["summary"],
-                            fm.evaluate(s, hw_row, ks, {"wgmma_split_n_store_factor": 1.0})["summary"])
+            on, off = fm.evaluate(s, hw_row, ks, None), fm.evaluate(s, hw_row, ks, {"wgmma_split_n_store_factor": 1.0})
+            out[gpu_dir] = (on["summary"], off["summary"])
+            if gpu_dir == "nvidia-h200":
+                qk = [(r, o) for r, o in zip(on["rows"], off["rows"]) if (r["M"], r["N"], r["K"]) == (2048, 2048, 128)]
+                assert len(qk) == 1 and qk[0][1]["pick"][1:3] == (192, 192) and qk[0][0]["pick"][1:3] == (128, 256)
         finally:
             fm.KERNEL_TABLE = []
     h200, h200_off = out["nvidia-h200"]

@@ -324,11 +324,11 @@ struct NvModelConstants {
   double wgmma_active_sm_dram_cap = 0.0;
   // wgmma tiles split along N (wgmma_consumer_columns < BLOCK_N: 192x192, each consumer warpgroup every row and 96
   // columns): C leaves in three 32-column slices per consumer, TMA boxes of 64-byte rows (half a 128-byte line; the
-  // other TMA-stored tiles write 128-byte rows in one or two slices), and the write of C takes this factor times the
+  // other TMA-stored tiles write 128-byte rows in one to three slices), and the write of C takes this factor times the
   // DRAM-rate time (LatencyBreakdown::split_n_store). Where C's write sets the pace the tile runs slower than its bytes
   // say: H200 batched 2048x2048x128 x32 (K = 128: two K-iterations per tile), 192x192 138.6 us against 128x256's
   // 92.7 us for the same 268 MB of C (reports/nvidia-h200/batched.md), where the model had them equal. Which part of
-  // the slice path costs (the half-line rows, or the third slice's wait for the second's store to leave shared memory)
+  // the slice path costs (the half-line rows, or each slice's wait for the previous slice's store to leave shared memory)
   // is not separated. Fitted on the training sets of both GPUs (benchmarks/fit_model.py --reports
   // reports/nvidia-h200 --suites gen-train --gpu H200 --fit wgmma_split_n_store_factor --fit-on gen-train
   // --fit-also nvidia-h100:gen-train:H100_SXM --objective rank; thirty-seventh session,
