@@ -280,3 +280,23 @@ def test_no_split_launch_is_predicted_below_its_kernels_ideal_balance():
                     checked += 1
                     assert bd["total_cycles"] >= bound[kernel(c)] * (1 - 1e-12), (M, N, K, dt, b, lay, c)
     assert checked > 500
+
+
+@pytest.mark.parametrize("gpu", ["H100_SXM", "H200"])
+def test_an_exact_tie_goes_to_the_tile_that_reads_the_larger_operand_once(gpu):
+    """64x128 and 128x64 wgmma tiles tie exactly in the model (same traffic); the tie goes to the tile that leaves the
+    larger operand's slabs to one CTA each (cpp/model/selector.cpp, phase1): 128x64 at M = 128 (H200 seed
+    128x8192x8192: 64x128 ran at 0.88 of it), 64x128 at N = 128; the seed mode keeps its enumeration order."""
+    shape = lambda c: (c.block_m, c.block_n)  # noqa: E731
+    wide = origami_nv.rank(128, 8192, 8192, top=2, gpu=gpu, layout="nt")
+    assert wide[0].predicted_cycles == pytest.approx(wide[1].predicted_cycles, rel=1e-9)
+    assert {shape(wide[0].config), shape(wide[1].config)} == {(64, 128), (128, 64)}
+    assert shape(wide[0].config) == (128, 64)
+    assert shape(origami_nv.select(128, 8192, 8192, gpu=gpu, layout="nt")) == (128, 64)
+    tall = origami_nv.rank(8192, 128, 4096, top=2, gpu=gpu)
+    assert tall[0].predicted_cycles == pytest.approx(tall[1].predicted_cycles, rel=1e-9)
+    assert shape(tall[0].config) == (64, 128)
+    # a square problem has no larger operand: the enumeration order (the smaller BLOCK_M first) decides as before
+    sq = origami_nv.rank(1024, 1024, 1024, top=2, gpu=gpu, layout="nt")
+    if sq[0].predicted_cycles == pytest.approx(sq[1].predicted_cycles, rel=1e-9):
+        assert sq[0].config.block_m <= sq[1].config.block_m

@@ -451,9 +451,32 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
     return std::make_tuple(c.block_m, c.block_n, c.block_k, c.stages, c.warps, static_cast<int>(c.family), c.split_k,
                            c.swap_ab);
   };
-  auto before = [&order](const RankKey& a, const RankKey& b) {
+  // nv: before that order, a tie goes to the launch whose larger operand (the one streamed from DRAM) is read by one
+  // CTA per slab: a tile as tall as M when N > M (grid_m = 1: B's column slabs unshared), as wide as N when M > N.
+  // The model sees 64x128 and 128x64 (and 128x256 / 256x128) as the same traffic and ties them exactly, but where
+  // one of them splits the short side in two, the two CTAs of a pair request the same DRAM lines in the same
+  // K-iteration and both wait the DRAM latency (the second's L2 hit is on a line in flight), with half as many
+  // distinct streams: at M = 128 and N, K in the thousands the 128x64 tile runs 1.05-1.2x faster than 64x128 on
+  // both GPUs (H200 seed 128x8192x4096 / 8192: 64x128 at 0.88 of 128x64; H100 and H200 gen-valid 128x8192x3072:
+  // 0.95 / 0.87), and at N = 128 the 64x128 tile wins by the same margin the other way (H200 seed 8192x128x4096:
+  // 128x64 at 0.79; gen-train 1536x128x10176 sk5: 0.79). Where both tiles split the short side (grid 4 vs 8 at
+  // 1024x4096) the measured order is mixed (within 5 %, either way): no rule, the enumeration order decides. Split-K
+  // launches keep that order too: the one split tie the rule would have moved went the other way (H200 llm
+  // 128x2048x8192 sk4: 128x64 at 0.91 of the best, 64x128 at 0.975).
+  // (benchmarks/results/tie_break_streamed_operand.md; the seed mode keeps its first-minimum order.)
+  const bool nv = o.mode == ModelMode::Nv;
+  auto streamed_shared = [&scored, &p](std::uint32_t i) {
+    const TileConfig& c = scored[i].config;
+    if (p.M == p.N || c.split_k > 1) return 0;
+    return (p.N > p.M ? ceil_div_i64(p.M, c.block_m) : ceil_div_i64(p.N, c.block_n)) > 1 ? 1 : 0;
+  };
+  auto before = [&order, &streamed_shared, nv](const RankKey& a, const RankKey& b) {
     if (std::abs(a.cycles - b.cycles) > 1e-9 * std::max(a.cycles, b.cycles)) return a.cycles < b.cycles;
     if (a.intensity != b.intensity) return a.intensity > b.intensity;
+    if (nv) {
+      const int sa = streamed_shared(a.index), sb = streamed_shared(b.index);
+      if (sa != sb) return sa < sb;
+    }
     const auto oa = order(a.index), ob = order(b.index);
     return oa != ob ? oa < ob : a.index < b.index;
   };
