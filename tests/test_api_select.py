@@ -300,3 +300,6 @@ def test_an_exact_tie_goes_to_the_tile_that_reads_the_larger_operand_once(gpu):
     sq = origami_nv.rank(1024, 1024, 1024, top=2, gpu=gpu, layout="nt")
     if sq[0].predicted_cycles == pytest.approx(sq[1].predicted_cycles, rel=1e-9):
         assert sq[0].config.block_m <= sq[1].config.block_m
+    text = str(origami_nv.explain(128, 8192, 8192, gpu=gpu, layout="nt"))
+    assert "Exact tie with 64x128x64 wgmma" in text and "larger operand (B) once per slab" in text
+    assert "Exact tie" not in str(origami_nv.explain(4096, 4096, 4096, gpu=gpu))  # no tie: no line

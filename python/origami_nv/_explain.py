@@ -97,6 +97,32 @@ class Explanation:
     def _us(self, cycles: float) -> float:
         return cycles / self._hv("sustained_clock_mhz")
 
+    def _tie_line(self) -> str:
+        """Why the winner heads an exact tie of phase 1 (cpp/model/selector.cpp, phase1: the arithmetic intensity,
+        then, in nv mode, the unsplit tile that reads the larger operand once, then the enumeration order)."""
+        ranking = self.selection["ranking"]
+        if len(ranking) < 2:
+            return ""
+        (c0, b0), (c1, b1) = ranking[0], ranking[1]
+        t0, t1 = b0["total_cycles"], b1["total_cycles"]
+        if abs(t0 - t1) > 1e-9 * max(t0, t1):
+            return ""
+        M, N = self.problem[0], self.problem[1]
+        other = f"{c1.block_m}x{c1.block_n}x{c1.block_k} {c1.family} s{c1.stages} w{c1.warps}" + (
+            f" sk{c1.split_k}" if c1.split_k > 1 else "")
+
+        def shared(c):
+            if M == N or c.split_k > 1:
+                return 0
+            return int(-(-M // c.block_m) > 1 if N > M else -(-N // c.block_n) > 1)
+        if self.mode != "seed" and shared(c0) < shared(c1):
+            big = "B" if N > M else "A"
+            return (f"  Exact tie with {other}: the winner reads the larger operand ({big}) once per slab (one tile "
+                    f"along {'M' if N > M else 'N'}); the other splits that side, and two CTAs streaming the same DRAM "
+                    "lines run slower than the model's symmetric terms say (benchmarks/results/"
+                    "tie_break_streamed_operand.md)")
+        return f"  Exact tie with {other}: decided by arithmetic intensity, then the config space's order"
+
     def _family_line(self) -> str:
         best = self.selection["best_by_family"]
         fam = self.config.family
@@ -410,6 +436,9 @@ class Explanation:
         L.append(f"Phase 1: scored {s['ranking_size']} configs with GROUP_SIZE_M = {s['phase1_group_size_m']}"
                  f" (ceil(sqrt(N_SM)) unless set)")
         L.append(f"Winner: {_cfg(c)} with predicted latency {_n(self.predicted_cycles)} cycles")
+        tie = self._tie_line()
+        if tie:
+            L.append(tie)
         L.append(self._family_line())
         L.append("")
         L.extend(self._seed_walkthrough() if self.mode == "seed" else self._nv_walkthrough())
