@@ -531,6 +531,9 @@ PYBIND11_MODULE(_core, m) {
         [](std::int64_t N, const std::string& dtype) { return swapped_kernels_ranked(N, to_dtype(dtype)); },
         py::arg("N"), py::arg("dtype"),
         "Whether the selector ranks the swapped-operand wgmma kernels for a problem with N columns (cpp/model/types.hpp).");
+  m.def("splits_short_side", &splits_short_side, py::arg("M"), py::arg("N"), py::arg("block_m"), py::arg("block_n"),
+        py::arg("split_k"),
+        "Whether an unsplit launch splits the short side of C: the selector's exact-tie rule (cpp/model/types.hpp).");
   m.def("effective_split_k", &effective_split_k, py::arg("K"), py::arg("block_k"), py::arg("split_k"),
         "The K slices a launch of split_k really uses (cpp/model/types.hpp).");
   m.def("split_plan",

@@ -467,8 +467,7 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
   const bool nv = o.mode == ModelMode::Nv;
   auto streamed_shared = [&scored, &p](std::uint32_t i) {
     const TileConfig& c = scored[i].config;
-    if (p.M == p.N || c.split_k > 1) return 0;
-    return (p.N > p.M ? ceil_div_i64(p.M, c.block_m) : ceil_div_i64(p.N, c.block_n)) > 1 ? 1 : 0;
+    return splits_short_side(p.M, p.N, c.block_m, c.block_n, c.split_k) ? 1 : 0;
   };
   auto before = [&order, &streamed_shared, nv](const RankKey& a, const RankKey& b) {
     if (std::abs(a.cycles - b.cycles) > 1e-9 * std::max(a.cycles, b.cycles)) return a.cycles < b.cycles;

@@ -327,6 +327,14 @@ inline TileConfig swapped_kernel_tile(const TileConfig& c) {
 // 128x192's 59.1; 1718x1415x528 bf16 24.5 against 15.4; 5746x7100x1645 bf16 428.5 against 309.0; twenty-sixth
 // session, benchmarks/results/vs_cublas_gentest_h100_session26_first.md: before this rule). An explicit config still runs them.
 constexpr bool swapped_kernels_ranked(std::int64_t N, DType dtype) { return (N * dtype_bytes(dtype)) % 16 == 0; }
+// Whether an unsplit launch of this tile splits the short side of C (M where N > M, N where M > N) into more than one
+// tile, so that the CTAs of a tile-column (row) stream the same slab of the larger operand. The selector breaks exact
+// ties of its phase-1 ranking (nv mode) in favour of the launch that does not (selector.cpp, phase1, says why); a
+// square problem and split-K launches answer false (no preference).
+constexpr bool splits_short_side(std::int64_t M, std::int64_t N, int block_m, int block_n, int split_k) {
+  if (M == N || split_k > 1) return false;
+  return N > M ? ceil_div_i64(M, block_m) > 1 : ceil_div_i64(N, block_n) > 1;
+}
 // GROUP_SIZE_M of a swapped-kernel launch (phase 2 of the selector, nv mode). The kernel walks Triton's raster in its
 // own orientation (groups of tile rows of C^T, i.e. of the problem's N: gemm_wgmma.cuh tile_coord), while phase 2's
 // footprint of the tiles in flight counted them in the problem's and chose 12-16 (Llama-3-70B's down projection

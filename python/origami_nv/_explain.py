@@ -111,11 +111,11 @@ class Explanation:
         other = f"{c1.block_m}x{c1.block_n}x{c1.block_k} {c1.family} s{c1.stages} w{c1.warps}" + (
             f" sk{c1.split_k}" if c1.split_k > 1 else "")
 
+        from . import _core
+
         def shared(c):
-            if M == N or c.split_k > 1:
-                return 0
-            return int(-(-M // c.block_m) > 1 if N > M else -(-N // c.block_n) > 1)
-        if self.mode != "seed" and shared(c0) < shared(c1):
+            return _core.splits_short_side(M, N, c.block_m, c.block_n, c.split_k)
+        if self.mode != "seed" and not shared(c0) and shared(c1):
             big = "B" if N > M else "A"
             return (f"  Exact tie with {other}: the winner reads the larger operand ({big}) once per slab (one tile "
                     f"along {'M' if N > M else 'N'}); the other splits that side, and two CTAs streaming the same DRAM "
