@@ -117,3 +117,33 @@ def test_dram_coeff_stable_across_two_runs(runs):
     a, b = (r.params["dram_bw_coeff"] for r in runs)
     assert b == pytest.approx(a, rel=0.15)
     assert not math.isnan(runs[0].figures[0].cov)
+
+
+def test_tma_streaming_figures(runs):
+    """sm_90: TMA box streaming with every SM busy reaches a real share of the load kernel's DRAM rate (H200, two runs:
+    0.93 and 1.00 with 32 KiB stages, 0.81 and 0.86 with 8 KiB; benchmarks/results/tma_streaming.md) and never more
+    than the DRAM delivers."""
+    r = runs[0]
+    if r.meta["compute_capability"] != "9.0":
+        pytest.skip("TMA streaming benchmark: sm_90 only")
+    wide = r.figure("TMA streaming, 32 KiB stages x 6, every SM, / the load kernel's rate there").value
+    narrow = r.figure("TMA streaming, 8 KiB stages x 8, every SM, / the load kernel's rate there").value
+    assert 0.5 < narrow < 1.1 and 0.5 < wide < 1.1
+    assert wide > narrow  # a wider stage keeps more bytes in flight per box hand-off
+
+
+def test_tma_streaming_rejects_bad_arguments():
+    ext = pytest.importorskip("origami_nv._calibrate", reason="origami_nv._calibrate not built")
+    info = ext.device_info()["info"]
+    if (info["cc_major"], info["cc_minor"]) != (9, 0) or not ext.tma_stream_compiled():
+        pytest.skip("TMA streaming benchmark: sm_90 and an sm_90a build only")
+    n_sm = int(info["sm_count"])
+    for args, msg in (((1 << 30, [1], 32768, 4, 256, "diagonal", 1), "walk"),
+                      ((1 << 30, [1], 30000, 4, 256, "k_major", 1), "stage_bytes"),
+                      ((1 << 30, [1], 32768, 1, 256, "k_major", 1), "stages"),
+                      ((1 << 30, [1], 32768, 4, 300, "k_major", 1), "box_rows"),
+                      ((1 << 30, [n_sm + 1], 32768, 4, 256, "k_major", 1), "SM count"),
+                      ((1 << 30, [1], 65536, 8, 256, "k_major", 1), "shared memory"),
+                      ((1 << 24, [1], 32768, 4, 256, "k_major", 1), "working set too small")):
+        with pytest.raises(ValueError, match=msg):
+            ext.tma_stream_vs_sms(*args)

@@ -243,7 +243,8 @@ def test_extension_raises_clearly_without_a_gpu():
     if _has_gpu():
         pytest.skip("a GPU is visible: this test checks the no-GPU behaviour")
     for call in (ext.device_info, lambda: ext.read_bandwidth(1 << 20, 1, 3), lambda: ext.mma_sync("float16"),
-                 lambda: ext.pointer_chase(512, 64, 64, False, 3), lambda: ext.wgmma("float16", 256)):
+                 lambda: ext.pointer_chase(512, 64, 64, False, 3), lambda: ext.wgmma("float16", 256),
+                 lambda: ext.tma_stream_vs_sms(1 << 30, [1], 32768, 4, 256, "k_major", 1)):
         with pytest.raises(RuntimeError, match="^no CUDA device"):
             call()
     with pytest.raises(RuntimeError, match="no CUDA device"):
@@ -273,6 +274,13 @@ class FakeExt:
 
     def wgmma_compiled(self):
         return True
+
+    def tma_stream_compiled(self):
+        return True
+
+    def tma_stream_vs_sms(self, nbytes, ks, stage_bytes, stages, box_rows, walk, repeats):
+        self.calls.append(("tma", stage_bytes, tuple(ks)))
+        return self._r({f"bytes_per_s@{k}": [2.1e12 * min(1.0, k / 25.0)] * repeats for k in ks})
 
     def sustained_clock(self, target_ms, repeats, load):
         self.calls.append(("clock", load))
@@ -339,6 +347,13 @@ def test_calibrate_pipeline_on_a_synthetic_device(monkeypatch, quick):
     assert p["wgmma_tf32_flops_per_cycle"] == 2000.0
     assert p["mma_sync_flops_per_cycle"] == 2500.0 and p["mma_sync_tf32_flops_per_cycle"] == 1250.0
     assert r.figure("C_fp32 = Phi / (theta (1 + m_FMA)), all mixes").value == pytest.approx(128.0)
+    # TMA streaming: both ring shapes at every SM (and at a quarter and half of them in full mode), reported against
+    # the load kernel's rate at the same SM count (2.1 / 2.4 here), and no parameter taken from it
+    counts = (100,) if quick else (25, 50, 100)
+    assert [c for c in fake.calls if c[0] == "tma"] == [("tma", 32768, counts), ("tma", 8192, counts)]
+    assert r.figure("TMA streaming, 32 KiB stages x 6, every SM, / the load kernel's rate there").value == \
+        pytest.approx(2.1 / 2.4)
+    assert r.figure("TMA streaming, 8 KiB stages x 8, 100 SMs").value == pytest.approx(2.1)
     assert "sustained_clock_mhz" in r.meta["flagged"] or r.figure("sustained SM clock (mma.sync load)").cov < 0.05
     assert any("finished" in x for x in lines)
     cal.validate_params(r.to_dict())

@@ -57,6 +57,15 @@ BenchResult mma_sync(const std::string& dtype, int warps, int chains, int repeat
 BenchResult wgmma(const std::string& dtype, int n, int repeats);
 bool wgmma_compiled();
 
+// 5d. TMA streaming bandwidth against the number of active SMs (sm_90a only, tma_stream_bench.cu): for each k in
+//    `sm_counts` exactly k CTAs (one per SM), each a producer thread loading 2-D tensor boxes of `box_rows` 128-byte
+//    rows into a ring of `stages` stages of `stage_bytes` and consumer warps releasing them, as the wgmma kernels'
+//    main loop streams an operand; `walk` "k_major" (a K-major operand's band, walked along its rows) or "n_major"
+//    (an N-major operand's strip of 64-row boxes, walked down the rows). samples: "bytes_per_s@k", "clock_mhz@k".
+BenchResult tma_stream_vs_sms(long long bytes, const std::vector<int>& sm_counts, int stage_bytes, int stages,
+                              int box_rows, const std::string& walk, int repeats);
+bool tma_stream_compiled();
+
 // 5c. FP32 CUDA-core throughput (seed 002): `active_lanes` of 32 lanes do work (theta = lanes/32),
 //    `fma_per_8` of every 8 FP32 instructions are FFMA, the rest FADD (m_FMA = fma_per_8/8).
 //    samples: flops_per_cycle_per_sm.

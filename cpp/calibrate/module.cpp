@@ -58,6 +58,13 @@ PYBIND11_MODULE(_calibrate, m) {
         }, py::arg("dtype"), py::arg("n"), py::arg("repeats") = 3,
         "wgmma m64nNk16 latency and per-SM throughput (sm_90a devices only)");
   m.def("wgmma_compiled", &c::wgmma_compiled, "True when the sm_90a wgmma benchmark was built");
+  m.def("tma_stream_vs_sms", [](long long bytes, std::vector<int> sm_counts, int stage_bytes, int stages,
+                                int box_rows, std::string walk, int repeats) {
+          return call([&] { return c::tma_stream_vs_sms(bytes, sm_counts, stage_bytes, stages, box_rows, walk, repeats); });
+        }, py::arg("bytes"), py::arg("sm_counts"), py::arg("stage_bytes"), py::arg("stages"), py::arg("box_rows") = 64,
+        py::arg("walk") = "k_major", py::arg("repeats") = 3,
+        "DRAM bandwidth of TMA box streaming with exactly k active SMs (one CTA each), for each k in sm_counts");
+  m.def("tma_stream_compiled", &c::tma_stream_compiled, "True when the sm_90a TMA streaming benchmark was built");
   m.def("fp32_throughput", [](int active_lanes, int fma_per_8, int repeats) {
           return call([&] { return c::fp32_throughput(active_lanes, fma_per_8, repeats); });
         }, py::arg("active_lanes"), py::arg("fma_per_8"), py::arg("repeats"),

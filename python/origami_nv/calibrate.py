@@ -545,6 +545,25 @@ def calibrate(quick: bool = False, progress: Optional[Callable[[str], None]] = p
                                   for k, fr, b in zip(ks, frac_mean, bw_k.mean(axis=1))}}
     section("DRAM bandwidth vs active SMs", sweep)
 
+    # 2b. TMA streaming against active SMs (sm_90): one CTA per SM loading tensor boxes into a ring of stages, as the
+    #     wgmma kernels' producer does. Reported, not a parameter yet: where it stands against the load kernel's
+    #     curve above, and why the model does not use it, is benchmarks/results/tma_streaming.md.
+    def tma():
+        ws = max(dram_ws, n_sm * (8 << 20))  # every SM at least one 4 MiB band of the 32 KiB-stage walk, twice over
+        counts = [n_sm] if quick else sorted({max(1, n_sm // 4), max(1, n_sm // 2), n_sm})
+        ldg = ctx.get("sweep", {}).get("sweep", {}).get(n_sm, {}).get("bytes_per_s")
+        for stage, stages, rows in ((32768, 6, 256), (8192, 8, 64)):
+            label = f"TMA streaming, {stage // 1024} KiB stages x {stages}"
+            r = run(f"{label} vs active SMs", ext.tma_stream_vs_sms, ws, counts, stage, stages, rows, "k_major", reps)
+            for k in counts:
+                add(f"{label}, {k} SMs", [b / 1e12 for b in r["samples"][f"bytes_per_s@{k}"]], "TB/s", None,
+                    "one CTA per SM, boxes of 128-byte rows")
+            if ldg:
+                add(f"{label}, every SM, / the load kernel's rate there", [b / ldg for b in
+                    r["samples"][f"bytes_per_s@{n_sm}"]], "1", None, "dram_bandwidth_vs_sms at the same SM count")
+    if cc == (9, 0) and getattr(ext, "tma_stream_compiled", lambda: False)():
+        section("TMA streaming vs active SMs", tma)
+
     # 3. latency (pointer chase), SM cycles
     def latency_l2():
         stride = 512
