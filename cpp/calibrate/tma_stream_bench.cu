@@ -24,6 +24,7 @@
 #include <set>
 
 #include "common.cuh"
+#include "../kernels/wgmma/mbarrier.cuh"
 
 namespace origami::calib {
 namespace {
@@ -33,32 +34,13 @@ constexpr int kThreads = 32 * (1 + kConsumerWarps);
 constexpr int kBoxInner = 64;        // uint16 elements: 128-byte box rows
 constexpr int kMaxStages = 32;
 
-__device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void bar_init(std::uint32_t bar, std::uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void bar_expect_tx(std::uint32_t bar, std::uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void bar_arrive(std::uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-// Returns once the phase of the given parity has completed (a fresh barrier's "previous" phase, parity 1, counts
-// as completed: the producer's first pass through the ring does not wait).
-__device__ __forceinline__ void bar_wait(std::uint32_t bar, std::uint32_t parity) {
-  std::uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (!done);
-}
+// The stage ring's mbarrier primitives are the wgmma kernels' own.
+using wgmma::mbar_arrive;
+using wgmma::mbar_arrive_expect_tx;
+using wgmma::mbar_init;
+using wgmma::mbar_wait;
+using wgmma::smem_addr;
+
 __device__ __forceinline__ void box_load(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar, int inner,
                                          int outer) {
   asm volatile(
@@ -87,11 +69,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int box_bytes = s.box_rows * 128, stage_bytes = s.boxes * box_bytes;
   // the ring starts on a 1024-byte boundary (TMA destinations need 128)
-  const std::uint32_t ring = (smem_u32(smem) + 1023u) & ~1023u;
+  const std::uint32_t ring = (smem_addr(smem) + 1023u) & ~1023u;
   if (threadIdx.x == 0) {
     for (int i = 0; i < s.stages; ++i) {
-      bar_init(smem_u32(&full[i]), 1);
-      bar_init(smem_u32(&empty[i]), kConsumerWarps);
+      mbar_init(smem_addr(&full[i]), 1);
+      mbar_init(smem_addr(&empty[i]), kConsumerWarps);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     asm volatile("prefetch.tensormap [%0];" ::"l"(&map) : "memory");
@@ -106,9 +88,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int j = 0; j < s.steps; ++j) {
       if (warp == 0) {
         if (lane == 0) {
-          bar_wait(smem_u32(&empty[stage]), phase ^ 1u);
-          const std::uint32_t fb = smem_u32(&full[stage]);
-          bar_expect_tx(fb, static_cast<std::uint32_t>(stage_bytes));
+          mbar_wait(smem_addr(&empty[stage]), phase ^ 1u);
+          const std::uint32_t fb = smem_addr(&full[stage]);
+          mbar_arrive_expect_tx(fb, static_cast<std::uint32_t>(stage_bytes));
           for (int b = 0; b < s.boxes; ++b) {
             int inner, outer;
             if (s.n_major) {  // boxes side by side along the columns, the strip walked down the rows
@@ -122,7 +104,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
         }
       } else {
-        bar_wait(smem_u32(&full[stage]), phase);
+        mbar_wait(smem_addr(&full[stage]), phase);
         // the first 16 bytes of every 128-byte box row (the check; reading every byte would cost as much shared
         // memory bandwidth as a wgmma and set the pace at few SMs)
         const int rows = s.boxes * s.box_rows;
@@ -134,7 +116,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           acc += (unsigned long long)v.x + v.y + v.z + v.w;
         }
         __syncwarp();
-        if (lane == 0) bar_arrive(smem_u32(&empty[stage]));
+        if (lane == 0) mbar_arrive(smem_addr(&empty[stage]));
       }
       if (++stage == s.stages) {
         stage = 0;
