@@ -5,7 +5,7 @@
 // Why a benchmark of its own: dram_bandwidth_vs_sms (memory_bench.cu) streams with 1024 threads of ld.global.cg per
 // SM. The wgmma kernels' loads are TMA boxes with at most (stages - 1) stages in flight per SM, and on the stored
 // brute-force data their unsplit one-CTA-per-SM launches at decode reach a DRAM rate that follows another curve:
-// above the load kernel's at few SMs, below it with most SMs busy (H200 at 72-132 SMs: 0.70-0.85 of it;
+// above the load kernel's at few SMs, below it with most SMs busy (H200 at 72-132 SMs: medians 0.67-0.83 of it;
 // benchmarks/results/tma_streaming.md).
 //
 // The kernel: 1 producer warp (one thread issues cp.async.bulk.tensor.2d per box and arms the stage's full barrier with
