@@ -561,7 +561,7 @@ def calibrate(quick: bool = False, progress: Optional[Callable[[str], None]] = p
             if ldg:
                 add(f"{label}, every SM, / the load kernel's rate there", [b / ldg for b in
                     r["samples"][f"bytes_per_s@{n_sm}"]], "1", None, "dram_bandwidth_vs_sms at the same SM count")
-    if cc == (9, 0) and getattr(ext, "tma_stream_compiled", lambda: False)():
+    if cc == (9, 0) and ext.tma_stream_compiled():
         section("TMA streaming vs active SMs", tma)
 
     # 3. latency (pointer chase), SM cycles
