@@ -125,3 +125,25 @@ def test_gen_fp32_suites_are_fixed_bounded_disjoint_and_cover_every_class(which)
         assert s.flops <= GEN_FP32_MAX_FLOP and 4 * s.batch * (s.M * s.K + s.K * s.N + s.M * s.N) <= GEN_MAX_BYTES
     train, valid = SUITES["gen-fp32-train"].sizes, SUITES["gen-fp32-valid"].sizes
     assert not {s.key for s in train} & {s.key for s in valid}
+
+
+@pytest.mark.parametrize("which", ["train", "valid"])
+def test_mid_m_suites_are_fixed_bounded_and_in_the_range_the_token_counts_skip(which):
+    # gen-mid-train / gen-mid-valid (issue 11, prefill with a few hundred tokens): seeded, every M in 129..1023 (none of
+    # gen-test's token counts), the projections of their set's families plus random shapes in both layouts, bounded
+    # like the other sets, and sharing no size with any other generalisation set or with each other.
+    from origami_nv.bench.suites import GEN_FAMILIES, GEN_MID_RANDOM, GEN_TEST_TOKENS, _gen_mid_sizes
+    a = _gen_mid_sizes(which)
+    assert [s.key for s in a] == [s.key for s in _gen_mid_sizes(which)] == [s.key for s in SUITES[f"gen-mid-{which}"].sizes]
+    assert len({s.key for s in a}) == len(a) and 40 <= len(a) <= 60
+    assert all(128 < s.M < 1024 and s.M not in GEN_TEST_TOKENS and s.batch == 1 for s in a)
+    fams = {s.label.rsplit(" ", 1)[0] for s in a if not s.label.startswith("random")}
+    assert {f.split(" ")[0] for f in fams} == {f.split(" ")[0] for f in GEN_FAMILIES[which]}
+    rand = [s for s in a if s.label == "random mid_m"]
+    assert len(rand) == GEN_MID_RANDOM and {s.layout for s in rand} == {"nn", "nt"}
+    assert {s.dtype for s in a} == {"float16", "bfloat16"}
+    for s in a:
+        assert s.flops <= GEN_MAX_FLOP and 2 * (s.M * s.K + s.K * s.N + s.M * s.N) <= GEN_MAX_BYTES
+    other = "valid" if which == "train" else "train"
+    for name in (f"gen-mid-{other}", "gen-train", "gen-valid", "gen-test"):
+        assert not {s.key for s in a} & {s.key for s in SUITES[name].sizes}
