@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Fortieth session (H200), issue 13's mid-M gap: why a 2-CTA cluster that multicasts A (the `_n2` study variants,
+# cpp/kernels/families/wgmma.py SHARE_A_STUDY_TILES) is slower than the 1-CTA kernel where cuBLAS's 1x2 cluster of the
+# same 128x64 tile is the fastest launch (128 x 8192 x 8192 fp16: nvjet_sm90_hsh_128x64_64x8_1x2, probe_cublas_kernels_h200.txt).
+# The dev harness (cpp/kernels/wgmma/dev) builds the 128x64 and 64x128 fp16 K-major kernels with their study variants,
+# times them beside cuBLAS at four mid-M sizes, then Nsight Compute reads one launch of each (cuBLAS, 1-CTA, n2):
+# throughput, memory traffic and the warp stall breakdown. One call, ~4 min:
+#   bash benchmarks/results/probes/device_session40.sh
+set -uo pipefail
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,power.limit,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
+GEN=/tmp/wg; rm -rf $GEN
+python3 cpp/kernels/families/wgmma.py --emit-dev $GEN --variants \
+  --filter '(128x64x64_s8_w12|64x128x64_s8_w8)_fp16_kk(_n2|_c2)?$' || exit 1
+ls $GEN/*.cu | wc -l
+FLAGS="-O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I$GEN -I$PWD/cpp/kernels"
+t0=$(date +%s)
+ls $GEN/*.cu | xargs -P 16 -I{} sh -c "nvcc $FLAGS -c {} -o {}.o > {}.log 2>&1 || { cat {}.log; exit 1; }" || exit 1
+nvcc $FLAGS -c cpp/kernels/wgmma/dev/bench_wgmma.cu -o $GEN/bench.o || exit 1
+nvcc $FLAGS $GEN/*.o -lcublas -o /tmp/bench_wgmma || exit 1
+echo "build $(( $(date +%s) - t0 )) s"
+SIZES="128,8192,8192;128,8192,4096;256,4096,4096;512,4096,4096"
+timeout 200 /tmp/bench_wgmma bench "$SIZES" "fp16_kk" 12 2>&1 | tee "$OUT/bench.txt" | grep -v "^ *$" | cut -c1-120
+S=128,8192,8192
+SEC="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats"
+for k in nvjet 128x64x64_s8_w12_fp16_kk 128x64x64_s8_w12_fp16_kk_n2; do
+  timeout 90 ncu --clock-control none -k "regex:$k" --launch-skip 2 --launch-count 1 $SEC \
+    /tmp/bench_wgmma bench "$S" "128x64x64_s8_w12_fp16_kk" 12 > "$OUT/ncu_$k.txt" 2>&1
+  echo "== $k"; grep -E "Duration|Throughput|Busy|Stall|Warp Cycles|Issued|Eligible|Active Warps|Hit Rate|Bandwidth" \
+    "$OUT/ncu_$k.txt" | head -40
+done
