@@ -9,6 +9,7 @@
 # With `counters`: instead of the timings and sections, the L2 sectors read per source (hits, misses), DRAM and
 # crossbar bytes of the same three launches at 128x8192x8192 and of cuBLAS / 64x128 at 512x4096x4096:
 #   bash benchmarks/results/probes/device_session40.sh counters
+# With `counters2`: the same L2 counters for 64x128 and its B-sharing twin (64x128_c2) at 128x8192x8192.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
@@ -23,12 +24,23 @@ ls $GEN/*.cu | xargs -P 16 -I{} sh -c "nvcc $FLAGS -c {} -o {}.o > {}.log 2>&1 |
 nvcc $FLAGS -c cpp/kernels/wgmma/dev/bench_wgmma.cu -o $GEN/bench.o || exit 1
 nvcc $FLAGS $GEN/*.o -lcublas -o /tmp/bench_wgmma || exit 1
 echo "build $(( $(date +%s) - t0 )) s"
+if [ "${1:-}" = counters2 ]; then
+  MET=gpu__time_duration.sum,dram__bytes_read.sum,l1tex__m_xbar2l1tex_read_bytes.sum
+  MET=$MET,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum
+  for k in 64x128x64_s8_w8_fp16_kk 64x128x64_s8_w8_fp16_kk_c2; do
+    timeout 60 ncu --clock-control none -k "regex:$k" --launch-skip 2 --launch-count 1 --metrics "$MET" \
+      /tmp/bench_wgmma bench 128,8192,8192 "$k" 12 > "$OUT/ncu.txt" 2>&1
+    echo "== 128,8192,8192 $k"; grep -E "^ +(gpu__|dram__|lts__|l1tex__)" "$OUT/ncu.txt" | sed 's/  */ /g'
+  done
+  exit 0
+fi
 if [ "${1:-}" = counters ]; then
   MET=gpu__time_duration.sum,sm__cycles_active.avg,dram__bytes_read.sum,lts__t_bytes.sum,l1tex__m_xbar2l1tex_read_bytes.sum
   MET=$MET,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum
   MET=$MET,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,lts__t_requests_srcunit_tex_op_read.sum
-  for run in "128,8192,8192 nvjet" "128,8192,8192 128x64x64_s8_w12_fp16_kk" "128,8192,8192 128x64x64_s8_w12_fp16_kk_n2" \
-             "512,4096,4096 nvjet" "512,4096,4096 64x128x64_s8_w8_fp16_kk"; do
+  runs=("128,8192,8192 nvjet" "128,8192,8192 128x64x64_s8_w12_fp16_kk" "128,8192,8192 128x64x64_s8_w12_fp16_kk_n2"
+        "512,4096,4096 nvjet" "512,4096,4096 64x128x64_s8_w8_fp16_kk")
+  for run in "${runs[@]}"; do
     set -- $run
     timeout 60 ncu --clock-control none -k "regex:$2" --launch-skip 2 --launch-count 1 --metrics "$MET" \
       /tmp/bench_wgmma bench "$1" "$([ "$2" = nvjet ] && echo 64x128x64_s8_w8_fp16_kk$ || echo "$2")" 12 > "$OUT/ncu.txt" 2>&1
