@@ -1,6 +1,7 @@
 """The nv model's per-family feed terms and the real-rows rule (cpp/model/model.cpp), and the
 offline evaluation of the installed model on the committed H200 measurements
 (benchmarks/fit_model.py)."""
+import contextlib
 import importlib.util
 import math
 from pathlib import Path
@@ -289,15 +290,12 @@ def test_split_n_store_term_lifts_the_h200_batched_minimum():
     gen-train, which hold few write-bound 192x192 launches): on the H200 batched set, never read by the fit, the model
     tied 192x192 and 128x256 at 2048x2048x128 x32 where 192x192 runs 1.5x slower (A/BF 0.68). With the term: the pick
     is 128x256 and the set's minimum >= 0.85; the other GPU's batched set does not move."""
-    fm = _fit_model()
-    from origami_nv.bench.repredict import load_kernel_table
     out = {}
     for gpu_dir, row in (("nvidia-h200", "H200"), ("nvidia-h100", "H100_SXM")):
         raw = ROOT / "reports" / gpu_dir / "raw" / "batched" / "rotate"
         if not raw.is_dir():
             pytest.skip(f"no raw measurements at {raw}")
-        fm.KERNEL_TABLE = load_kernel_table(str(ROOT / "reports" / "kernel_resources_sm90.json"))
-        try:
+        with _fit_model_with_kernel_table() as fm:
             s = fm.Suite("batched", raw)
             hw_row = _core.resolve_hardware(None, row, "")
             ks = list(s.kernel_resources().values())
@@ -306,8 +304,6 @@ def test_split_n_store_term_lifts_the_h200_batched_minimum():
             if gpu_dir == "nvidia-h200":
                 qk = [(r, o) for r, o in zip(on["rows"], off["rows"]) if (r["M"], r["N"], r["K"]) == (2048, 2048, 128)]
                 assert len(qk) == 1 and qk[0][1]["pick"][1:3] == (192, 192) and qk[0][0]["pick"][1:3] == (128, 256)
-        finally:
-            fm.KERNEL_TABLE = []
     h200, h200_off = out["nvidia-h200"]
     assert h200_off["a_bf_min"] < 0.75 and h200["a_bf_min"] >= 0.85
     assert h200["a_bf_geomean"] > h200_off["a_bf_geomean"] + 0.01
@@ -384,6 +380,19 @@ def _fit_model():
     return mod
 
 
+@contextlib.contextmanager
+def _fit_model_with_kernel_table():
+    """benchmarks/fit_model.py with the sm_90 build's kernel table loaded (which operand layouts each kernel compiles,
+    so the model charges the op's copies as on the GPU), unloaded afterwards."""
+    fm = _fit_model()
+    from origami_nv.bench.repredict import load_kernel_table
+    fm.KERNEL_TABLE = load_kernel_table(str(ROOT / "reports" / "kernel_resources_sm90.json"))
+    try:
+        yield fm
+    finally:
+        fm.KERNEL_TABLE = []
+
+
 @pytest.mark.parametrize("suite,min_abf,max_failures,min_tau", [("seed", 0.85, 0, 0.76), ("llm", 0.80, 0, 0.76)])
 def test_installed_model_on_h200_measurements(hw, suite, min_abf, max_failures, min_tau):
     """Offline A/BF of the installed model on the committed H200 brute force (every compiled kernel
@@ -406,17 +415,12 @@ def test_installed_model_on_h200_measurements(hw, suite, min_abf, max_failures, 
     raw = ROOT / "reports" / "nvidia-h200" / "raw" / suite / "rotate"
     if not raw.is_dir():
         pytest.skip(f"no raw measurements at {raw}")
-    fm = _fit_model()
     # The kernel table of the build: which operand layouts each kernel compiles (the wgmma 64xBN tiles read B
     # K-major only, so at the seed's "nn" sizes the op copies B first, and the model charges it).
-    from origami_nv.bench.repredict import load_kernel_table
-    fm.KERNEL_TABLE = load_kernel_table(str(ROOT / "reports" / "kernel_resources_sm90.json"))
-    try:
+    with _fit_model_with_kernel_table() as fm:
         s = fm.Suite(suite, raw)
         kernels = list(s.kernel_resources().values())
         ev = fm.evaluate(s, hw, kernels, None)
-    finally:
-        fm.KERNEL_TABLE = []
     summ = ev["summary"]
     assert summ["unmeasured_picks"] == 0
     assert summ["a_bf_min"] >= min_abf, [(r["size"], r["a_bf"]) for r in ev["rows"] if r["a_bf"] < 0.8]
@@ -486,36 +490,24 @@ def test_installed_model_on_the_validation_sets(gpu_dir, row, sizes, stale, min_
     raw = ROOT / "reports" / gpu_dir / "raw" / "gen-valid" / "rotate"
     if not raw.is_dir():
         pytest.skip(f"no raw measurements at {raw}")
-    fm = _fit_model()
-    from origami_nv.bench.repredict import load_kernel_table
-    fm.KERNEL_TABLE = load_kernel_table(str(ROOT / "reports" / "kernel_resources_sm90.json"))
-    try:
+    with _fit_model_with_kernel_table() as fm:
         s = fm.Suite("gen-valid", raw)
         hw = _core.resolve_hardware(None, row, "")
-        summ = fm.evaluate(s, hw, list(s.kernel_resources().values()), None)["summary"]
-    finally:
-        fm.KERNEL_TABLE = []
+        kernels = list(s.kernel_resources().values())
+        summ = fm.evaluate(s, hw, kernels, None)["summary"]
+        # The lone-warp term (fitted on H100 gen-train only) against the per-warp copy floor it replaces for one-warp
+        # CTAs; and the installed constants against those fitted to the first mma.sync main loop (commit f8a65b6).
+        off = fm.evaluate(s, hw, kernels, {"mma_sync_lone_warp_k_step_cycles": 0.0})["summary"]
+        before = fm.evaluate(s, hw, kernels, fm.PREVIOUS)["summary"] if not s.stale_sizes else None
     assert len(s.stale_sizes) == stale
     assert summ["sizes"] == sizes - stale and summ["unmeasured_picks"] == 0
     assert summ["a_bf_geomean"] >= min_geomean
     assert summ["a_bf_min"] >= min_abf
     assert summ["tau_mean"] >= min_tau
-    # The lone-warp term (fitted on H100 gen-train only) ranks these sets better than the per-warp copy floor it
-    # replaces for one-warp CTAs: tau 0.774 -> 0.781 (H100), 0.801 -> 0.811 (H200), log error variance ~10 % lower.
-    fm.KERNEL_TABLE = load_kernel_table(str(ROOT / "reports" / "kernel_resources_sm90.json"))
-    try:
-        off = fm.evaluate(s, hw, list(s.kernel_resources().values()),
-                          {"mma_sync_lone_warp_k_step_cycles": 0.0})["summary"]
-    finally:
-        fm.KERNEL_TABLE = []
+    # The lone-warp term ranks these sets better: tau 0.774 -> 0.781 (H100), 0.801 -> 0.811 (H200), log error
+    # variance ~10 % lower.
     assert summ["tau_mean"] > off["tau_mean"] + 0.004 and summ["log_err_var"] < 0.95 * off["log_err_var"]
-    if not s.stale_sizes:
-        # The installed constants against those fitted to the first mma.sync main loop (commit f8a65b6).
-        fm.KERNEL_TABLE = load_kernel_table(str(ROOT / "reports" / "kernel_resources_sm90.json"))
-        try:
-            before = fm.evaluate(s, hw, list(s.kernel_resources().values()), fm.PREVIOUS)["summary"]
-        finally:
-            fm.KERNEL_TABLE = []
+    if before is not None:
         # The ranking of every launch (tau, log error) is what the refit bought; the pick ties (f8a65b6's constants
         # 0.974 / tau 0.685 / log error variance 0.103 against 0.974 / 0.755 / 0.051 with the TMA stage floor).
         assert summ["tau_mean"] > before["tau_mean"] + 0.03 and summ["log_err_var"] < 0.8 * before["log_err_var"]
@@ -531,15 +523,10 @@ def test_installed_model_on_the_mid_m_validation_set():
     raw = ROOT / "reports" / "nvidia-h200" / "raw" / "gen-mid-valid" / "rotate"
     if not raw.is_dir():
         pytest.skip(f"no raw measurements at {raw}")
-    fm = _fit_model()
-    from origami_nv.bench.repredict import load_kernel_table
-    fm.KERNEL_TABLE = load_kernel_table(str(ROOT / "reports" / "kernel_resources_sm90.json"))
-    try:
+    with _fit_model_with_kernel_table() as fm:
         s = fm.Suite("gen-mid-valid", raw)
         summ = fm.evaluate(s, _core.resolve_hardware(None, "H200", ""), list(s.kernel_resources().values()),
                            None)["summary"]
-    finally:
-        fm.KERNEL_TABLE = []
     assert not s.stale_sizes and summ["sizes"] == 40 and summ["unmeasured_picks"] == 0
     assert summ["a_bf_geomean"] >= 0.98 and summ["a_bf_min"] >= 0.82 and summ["tau_mean"] >= 0.81
 
