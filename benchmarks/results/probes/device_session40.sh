@@ -10,13 +10,16 @@
 # crossbar bytes of the same three launches at 128x8192x8192 and of cuBLAS / 64x128 at 512x4096x4096:
 #   bash benchmarks/results/probes/device_session40.sh counters
 # With `counters2`: the same L2 counters for 64x128 and its B-sharing twin (64x128_c2) at 128x8192x8192.
+# With `resident`: the timings (64x64 too, with its 2- and 4-CTA share-A variants) at five mid-M sizes whose W fits L2.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,power.limit,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
 GEN=/tmp/wg; rm -rf $GEN
+FILTER='(128x64x64_s8_w12|64x128x64_s8_w8)_fp16_kk(_n2|_c2)?$'
+[ "${1:-}" = resident ] && FILTER='(128x64x64_s8_w12|64x128x64_s8_w8|64x64x64_s8_w8)_fp16_kk(_n2|_n4|_c2)?$'
 python3 cpp/kernels/families/wgmma.py --emit-dev $GEN --variants \
-  --filter '(128x64x64_s8_w12|64x128x64_s8_w8)_fp16_kk(_n2|_c2)?$' || exit 1
+  --filter "$FILTER" || exit 1
 ls $GEN/*.cu | wc -l
 FLAGS="-O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I$GEN -I$PWD/cpp/kernels"
 t0=$(date +%s)
@@ -24,6 +27,13 @@ ls $GEN/*.cu | xargs -P 16 -I{} sh -c "nvcc $FLAGS -c {} -o {}.o > {}.log 2>&1 |
 nvcc $FLAGS -c cpp/kernels/wgmma/dev/bench_wgmma.cu -o $GEN/bench.o || exit 1
 nvcc $FLAGS $GEN/*.o -lcublas -o /tmp/bench_wgmma || exit 1
 echo "build $(( $(date +%s) - t0 )) s"
+if [ "${1:-}" = resident ]; then
+  # Mid-M launches whose W stays in L2 (N x K 2-20 MB): the per-SM TMA stage, not DRAM, bounds the small tiles there
+  # (the model's TMA stage floor), the case where sharing a box across a cluster cuts what each SM's TMA issues.
+  timeout 200 /tmp/bench_wgmma bench "256,2048,3072;256,2048,5120;256,1024,4096;512,1024,4096;320,1280,5120" \
+    "fp16_kk" 12 2>&1 | tee "$OUT/bench_resident.txt" | cut -c1-120
+  exit 0
+fi
 if [ "${1:-}" = counters2 ]; then
   MET=gpu__time_duration.sum,dram__bytes_read.sum,l1tex__m_xbar2l1tex_read_bytes.sum
   MET=$MET,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum
