@@ -59,6 +59,12 @@ struct Wgmma;  // wgmma.mma_async m64nNk16 (16-bit) / m64nNk8 (tf32) wrappers, g
 // whatever the type, so a stage holds the same bytes (BLOCK_M + BLOCK_N) x 128 for every element type.
 constexpr int kSwizzleRowBytes = 128;
 constexpr int kKStepsPerBlock = kSwizzleRowBytes / 32;
+// wgmma groups (one k-block each) a consumer warpgroup keeps in flight before it waits for the oldest and releases
+// its stage. EXPERIMENT (session 40): 1 as every kernel so far; -DORIGAMI_WGMMA_GROUPS_IN_FLIGHT=2 in the dev harness.
+#ifndef ORIGAMI_WGMMA_GROUPS_IN_FLIGHT
+#define ORIGAMI_WGMMA_GROUPS_IN_FLIGHT 1
+#endif
+constexpr int kGroupsInFlight = ORIGAMI_WGMMA_GROUPS_IN_FLIGHT;
 template <ElemType T>
 constexpr int kBlockK = kSwizzleRowBytes / kElemBytes<T>;  // 64 (16-bit), 32 (fp32)
 // Per-block opt-in shared memory on H100/H200 (cudaDevAttrMaxSharedMemoryPerBlockOptin,
@@ -735,7 +741,9 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
 #pragma unroll
           for (int i = 0; i < kAcc; ++i) acc[mi][i] = 0.f;
       }
-      int prev_stage = 0;
+      int held[kGroupsInFlight];  // the stages of the groups in flight, oldest first
+#pragma unroll
+      for (int j = 0; j < kGroupsInFlight; ++j) held[j] = 0;
       for (int kb = 0; kb < n_kb; ++kb) {
         mbar_wait(full_bar(stage), phase);
         const std::uint32_t a_base = ring + stage * P::kStageBytes;
@@ -762,14 +770,16 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         wgmma_commit();
 #pragma unroll
         for (int mi = 0; mi < kMmaM; ++mi) fence_accumulators(acc[mi]);
-        // Keep this k-block's group in flight; the previous one has finished reading its stage.
-        wgmma_wait<1>();
-        if (kb > 0 && lane == 0) {
-          mbar_arrive(empty_bar(prev_stage));
+        // Keep the newest kGroupsInFlight groups in flight; the one before them has finished reading its stage.
+        wgmma_wait<kGroupsInFlight>();
+        if (kb >= kGroupsInFlight && lane == 0) {
+          mbar_arrive(empty_bar(held[0]));
 #pragma unroll
-          for (int r = 1; r < kCluster; ++r) mbar_arrive_peer(empty_bar(prev_stage), rank ^ r);
+          for (int r = 1; r < kCluster; ++r) mbar_arrive_peer(empty_bar(held[0]), rank ^ r);
         }
-        prev_stage = stage;
+#pragma unroll
+        for (int j = 0; j + 1 < kGroupsInFlight; ++j) held[j] = held[j + 1];
+        held[kGroupsInFlight - 1] = stage;
         if (++stage == kStages) {
           stage = 0;
           phase ^= 1;
@@ -781,10 +791,14 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       wgmma_wait<0>();
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi) fence_accumulators(acc[mi]);
-      if (n_kb > 0 && lane == 0) {
-        mbar_arrive(empty_bar(prev_stage));
+      if (lane == 0) {
 #pragma unroll
-        for (int r = 1; r < kCluster; ++r) mbar_arrive_peer(empty_bar(prev_stage), rank ^ r);
+        for (int j = 0; j < kGroupsInFlight; ++j) {
+          if (j < kGroupsInFlight - n_kb) continue;  // fewer k-blocks than groups in flight: only theirs
+          mbar_arrive(empty_bar(held[j]));
+#pragma unroll
+          for (int r = 1; r < kCluster; ++r) mbar_arrive_peer(empty_bar(held[j]), rank ^ r);
+        }
       }
 
       // The tile's own rows and columns, and those its accumulators stand for (shifted at an edge: shift_edges).
