@@ -60,7 +60,9 @@ struct Wgmma;  // wgmma.mma_async m64nNk16 (16-bit) / m64nNk8 (tf32) wrappers, g
 constexpr int kSwizzleRowBytes = 128;
 constexpr int kKStepsPerBlock = kSwizzleRowBytes / 32;
 // wgmma groups (one k-block each) a consumer warpgroup keeps in flight before it waits for the oldest and releases
-// its stage. EXPERIMENT (session 40): 1 as every kernel so far; -DORIGAMI_WGMMA_GROUPS_IN_FLIGHT=2 in the dev harness.
+// its stage: 1. A dev-harness switch (-DORIGAMI_WGMMA_GROUPS_IN_FLIGHT=2): two ran 1.04x slower in the geomean of six
+// tiles at nine sizes on the H200, 1.02-1.07x for the 64- and 128x64 tiles where the single group was the suspect
+// (benchmarks/results/probes/probe_wgmma_groups_h200.txt, NOTES.md session 40).
 #ifndef ORIGAMI_WGMMA_GROUPS_IN_FLIGHT
 #define ORIGAMI_WGMMA_GROUPS_IN_FLIGHT 1
 #endif
