@@ -67,6 +67,13 @@ constexpr int kKStepsPerBlock = kSwizzleRowBytes / 32;
 #define ORIGAMI_WGMMA_GROUPS_IN_FLIGHT 1
 #endif
 constexpr int kGroupsInFlight = ORIGAMI_WGMMA_GROUPS_IN_FLIGHT;
+// k-blocks per barrier hand-off of the stage ring: 1. A dev-harness switch (-DORIGAMI_WGMMA_KBLOCKS_PER_STAGE=2): the
+// ring's slots taken in pairs, one full and one empty barrier per pair (two k-blocks per wait and per release), the
+// other barriers unused; an odd last pair holds one k-block.
+#ifndef ORIGAMI_WGMMA_KBLOCKS_PER_STAGE
+#define ORIGAMI_WGMMA_KBLOCKS_PER_STAGE 1
+#endif
+constexpr int kKBlocksPerStage = ORIGAMI_WGMMA_KBLOCKS_PER_STAGE;
 template <ElemType T>
 constexpr int kBlockK = kSwizzleRowBytes / kElemBytes<T>;  // 64 (16-bit), 32 (fp32)
 // Per-block opt-in shared memory on H100/H200 (cudaDevAttrMaxSharedMemoryPerBlockOptin,
@@ -653,11 +660,14 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         const int am0 = edge_origin(m0, BM, p.M, kAKMajor && (p.shift_edges & 1), kSwapAB ? 8 : 1);
         const int bn0 = edge_origin(n0, BN, p.N, kBKMajor && (p.shift_edges & 2), 8);
         const int ba = tc.batch * p.a_batch_step, bb = tc.batch * p.b_batch_step;
-        for (int kb = tc.kb_begin; kb < tc.kb_end; ++kb) {
+        for (int kb0 = tc.kb_begin; kb0 < tc.kb_end; kb0 += kKBlocksPerStage) {
           mbar_wait(empty_bar(stage), phase ^ 1);
           const std::uint32_t fb = full_bar(stage);
-          mbar_arrive_expect_tx(fb, p.stage_tx_bytes);  // zero-filled out-of-range bytes of a box count too
-          const std::uint32_t a_dst = ring + stage * P::kStageBytes;
+          const int nb = kKBlocksPerStage == 1 ? 1 : min(kKBlocksPerStage, tc.kb_end - kb0);
+          mbar_arrive_expect_tx(fb, nb * p.stage_tx_bytes);  // zero-filled out-of-range bytes of a box count too
+          for (int j = 0; j < nb; ++j) {
+          const int kb = kb0 + j;
+          const std::uint32_t a_dst = ring + (stage * kKBlocksPerStage + j) * P::kStageBytes;
           const std::uint32_t b_dst = a_dst + P::kABytes;
           const int k0 = kb * kBlockK<kT>;
           if constexpr (kShareA) {
@@ -696,7 +706,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
                   tma_load_3d_multicast(b_dst + i * 8192, &tma_b, fb, n0 + 64 * i, k0, bb, kAll);
             }
           }
-          if (++stage == kStages) {
+          }
+          if (++stage == kStages / kKBlocksPerStage) {
             stage = 0;
             phase ^= 1;
           }
@@ -729,9 +740,9 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       const int n_kb = tc.kb_end - tc.kb_begin;  // this unit's k-blocks (all of K without split-K)
       if constexpr (kPingPong) {
         if ((local_tile & 1) != cw) {  // the other warpgroup's tile: step over its stages in the ring
-          const int s = stage + n_kb;
-          phase ^= static_cast<std::uint32_t>(s / kStages) & 1u;
-          stage = s % kStages;
+          const int s = stage + (n_kb + kKBlocksPerStage - 1) / kKBlocksPerStage;
+          phase ^= static_cast<std::uint32_t>(s / (kStages / kKBlocksPerStage)) & 1u;
+          stage = s % (kStages / kKBlocksPerStage);
           continue;
         }
         // Tile 2j + cw waits for tile 2j + cw - 1 of the other warpgroup: its completion number j + cw - 1.
@@ -746,13 +757,16 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       int held[kGroupsInFlight];  // the stages of the groups in flight, oldest first
 #pragma unroll
       for (int j = 0; j < kGroupsInFlight; ++j) held[j] = 0;
-      for (int kb = 0; kb < n_kb; ++kb) {
+      for (int kb = 0; kb < n_kb; kb += kKBlocksPerStage) {
         mbar_wait(full_bar(stage), phase);
-        const std::uint32_t a_base = ring + stage * P::kStageBytes;
-        const std::uint32_t b_base = a_base + P::kABytes;
 #pragma unroll
         for (int mi = 0; mi < kMmaM; ++mi) fence_accumulators(acc[mi]);
         wgmma_fence();
+#pragma unroll
+        for (int j = 0; j < kKBlocksPerStage; ++j) {
+        if (j > 0 && kb + j >= n_kb) break;
+        const std::uint32_t a_base = ring + (stage * kKBlocksPerStage + j) * P::kStageBytes;
+        const std::uint32_t b_base = a_base + P::kABytes;
 #pragma unroll
         for (int kk = 0; kk < kKStepsPerBlock; ++kk) {
           std::uint64_t db;
@@ -766,15 +780,16 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
             if constexpr (kAKMajor) da = make_desc(a_base + row0 * 128 + kk * 32, 16, 1024);
             else da = make_desc(a_base + (row0 / 64) * 8192 + kk * 2048, 8192, 1024);
             Wgmma<P::kColsPerConsumer, kT>::template mma<kAKMajor ? 0 : 1, kBKMajor ? 0 : 1>(acc[mi], da, db,
-                                                                                             (kb | kk) != 0);
+                                                                                             (kb | j | kk) != 0);
           }
+        }
         }
         wgmma_commit();
 #pragma unroll
         for (int mi = 0; mi < kMmaM; ++mi) fence_accumulators(acc[mi]);
         // Keep the newest kGroupsInFlight groups in flight; the one before them has finished reading its stage.
         wgmma_wait<kGroupsInFlight>();
-        if (kb >= kGroupsInFlight && lane == 0) {
+        if (kb >= kGroupsInFlight * kKBlocksPerStage && lane == 0) {
           mbar_arrive(empty_bar(held[0]));
 #pragma unroll
           for (int r = 1; r < kCluster; ++r) mbar_arrive_peer(empty_bar(held[0]), rank ^ r);
@@ -782,7 +797,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
 #pragma unroll
         for (int j = 0; j + 1 < kGroupsInFlight; ++j) held[j] = held[j + 1];
         held[kGroupsInFlight - 1] = stage;
-        if (++stage == kStages) {
+        if (++stage == kStages / kKBlocksPerStage) {
           stage = 0;
           phase ^= 1;
         }
@@ -796,7 +811,8 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       if (lane == 0) {
 #pragma unroll
         for (int j = 0; j < kGroupsInFlight; ++j) {
-          if (j < kGroupsInFlight - n_kb) continue;  // fewer k-blocks than groups in flight: only theirs
+          // fewer stages than groups in flight: only theirs
+          if (j < kGroupsInFlight - (n_kb + kKBlocksPerStage - 1) / kKBlocksPerStage) continue;
           mbar_arrive(empty_bar(held[j]));
 #pragma unroll
           for (int r = 1; r < kCluster; ++r) mbar_arrive_peer(empty_bar(held[j]), rank ^ r);
