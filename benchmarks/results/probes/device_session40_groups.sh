@@ -5,6 +5,7 @@
 # harness binaries, ORIGAMI_WGMMA_GROUPS_IN_FLIGHT=1 (as built) and 2, the same tiles, alternated twice; the harness
 # check of the 2-group binary (every layout, edges, batches). One call, ~1 min:
 #   bash benchmarks/results/probes/device_session40_groups.sh
+# (needs cpp/kernels/wgmma/gemm_wgmma.cuh of commit cd701c9, where both defines exist; the kernel keeps neither)
 # The same for two k-blocks per stage hand-off (the ring's slots in pairs, one barrier wait and release per pair):
 #   bash benchmarks/results/probes/device_session40_groups.sh ORIGAMI_WGMMA_KBLOCKS_PER_STAGE
 set -uo pipefail

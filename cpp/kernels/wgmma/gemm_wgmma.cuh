@@ -59,21 +59,6 @@ struct Wgmma;  // wgmma.mma_async m64nNk16 (16-bit) / m64nNk8 (tf32) wrappers, g
 // whatever the type, so a stage holds the same bytes (BLOCK_M + BLOCK_N) x 128 for every element type.
 constexpr int kSwizzleRowBytes = 128;
 constexpr int kKStepsPerBlock = kSwizzleRowBytes / 32;
-// wgmma groups (one k-block each) a consumer warpgroup keeps in flight before it waits for the oldest and releases
-// its stage: 1. A dev-harness switch (-DORIGAMI_WGMMA_GROUPS_IN_FLIGHT=2): two ran 1.04x slower in the geomean of six
-// tiles at nine sizes on the H200, 1.02-1.07x for the 64- and 128x64 tiles where the single group was the suspect
-// (benchmarks/results/probes/probe_wgmma_groups_h200.txt, NOTES.md session 40).
-#ifndef ORIGAMI_WGMMA_GROUPS_IN_FLIGHT
-#define ORIGAMI_WGMMA_GROUPS_IN_FLIGHT 1
-#endif
-constexpr int kGroupsInFlight = ORIGAMI_WGMMA_GROUPS_IN_FLIGHT;
-// k-blocks per barrier hand-off of the stage ring: 1. A dev-harness switch (-DORIGAMI_WGMMA_KBLOCKS_PER_STAGE=2): the
-// ring's slots taken in pairs, one full and one empty barrier per pair (two k-blocks per wait and per release), the
-// other barriers unused; an odd last pair holds one k-block.
-#ifndef ORIGAMI_WGMMA_KBLOCKS_PER_STAGE
-#define ORIGAMI_WGMMA_KBLOCKS_PER_STAGE 1
-#endif
-constexpr int kKBlocksPerStage = ORIGAMI_WGMMA_KBLOCKS_PER_STAGE;
 template <ElemType T>
 constexpr int kBlockK = kSwizzleRowBytes / kElemBytes<T>;  // 64 (16-bit), 32 (fp32)
 // Per-block opt-in shared memory on H100/H200 (cudaDevAttrMaxSharedMemoryPerBlockOptin,
@@ -660,14 +645,11 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         const int am0 = edge_origin(m0, BM, p.M, kAKMajor && (p.shift_edges & 1), kSwapAB ? 8 : 1);
         const int bn0 = edge_origin(n0, BN, p.N, kBKMajor && (p.shift_edges & 2), 8);
         const int ba = tc.batch * p.a_batch_step, bb = tc.batch * p.b_batch_step;
-        for (int kb0 = tc.kb_begin; kb0 < tc.kb_end; kb0 += kKBlocksPerStage) {
+        for (int kb = tc.kb_begin; kb < tc.kb_end; ++kb) {
           mbar_wait(empty_bar(stage), phase ^ 1);
           const std::uint32_t fb = full_bar(stage);
-          const int nb = kKBlocksPerStage == 1 ? 1 : min(kKBlocksPerStage, tc.kb_end - kb0);
-          mbar_arrive_expect_tx(fb, nb * p.stage_tx_bytes);  // zero-filled out-of-range bytes of a box count too
-          for (int j = 0; j < nb; ++j) {
-          const int kb = kb0 + j;
-          const std::uint32_t a_dst = ring + (stage * kKBlocksPerStage + j) * P::kStageBytes;
+          mbar_arrive_expect_tx(fb, p.stage_tx_bytes);  // zero-filled out-of-range bytes of a box count too
+          const std::uint32_t a_dst = ring + stage * P::kStageBytes;
           const std::uint32_t b_dst = a_dst + P::kABytes;
           const int k0 = kb * kBlockK<kT>;
           if constexpr (kShareA) {
@@ -706,8 +688,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
                   tma_load_3d_multicast(b_dst + i * 8192, &tma_b, fb, n0 + 64 * i, k0, bb, kAll);
             }
           }
-          }
-          if (++stage == kStages / kKBlocksPerStage) {
+          if (++stage == kStages) {
             stage = 0;
             phase ^= 1;
           }
@@ -740,9 +721,9 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       const int n_kb = tc.kb_end - tc.kb_begin;  // this unit's k-blocks (all of K without split-K)
       if constexpr (kPingPong) {
         if ((local_tile & 1) != cw) {  // the other warpgroup's tile: step over its stages in the ring
-          const int s = stage + (n_kb + kKBlocksPerStage - 1) / kKBlocksPerStage;
-          phase ^= static_cast<std::uint32_t>(s / (kStages / kKBlocksPerStage)) & 1u;
-          stage = s % (kStages / kKBlocksPerStage);
+          const int s = stage + n_kb;
+          phase ^= static_cast<std::uint32_t>(s / kStages) & 1u;
+          stage = s % kStages;
           continue;
         }
         // Tile 2j + cw waits for tile 2j + cw - 1 of the other warpgroup: its completion number j + cw - 1.
@@ -754,19 +735,14 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
 #pragma unroll
           for (int i = 0; i < kAcc; ++i) acc[mi][i] = 0.f;
       }
-      int held[kGroupsInFlight];  // the stages of the groups in flight, oldest first
-#pragma unroll
-      for (int j = 0; j < kGroupsInFlight; ++j) held[j] = 0;
-      for (int kb = 0; kb < n_kb; kb += kKBlocksPerStage) {
+      int prev_stage = 0;
+      for (int kb = 0; kb < n_kb; ++kb) {
         mbar_wait(full_bar(stage), phase);
+        const std::uint32_t a_base = ring + stage * P::kStageBytes;
+        const std::uint32_t b_base = a_base + P::kABytes;
 #pragma unroll
         for (int mi = 0; mi < kMmaM; ++mi) fence_accumulators(acc[mi]);
         wgmma_fence();
-#pragma unroll
-        for (int j = 0; j < kKBlocksPerStage; ++j) {
-        if (j > 0 && kb + j >= n_kb) break;
-        const std::uint32_t a_base = ring + (stage * kKBlocksPerStage + j) * P::kStageBytes;
-        const std::uint32_t b_base = a_base + P::kABytes;
 #pragma unroll
         for (int kk = 0; kk < kKStepsPerBlock; ++kk) {
           std::uint64_t db;
@@ -780,24 +756,21 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
             if constexpr (kAKMajor) da = make_desc(a_base + row0 * 128 + kk * 32, 16, 1024);
             else da = make_desc(a_base + (row0 / 64) * 8192 + kk * 2048, 8192, 1024);
             Wgmma<P::kColsPerConsumer, kT>::template mma<kAKMajor ? 0 : 1, kBKMajor ? 0 : 1>(acc[mi], da, db,
-                                                                                             (kb | j | kk) != 0);
+                                                                                             (kb | kk) != 0);
           }
-        }
         }
         wgmma_commit();
 #pragma unroll
         for (int mi = 0; mi < kMmaM; ++mi) fence_accumulators(acc[mi]);
-        // Keep the newest kGroupsInFlight groups in flight; the one before them has finished reading its stage.
-        wgmma_wait<kGroupsInFlight>();
-        if (kb >= kGroupsInFlight * kKBlocksPerStage && lane == 0) {
-          mbar_arrive(empty_bar(held[0]));
+        // Keep this k-block's group in flight; the previous one has finished reading its stage.
+        wgmma_wait<1>();
+        if (kb > 0 && lane == 0) {
+          mbar_arrive(empty_bar(prev_stage));
 #pragma unroll
-          for (int r = 1; r < kCluster; ++r) mbar_arrive_peer(empty_bar(held[0]), rank ^ r);
+          for (int r = 1; r < kCluster; ++r) mbar_arrive_peer(empty_bar(prev_stage), rank ^ r);
         }
-#pragma unroll
-        for (int j = 0; j + 1 < kGroupsInFlight; ++j) held[j] = held[j + 1];
-        held[kGroupsInFlight - 1] = stage;
-        if (++stage == kStages / kKBlocksPerStage) {
+        prev_stage = stage;
+        if (++stage == kStages) {
           stage = 0;
           phase ^= 1;
         }
@@ -808,15 +781,10 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       wgmma_wait<0>();
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi) fence_accumulators(acc[mi]);
-      if (lane == 0) {
+      if (n_kb > 0 && lane == 0) {
+        mbar_arrive(empty_bar(prev_stage));
 #pragma unroll
-        for (int j = 0; j < kGroupsInFlight; ++j) {
-          // fewer stages than groups in flight: only theirs
-          if (j < kGroupsInFlight - (n_kb + kKBlocksPerStage - 1) / kKBlocksPerStage) continue;
-          mbar_arrive(empty_bar(held[j]));
-#pragma unroll
-          for (int r = 1; r < kCluster; ++r) mbar_arrive_peer(empty_bar(held[j]), rank ^ r);
-        }
+        for (int r = 1; r < kCluster; ++r) mbar_arrive_peer(empty_bar(prev_stage), rank ^ r);
       }
 
       // The tile's own rows and columns, and those its accumulators stand for (shifted at an edge: shift_edges).
