@@ -34,28 +34,28 @@ if [ "${1:-}" = resident ]; then
     "fp16_kk" 12 2>&1 | tee "$OUT/bench_resident.txt" | cut -c1-120
   exit 0
 fi
-if [ "${1:-}" = counters2 ]; then
-  MET=gpu__time_duration.sum,dram__bytes_read.sum,l1tex__m_xbar2l1tex_read_bytes.sum
-  MET=$MET,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum
-  for k in 64x128x64_s8_w8_fp16_kk 64x128x64_s8_w8_fp16_kk_c2; do
-    timeout 60 ncu --clock-control none -k "regex:$k" --launch-skip 2 --launch-count 1 --metrics "$MET" \
-      /tmp/bench_wgmma bench 128,8192,8192 "$k" 12 > "$OUT/ncu.txt" 2>&1
-    echo "== 128,8192,8192 $k"; grep -E "^ +(gpu__|dram__|lts__|l1tex__)" "$OUT/ncu.txt" | sed 's/  */ /g'
+# ncu_runs METRICS "M,N,K KERNEL_REGEX"...: one launch of each under Nsight Compute (nvjet = cuBLAS's, timed beside
+# 64x128), the metrics' lines printed per run.
+ncu_runs() {
+  local met=$1 run; shift
+  for run in "$@"; do
+    set -- $run
+    timeout 60 ncu --clock-control none -k "regex:$2" --launch-skip 2 --launch-count 1 --metrics "$met" \
+      /tmp/bench_wgmma bench "$1" "$([ "$2" = nvjet ] && echo 64x128x64_s8_w8_fp16_kk$ || echo "$2")" 12 > "$OUT/ncu.txt" 2>&1
+    echo "== $1 $2"; grep -E "^ +(gpu__|sm__|dram__|lts__|l1tex__)" "$OUT/ncu.txt" | sed 's/  */ /g'
   done
+}
+if [ "${1:-}" = counters2 ]; then
+  ncu_runs gpu__time_duration.sum,dram__bytes_read.sum,l1tex__m_xbar2l1tex_read_bytes.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum \
+    "128,8192,8192 64x128x64_s8_w8_fp16_kk" "128,8192,8192 64x128x64_s8_w8_fp16_kk_c2"
   exit 0
 fi
 if [ "${1:-}" = counters ]; then
   MET=gpu__time_duration.sum,sm__cycles_active.avg,dram__bytes_read.sum,lts__t_bytes.sum,l1tex__m_xbar2l1tex_read_bytes.sum
   MET=$MET,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum
   MET=$MET,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,lts__t_requests_srcunit_tex_op_read.sum
-  runs=("128,8192,8192 nvjet" "128,8192,8192 128x64x64_s8_w12_fp16_kk" "128,8192,8192 128x64x64_s8_w12_fp16_kk_n2"
-        "512,4096,4096 nvjet" "512,4096,4096 64x128x64_s8_w8_fp16_kk")
-  for run in "${runs[@]}"; do
-    set -- $run
-    timeout 60 ncu --clock-control none -k "regex:$2" --launch-skip 2 --launch-count 1 --metrics "$MET" \
-      /tmp/bench_wgmma bench "$1" "$([ "$2" = nvjet ] && echo 64x128x64_s8_w8_fp16_kk$ || echo "$2")" 12 > "$OUT/ncu.txt" 2>&1
-    echo "== $1 $2"; grep -E "^ +(gpu__|sm__|dram__|lts__|l1tex__)" "$OUT/ncu.txt" | sed 's/  */ /g'
-  done
+  ncu_runs "$MET" "128,8192,8192 nvjet" "128,8192,8192 128x64x64_s8_w12_fp16_kk" \
+    "128,8192,8192 128x64x64_s8_w12_fp16_kk_n2" "512,4096,4096 nvjet" "512,4096,4096 64x128x64_s8_w8_fp16_kk"
   exit 0
 fi
 SIZES="128,8192,8192;128,8192,4096;256,4096,4096;512,4096,4096"
