@@ -32,7 +32,7 @@ def _tiles(dtype, family=None):
     out = set()
     for r in _kernels.kernel_records():
         if r["dtype"] != dtype or (family and r["family"] != family) or r["config"].get("swap_ab"):
-            continue  # (the swapped-operand kernels have no split-K: test_swap_ab_gpu.py)
+            continue  # (the swapped-operand kernels' split-K: test_swap_ab_gpu.py)
         if r["family"] == "wgmma" and cc != (9, 0):
             continue
         c = r["config"]
@@ -218,7 +218,7 @@ SANITIZER_SCRIPT = textwrap.dedent("""
     tiles = sorted({(r["config"]["block_m"], r["config"]["block_n"], r["config"]["block_k"], r["config"]["stages"],
                      r["config"]["warps"], r["family"]) for r in _kernels.kernel_records()
                     if r["dtype"] == "float16" and (r["family"] == "mma_sync" or cc == (9, 0))
-                    and not r["config"].get("swap_ab")})  # (no split-K for the swapped-operand kernels)
+                    and not r["config"].get("swap_ab")})  # (the swapped kernels' splits: test_swap_ab_gpu.py)
     torch.manual_seed(0)
     sizes = [(1, 9, 700), (7, 129, 1000), (33, 65, 300), (130, 70, 2049)]
     for c in tiles[:: max(1, len(tiles) // 10)]:
@@ -249,7 +249,7 @@ CLUSTER_SCRIPT = textwrap.dedent("""
              if r["family"] == "wgmma" and not r["error"]][0]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     gen = torch.Generator(device="cuda").manual_seed(21)
-    # (the swapped-operand kernels have no split-K)
+    # (the swapped-operand kernels never reduce in a cluster: test_swap_ab_gpu.py, test_model_swap_ab.py)
     recs = [r for r in _kernels.kernel_records() if r["family"] == "wgmma" and not r["config"].get("swap_ab")]
     outs, clustered = [], 0
     torch.backends.cuda.matmul.allow_tf32 = True

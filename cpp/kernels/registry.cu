@@ -72,14 +72,15 @@ cudaError_t launch_gemm(const KernelEntry& e, const GemmArgs& g) {
     if (args.split_slots <= 0) return cudaErrorInvalidValue;
   }
   const TileConfig& c = e.config;
-  if (c.family != Family::Wgmma) args.cluster_slots = ClusterSlots{};  // no in-cluster reduction in this family
+  // no in-cluster reduction in this family, nor for the swapped-operand kernels (it stores C as the kernel's rows)
+  if (c.family != Family::Wgmma || c.swap_ab) args.cluster_slots = ClusterSlots{};
   const SplitPlan sp = split_plan(args, c.block_m, c.block_n, c.block_k);
   if (sp.workspace_elems(c.block_m, c.block_n) > 0 && args.workspace == nullptr) return cudaErrorInvalidValue;
   GemmArgs gemm = args;  // the reduction follows our GEMM: it keeps PDL whatever came before the GEMM
   gemm.programmatic_dependent_launch = args.programmatic_dependent_launch && args.overlap_previous_kernel;
   const cudaError_t err = e.launch(gemm);
   if (err != cudaSuccess || sp.slices <= 1 || sp.cluster) return err;
-  return launch_split_k_reduce(args, e.dtype, c.block_m, c.block_n, c.block_k);
+  return launch_split_k_reduce(args, e.dtype, c.block_m, c.block_n, c.block_k, c.swap_ab);
 }
 
 bool follows_library_kernels(cudaStream_t stream) {

@@ -35,6 +35,7 @@ struct ReduceParams {
   long long dp_tiles, tail_tiles;
   int slices;
   int vector_store;          // 4 consecutive outputs may be stored as 8 bytes (ldc, c_batch, c aligned)
+  int swapped_raster;        // the GEMM was a swapped-operand kernel: its tiles in C^T's raster (gemm_wgmma.cuh)
 };
 
 template <typename T> __device__ __forceinline__ float to_float(T v);
@@ -68,7 +69,11 @@ __global__ void __launch_bounds__(SplitPlan::kReduceThreads) split_k_reduce_kern
     const long long t = p.dp_tiles + j;                  // its index among all tiles
     const long long b = t / tiles_per_batch;
     int tile_m, tile_n;
-    triton_raster(static_cast<int>(t - b * tiles_per_batch), p.tiles_m, p.tiles_n, p.group_size_m, tile_m, tile_n);
+    // (a swapped kernel numbered C^T's tiles: its tile rows are C's tile columns; each partial is C's tile)
+    if (p.swapped_raster)
+      triton_raster(static_cast<int>(t - b * tiles_per_batch), p.tiles_n, p.tiles_m, p.group_size_m, tile_n, tile_m);
+    else
+      triton_raster(static_cast<int>(t - b * tiles_per_batch), p.tiles_m, p.tiles_n, p.group_size_m, tile_m, tile_n);
     const int gm = tile_m * p.bm + row, gn = tile_n * p.bn + col;
     if (gm >= p.m || gn >= p.n) continue;
     // Slice order 0, 1, ..., S-1, then the bias: one fixed order of additions (the same bits every run).
@@ -109,8 +114,9 @@ __global__ void __launch_bounds__(SplitPlan::kReduceThreads) split_k_reduce_kern
 }
 
 template <typename T>
-cudaError_t launch_reduce(const GemmArgs& g, const SplitPlan& sp, int block_m, int block_n) {
+cudaError_t launch_reduce(const GemmArgs& g, const SplitPlan& sp, int block_m, int block_n, bool swapped_raster) {
   ReduceParams p;
+  p.swapped_raster = swapped_raster ? 1 : 0;
   p.ws = g.workspace;
   p.c = g.c;
   p.bias = g.bias;
@@ -162,15 +168,16 @@ bool is_split_k_reduce_kernel(const void* func) {
          func == reinterpret_cast<const void*>(&split_k_reduce_kernel<float>);
 }
 
-cudaError_t launch_split_k_reduce(const GemmArgs& g, DType dtype, int block_m, int block_n, int block_k) {
+cudaError_t launch_split_k_reduce(const GemmArgs& g, DType dtype, int block_m, int block_n, int block_k,
+                                  bool swapped_raster) {
   const SplitPlan sp = split_plan(g, block_m, block_n, block_k);
   if (sp.slices <= 1 || sp.tail_tiles == 0) return cudaSuccess;
   if (g.workspace == nullptr || g.c == nullptr || block_n % 8 != 0) return cudaErrorInvalidValue;
   switch (dtype) {
-    case DType::Float16: return launch_reduce<__half>(g, sp, block_m, block_n);
-    case DType::BFloat16: return launch_reduce<__nv_bfloat16>(g, sp, block_m, block_n);
+    case DType::Float16: return launch_reduce<__half>(g, sp, block_m, block_n, swapped_raster);
+    case DType::BFloat16: return launch_reduce<__nv_bfloat16>(g, sp, block_m, block_n, swapped_raster);
     case DType::Float32:
-    case DType::TFloat32: return launch_reduce<float>(g, sp, block_m, block_n);
+    case DType::TFloat32: return launch_reduce<float>(g, sp, block_m, block_n, swapped_raster);
   }
   return cudaErrorInvalidValue;
 }

@@ -122,8 +122,6 @@ inline void check_config_args(int64_t block_m, int64_t block_n, int64_t block_k,
               "origami_nv.matmul_config: family must be 0 (mma_sync), 1 (wgmma) or 2 (simt), got ", num(family));
   TORCH_CHECK(!swap_ab || family == 1, "origami_nv.matmul_config: swap_ab (the swapped-operand kernels) exists for the "
               "wgmma family (1) only, got family ", num(family));
-  TORCH_CHECK(!swap_ab || split_k == 1, "origami_nv.matmul_config: the swapped-operand kernels (swap_ab) have no "
-              "split-K, got split_k=", num(split_k));
 }
 
 // The Problem select_config describes (the same checks on every device).

@@ -411,13 +411,14 @@ struct PlanKeyHash {
 // The clusters of a kernel resident at once (make_split_plan: where a split launch's tiles fit them as one wave and
 // its slices are short, they reduce in the cluster). ORIGAMI_NV_CLUSTER_SPLIT=0 in the environment (read once) makes
 // every split launch use the reduction kernel: a diagnostic, for measuring the two forms against each other (same
-// bits either way; the model prices the cluster form where the plan takes it).
+// bits either way; the model prices the cluster form where the plan takes it). None for the swapped-operand kernels:
+// their in-cluster reduction would store C^T's rows (gemm_wgmma.cuh); their slices reduce through the workspace.
 origami::ClusterSlots cluster_slots_of(const KernelEntry& e) {
   static const bool allowed = [] {
     const char* v = std::getenv("ORIGAMI_NV_CLUSTER_SPLIT");
     return !(v != nullptr && v[0] == '0');
   }();
-  return allowed ? origami::cluster_slots(e) : origami::ClusterSlots{};
+  return allowed && !e.config.swap_ab ? origami::cluster_slots(e) : origami::ClusterSlots{};
 }
 
 struct Plan {

@@ -202,8 +202,9 @@ def matmul(a, b, *, bias=None, config=None):
         split_k = S > 1 runs S K-slices per output tile into an fp32 workspace (from the caching
         allocator, on the current stream) and sums them in slice order in a second kernel: the same bits
         every run. S is capped where slices would be empty (cpp/model/types.hpp: effective_split_k).
-        swap_ab=True (wgmma only, no split-K) runs the config's swapped-operand kernel: C^T = B^T A^T with the
-        problem's M on wgmma's N side (the `_ab` entries of kernels(); block_m / block_n are C's tile as always).
+        swap_ab=True (wgmma only) runs the config's swapped-operand kernel: C^T = B^T A^T with the problem's M
+        on wgmma's N side (the `_ab` entries of kernels(); block_m / block_n are C's tile as always); with split_k
+        its slices reduce through the workspace.
 
     bias: None, or a 1-D tensor of N elements (the operands' dtype and device) added to every row of the
         result inside the kernel's epilogue, in fp32 before the one rounding to the output dtype (nn.Linear's

@@ -431,7 +431,7 @@ __device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p,
 //        const __grid_constant__ CUtensorMap c, const origami::wgmma::KernelParams p) { Kernel::run(a, b, c, p); }
 // The tensor maps stay in the kernel-parameter space (their address is what TMA takes); the
 // (threads, 1) launch bound gives the register cap at entry that setmaxnreg needs.
-// kSwapAB (16-bit, one CTA per cluster, no split-K; a study variant, cpp/kernels/families/wgmma.py SWAP_AB_TILES): the
+// kSwapAB (16-bit, one CTA per cluster, split-K through the workspace only; a study variant, cpp/kernels/families/wgmma.py SWAP_AB_TILES): the
 // kernel computes the problem's C^T = B^T A^T (Launcher::launch swaps the operands: the kernel's A is the problem's
 // B^T, its M the problem's N, its B the problem's A^T, its N the problem's M) and stores C^T transposed, so the
 // problem's M sits on wgmma's N side, in steps of 8 rows (16 as generated) instead of 64: 320 tokens are two tiles of
@@ -812,6 +812,19 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
         // origin, W + (gm - m0) * BN + (gn - n0), split launches of K-major B ran 15-20 % slower on the H100 at
         // sizes with nothing to shift; benchmarks/results/probes/probe_split_ab_h100.txt.)
         float* W = p.ws + tc.ws_tile * static_cast<long long>(BM * BN);
+        if constexpr (kSwapAB) {
+          // The swapped kernel's tile is C^T's: its partial goes to the workspace as the problem's tile (kernel row
+          // r = the problem's column, kernel column c = its row: at (c - dn) * BM + r - dm), so the reduction reads
+          // the problem's layout (split_k.cu, its swapped raster). Per store the 8 lanes of a column write 32
+          // consecutive bytes (rows lane / 4), 4 full sectors per instruction.
+          const int dm = m0 - am0, dn = n0 - bn0;  // 0 unless the tile is shifted at an edge (edge_origin)
+          for_each_pair(acc, cw, warp, lane, [&](int row, int col, float2 v) {
+            if (row < dm || col < dn || am0 + row >= p.M) return;  // (dn is a multiple of 8, col even)
+            if (bn0 + col < p.N) W[(col - dn) * BM + (row - dm)] = v.x;
+            if (bn0 + col + 1 < p.N) W[(col + 1 - dn) * BM + (row - dm)] = v.y;
+          });
+          continue;
+        }
         if (am0 == m0 && bn0 == n0) {
           for_each_pair(acc, cw, warp, lane, [&](int row, int col, float2 v) {
             if (m0 + row < p.M && n0 + col < p.N) *reinterpret_cast<float2*>(W + row * BN + col) = v;
@@ -1387,10 +1400,11 @@ struct Launcher {
   // (the op checks KernelEntry::alignment_elems/layout first; this is the last line of defence).
   static cudaError_t launch(KernelFn kernel, const GemmArgs& problem) {
     // kSwapAB: the kernel runs C^T = B^T A^T (Kernel, kSwapAB): its A is the problem's B read as N x K, its B the
-    // problem's A read as K x M; C keeps the problem's rows (ldc). No split-K: its partials and the reduction are in
-    // C's row-major form.
+    // problem's A read as K x M; C keeps the problem's rows (ldc). Split-K: the schedule is the swapped GEMM's (the
+    // same tile count, so the same workspace), each partial tile written in the problem's layout; the reduction
+    // walks the swapped raster (launch_split_k_reduce). Not the in-cluster reduction: it stores C as the kernel's
+    // rows (the op and launch_gemm give the swapped kernels no cluster slots).
     if constexpr (kSwapAB) {
-      if (problem.split_k > 1) return cudaErrorInvalidValue;
       return launch_kernel(kernel, swapped(problem), problem);
     } else {
       return launch_kernel(kernel, problem, problem);
@@ -1461,7 +1475,8 @@ struct Launcher {
     p.tail_tiles = static_cast<int>(sp.tail_tiles);
     p.cluster_slices = sp.cluster ? sp.slices : 0;
     p.bias = g.bias;  // added in the epilogue of whole tiles; for split tiles the reduction adds it
-    if (sp.cluster && (kCluster > 1 || kPingPong || sp.slices > kMaxClusterSlices)) return cudaErrorInvalidValue;
+    if (sp.cluster && (kCluster > 1 || kPingPong || kSwapAB || sp.slices > kMaxClusterSlices))
+      return cudaErrorInvalidValue;
     if (p.split_k > 1 && !sp.cluster && p.ws == nullptr) return cudaErrorInvalidValue;  // the op allocates it
     const std::int64_t units = p.split_k > 1 ? sp.units() : static_cast<std::int64_t>(p.units_m) * p.units_n * g.batch;
     if (units * kCluster > INT32_MAX) return cudaErrorInvalidValue;
