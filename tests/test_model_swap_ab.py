@@ -3,8 +3,8 @@ kernel table where the build has no CUDA).
 
 A swapped kernel computes C^T = B^T A^T: its tile is named by the problem's (block_m rows of C), but it runs the
 transposed problem with the transposed tile, and stores C through the threads (no TMA-stored epilogue overlapping the
-next tile). The model predicts exactly that launch (model.cpp predict_into), the selector never splits it (the
-launcher has no split-K), and the config spells itself everywhere with the flag.
+next tile). The model predicts exactly that launch (model.cpp predict_into), the selector ranks its split launches
+(slices reduced through the workspace, never in a cluster), and the config spells itself everywhere with the flag.
 """
 import pickle
 
@@ -119,12 +119,20 @@ def test_the_operand_plan_is_told_in_the_problems_terms():
 
 @needs_swapped
 @pytest.mark.parametrize("gpu", ["H100_SXM", "H200"])
-def test_the_selector_never_splits_a_swapped_kernel(gpu):
-    for M, N, K in [(320, 3584, 18944), (160, 1024, 65536), (300, 4096, 14336), (112, 8192, 30000)]:
+def test_the_selector_ranks_swapped_splits_and_never_reduces_them_in_a_cluster(gpu):
+    """Long-K mid-M problems whose swapped tiles leave most SMs idle unsplit (156 x 4160 x 7424: 33 tiles of 160 x 128
+    on 132 SMs) rank split launches of the swapped kernels; their slices reduce through the workspace (the in-cluster
+    reduction would store C^T's rows: gemm_wgmma.cuh)."""
+    hw = _core.resolve_hardware(None, gpu, "")
+    o = _core.ModelOptions("nv")
+    for M, N, K in [(156, 4160, 7424), (160, 1024, 65536), (112, 8192, 30000)]:
         for dt in ("float16", "bfloat16"):
             ranked = origami_nv.rank(M, N, K, dtype=dt, gpu=gpu, layout="nt", top=None)
-            assert any(r.config.swap_ab for r in ranked)
-            assert not any(r.config.swap_ab and r.config.split_k > 1 for r in ranked)
+            split = [r.config for r in ranked if r.config.swap_ab and r.config.split_k > 1]
+            assert split, (M, N, K, dt)
+            for c in split[:3]:
+                b = _core.predict(M, N, K, dt, c, hw, o, layout="nt")
+                assert b["split_slices"] > 1 and not b["split_cluster"] and b["reduction_cycles"] > 0
 
 
 @needs_swapped

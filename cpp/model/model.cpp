@@ -894,8 +894,9 @@ void total_latency(LatencyBreakdown& b) {
 }
 
 ClusterSlots cluster_slots_of(const TileConfig& c, const ModelHardware& hw) {
-  // The in-cluster reduction is the wgmma family's (sm_90a); the other families also run on sm_80.
-  return c.family == Family::Wgmma && hw.compute_capability >= 90 ? hw.cluster_slots : ClusterSlots{};
+  // The in-cluster reduction is the wgmma family's (sm_90a); the other families also run on sm_80. Not the swapped-
+  // operand kernels': it would store C as their rows (C^T's); their slices reduce through the workspace.
+  return c.family == Family::Wgmma && !c.swap_ab && hw.compute_capability >= 90 ? hw.cluster_slots : ClusterSlots{};
 }
 
 std::int64_t resident_slots(const TileConfig& c, const ModelHardware& hw, const KernelResources* kr) {

@@ -497,7 +497,8 @@ struct NvModelConstants {
   // differs: a simt slice is a plain CTA with a short cp.async prologue, where a wgmma slice is a unit of a persistent
   // CTA with its barrier and TMA pipeline fill; at 720 the decode shapes picked 4 slices where 40-110 ran fastest.
   double simt_split_k_slice_cycles = 90.0;
-  // The selector evaluates split candidates for this many kernels (half per tensor-core family), those whose unsplit
+  // The selector evaluates split candidates for this many kernels (half per tensor-core family; the swapped-operand
+  // wgmma kernels, TileConfig::swap_ab, have the same number of places again of their own), those whose unsplit
   // time the ideal balance bound (the last wave as full as the others) improves most; the rest rank unsplit. Keeps a cold
   // selection near the 20 us target (issue 11) while every kernel that a split could make the best stays in.
   // 8 until 2026-11-26: at 256x256x65536 the four wgmma kernels with the lowest bound were the 4-tile ones (64x256,

@@ -229,7 +229,6 @@ void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Sc
   for (std::size_t i = 0; i < unsplit.size(); ++i) {
     const Scored& b = unsplit[i];
     if (b.resident_slots <= 0 || b.num_waves <= 0) continue;
-    if (b.config.swap_ab) continue;  // the swapped-operand kernels have no split-K (their launcher refuses it)
     const double fill = double(b.total_tiles) / double(b.resident_slots * b.num_waves);
     if (fill > 0.95) continue;
     const std::int64_t k_tiles = (p.K + b.config.block_k - 1) / b.config.block_k;
@@ -247,14 +246,18 @@ void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Sc
   // wgmma 64x256 split 4 beat every mma_sync split; benchmarks/results/split_k_probes_h100.md). So each family gets its share.
   std::sort(bounds.begin(), bounds.end(), [](const SplitBound& a, const SplitBound& b) { return a.cycles < b.cycles; });
   // 16-bit types have two tensor-core families (mma_sync, wgmma); float32 has one (simt), tfloat32 one (wgmma).
+  // The swapped-operand wgmma kernels (TileConfig::swap_ab, a handful per dtype) have a share of their own on top:
+  // taking wgmma places, they pushed split candidates out that the model ranks first at decode (H200 gen-train
+  // 128x1024x3584 bf16: 64x80 split 4 out, 64x160 split 8 picked at 0.85 of it; forty-first session).
   constexpr int kFamilies = 3;  // Family's values
   const int families = p.dtype == DType::Float32 || p.dtype == DType::TFloat32 ? 1 : 2;
   const int per_family = std::max(nv.split_k_candidate_kernels, 0) / families;
-  int taken[kFamilies] = {0, 0, 0};
+  int taken[kFamilies + 1] = {0, 0, 0, 0};  // (the last: the swapped kernels)
   std::vector<std::size_t>& chosen = s.chosen;
   chosen.clear();
   for (const SplitBound& bd : bounds) {
-    int& t = taken[static_cast<int>(unsplit[bd.index].config.family) % kFamilies];
+    const TileConfig& bc = unsplit[bd.index].config;
+    int& t = taken[bc.swap_ab ? kFamilies : static_cast<int>(bc.family) % kFamilies];
     if (t < per_family) {
       ++t;
       chosen.push_back(bd.index);

@@ -488,7 +488,8 @@ class Explanation:
             L.append(f"  [Swapped operands] the kernel computes C^T = B^T A^T ({c.block_n} x {c.block_m} tiles of C^T: "
                      "the problem's N on wgmma's M side, its M in steps of 16 on the N side); every term above is of "
                      "that transposed launch (grid_m along N, A's loads are B's), C's rows stored by the threads from "
-                     "a transposed staging (no TMA store, no overlap with the next tile); no split-K")
+                     "a transposed staging (no TMA store, no overlap with the next tile); split-K slices write C's "
+                     "tiles to the workspace (no in-cluster reduction)")
         L.append("")
         L.append(f"Final configuration: BLOCK_M={c.block_m}, BLOCK_N={c.block_n}, BLOCK_K={c.block_k}, "
                  f"GROUP_SIZE_M={c.group_size_m}, stages={c.stages}, warps={c.warps}, family={c.family}, "
