@@ -341,8 +341,6 @@ class OrigamiSystem:
         pb = self._problem(size)
         out = []
         for _, cfg in unsplit[: self.SPLIT_BF_KERNELS]:
-            if cfg.get("swap_ab"):
-                continue  # the swapped-operand kernels have no split-K
             slots = slots_of.get(C.compiled_kernel_id(cfg))
             if not slots:
                 continue
