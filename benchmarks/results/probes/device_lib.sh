@@ -9,6 +9,9 @@
 #   device_ship_shards     the raw shards under /tmp/rep gzipped into $OUT/shards.tar (bench run --out /tmp/rep);
 #                          here, unpack_shards.sh stores them as committed (.jsonl.xz)
 #   device_prepare GPU     the three above in order
+#   device_resume_suite S  time what the installed model adds to suite S's stored data (its new picks, the brute
+#                          force's missing launches) within 540 s of t0, into /tmp/rep (nvidia-h200's name); 1 when
+#                          no time is left
 device_start() {
   t0=$(date +%s)
   export PYTHONUNBUFFERED=1
@@ -49,4 +52,12 @@ device_ship_shards() {
   for f in /tmp/rep/*/raw/*/*/shard-*.jsonl.gz; do
     [ -e "$f" ] || continue; d=/tmp/ship/${f#/tmp/}; mkdir -p "$(dirname "$d")"; cp "$f" "$d"; done
   [ -d /tmp/ship/rep ] && (cd /tmp/ship && tar cf "$OUT/shards.tar" rep && ls -la "$OUT/shards.tar")
+}
+
+device_resume_suite() {
+  local left=$(( 540 - ($(date +%s) - t0) ))
+  [ "$left" -gt 30 ] || { echo "no time left for $1"; return 1; }
+  python3 -m origami_nv bench run --suite "$1" --out /tmp/rep --resume-from reports --gpu-name nvidia-h200 \
+    --no-seed --no-plots --no-report --time-budget "$left" 2>&1 | tail -2
+  echo "$1 done $(( $(date +%s) - t0 )) s"
 }

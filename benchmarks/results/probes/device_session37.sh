@@ -9,11 +9,7 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 source benchmarks/results/probes/device_lib.sh
 device_prepare nvidia-h200
 for suite in "$@"; do
-  left=$(( 540 - ($(date +%s) - t0) ))
-  [ "$left" -gt 30 ] || { echo "no time left for $suite"; break; }
-  python3 -m origami_nv bench run --suite "$suite" --out /tmp/rep --resume-from reports --gpu-name nvidia-h200 \
-    --no-seed --no-plots --no-report --time-budget "$left" 2>&1 | tail -2
-  echo "$suite done $(( $(date +%s) - t0 )) s"
+  device_resume_suite "$suite" || break
 done
 device_ship_shards
 echo "total $(( $(date +%s) - t0 )) s"

@@ -26,11 +26,7 @@ for suite in "$@"; do
       $R/tests/test_model_swap_ab.py $R/tests/test_split_k_gpu.py 2>&1 | tail -4)
     echo "tests done $(( $(date +%s) - t0 )) s"; continue
   fi
-  left=$(( 540 - ($(date +%s) - t0) ))
-  [ "$left" -gt 30 ] || { echo "no time left for $suite"; break; }
-  python3 -m origami_nv bench run --suite "$suite" --out /tmp/rep --resume-from reports --gpu-name nvidia-h200 \
-    --no-seed --no-plots --no-report --time-budget "$left" 2>&1 | tail -2
-  echo "$suite done $(( $(date +%s) - t0 )) s"
+  device_resume_suite "$suite" || break
 done
 device_ship_shards
 echo "total $(( $(date +%s) - t0 )) s"
