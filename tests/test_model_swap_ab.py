@@ -154,6 +154,20 @@ def test_explain_says_the_launch_is_swapped():
     text = str(e)
     assert "[Swapped operands]" in text and "swap_ab=True" in text
     assert e.to_dict()["config"]["swap_ab"] is True
+    # the grid line names the transposed launch's tiles (its rows along N): 14336 / BLOCK_N by 320 / BLOCK_M
+    c = e.to_dict()["config"]
+    n_tiles, m_tiles = -(-14336 // c["block_n"]), -(-320 // c["block_m"])
+    assert f"grid = ceil(14336/{c['block_n']}) x ceil(320/{c['block_m']}) = {n_tiles} x {m_tiles} tiles" in text
+
+
+@needs_swapped
+def test_explain_of_a_swapped_split_pick_shows_its_slices():
+    """156 x 4160 x 7424 bf16 on the H200: 33 tiles of 160 x 128 unsplit leave 99 SMs idle; the pick splits them."""
+    e = origami_nv.explain(156, 4160, 7424, "bfloat16", gpu="H200")
+    c = e.to_dict()["config"]
+    assert c["swap_ab"] and c["split_k"] > 1, c  # (measured 1.16x the previous pick: probe_swap_split_h200.txt)
+    text = str(e)
+    assert "[Split-K]" in text and "[Swapped operands]" in text and "reduction (second kernel" in text
 
 
 @needs_swapped

@@ -218,7 +218,10 @@ class Explanation:
         L.append(f"[Algorithm 4] Occupancy ({which}; CUDA occupancy calculator rules)")
         batch = self.extras["batch"]
         units = "work units (split-K slices)" if b["split_slices"] > 1 and b["split_dp_tiles"] == 0 else "tiles"
-        L.append(f"  grid = ceil({M}/{c.block_m}) x ceil({N}/{c.block_n}) = {b['grid_m']} x {b['grid_n']} tiles"
+        # (a swapped kernel's terms are of the transposed launch: its grid rows run along N; [Swapped operands] below)
+        grid = (f"ceil({N}/{c.block_n}) x ceil({M}/{c.block_m})" if b.get("swap_ab")
+                else f"ceil({M}/{c.block_m}) x ceil({N}/{c.block_n})")
+        L.append(f"  grid = {grid} = {b['grid_m']} x {b['grid_n']} tiles"
                  + (f" x batch {batch}" if batch > 1 else "") + f"; this phase: {_n(b['total_tiles'])} {units}")
         L.append(f"  blocks_per_SM = {b['blocks_per_sm']} (limited by {b['occupancy_limiter']});"
                  f" active_SMs = {b['active_sms']}; tiles in flight = {_n(b['concurrent_tiles'])}")
