@@ -49,7 +49,8 @@ struct TileConfig {
   // C^T = B^T A^T: block_m / block_n stay the problem's tile (rows of C x columns of C), but wgmma's M side runs along
   // the problem's N and its N side (steps of 16) along M, so a tile can fit M = 112 / 160 rows where the 64-row slabs
   // of the other kernels waste rows (M ~ 300 projections; cpp/kernels/wgmma/NOTES.md v15-v16). Compiled, not a launch
-  // parameter; no split-K (the launcher refuses it). The model predicts it as the transposed problem
+  // parameter; its split-K slices reduce through the workspace, never in a cluster (cluster_slots_of in model.cpp;
+  // cpp/kernels/wgmma/NOTES.md session 41). The model predicts it as the transposed problem
   // (swapped_problem / swapped_kernel_tile below, predict_into in model.cpp).
   bool swap_ab = false;
 

@@ -129,7 +129,8 @@ STUDY_TILES = [(128, 320, 2), (64, 96, 2), (64, 128, 2), (64, 160, 2), (64, 192,
 # The swapped-operand kernels (gemm_wgmma.cuh Kernel kSwapAB; TileConfig::swap_ab): (BLOCK_M, BLOCK_N, consumers) in
 # the kernel's own terms, its M the problem's N and its N the problem's M, so the problem's tile is BLOCK_N x BLOCK_M
 # (names and the registry say the problem's: origami_wgmma_160x256x64_..._kk_ab). The problem's A K-major (the
-# kernel's B), its B either way; 16-bit; no split-K, no cluster. They fit M ~ 300 projections, where the 64-row slabs
+# kernel's B), its B either way; 16-bit; no cluster; split-K through the workspace since the forty-first session (not the
+# in-cluster reduction; NOTES.md session 41). They fit M ~ 300 projections, where the 64-row slabs
 # of the other tiles waste rows (cuBLAS's M-fitted nvjet tiles there: benchmarks/results/probes/
 # probe_cublas_kernels_midm_h100.txt). Dev harness, H100, fp16 / bf16 x @ w.t(), against the best of 128x128 / 128x192 /
 # 128x256 / 64x256 (benchmarks/results/probes/probe_swap_ab_h100.txt): 320x14336x5120 88.4 -> 78.0 us (160x256; cuBLAS
