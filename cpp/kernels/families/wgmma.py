@@ -140,6 +140,9 @@ SWAP_AB_TILES = [(128, 112, 2), (128, 160, 2), (256, 112, 2), (256, 160, 2)]
 # Study only (--variants): 176 rows (for M ~ 352) were never the best of the swapped tiles there (176x256 0.90-0.94 of
 # 160x256's speed at 320x14336x5120, 176x128 0.91-0.97 of 160x128's at 320x7680x5120; same probe).
 SWAP_AB_STUDY_TILES = [(128, 176, 2), (256, 176, 2),
+                       # M-fitted heights cuBLAS runs at mid M (forty-first session, probe_cublas_kernels_swapsplit_h200
+                       # .txt: 80, 104, 136, 160, 176, 216 rows): probe_swap_heights.sh
+                       (64, 80, 1), (128, 80, 2), (128, 96, 2), (256, 96, 2), (128, 144, 2), (256, 144, 2), (128, 208, 2),
                        # M = 16..64 of the problem (thirtieth session, probe_swap_small_m_h200.txt): at M = 128 the
                        # repeated reads of B make them 1.1-3x slower than the 64-row tiles; where M fits one tile
                        # (M = 16..64) 0-5 % faster, far from cuBLAS's lead there, so not built
