@@ -431,14 +431,15 @@ __device__ __forceinline__ TileCoord tile_coord(int unit, const KernelParams& p,
 //        const __grid_constant__ CUtensorMap c, const origami::wgmma::KernelParams p) { Kernel::run(a, b, c, p); }
 // The tensor maps stay in the kernel-parameter space (their address is what TMA takes); the
 // (threads, 1) launch bound gives the register cap at entry that setmaxnreg needs.
-// kSwapAB (16-bit, one CTA per cluster, split-K through the workspace only; a study variant, cpp/kernels/families/wgmma.py SWAP_AB_TILES): the
-// kernel computes the problem's C^T = B^T A^T (Launcher::launch swaps the operands: the kernel's A is the problem's
-// B^T, its M the problem's N, its B the problem's A^T, its N the problem's M) and stores C^T transposed, so the
-// problem's M sits on wgmma's N side, in steps of 8 rows (16 as generated) instead of 64: 320 tokens are two tiles of
-// 160 where a 128-row tile leaves 64 of its 384 rows idle. cuBLAS runs such tiles at M ~ 300 (nvjet 256x104,
-// 256x152, 64x176 in N-first names: benchmarks/results/probes/probe_cublas_kernels_midm_h100.txt). Everything up to
-// the epilogue is the kernel's own GEMM; the epilogue stages each slice transposed (stmatrix .trans) and the threads
-// store C's rows from it (store_transposed).
+// kSwapAB (16-bit, one CTA per cluster, split-K through the workspace only; cpp/kernels/families/wgmma.py
+// SWAP_AB_TILES, study heights SWAP_AB_STUDY_TILES): the kernel computes the problem's C^T = B^T A^T (Launcher::launch
+// swaps the operands: the kernel's A is the problem's B^T, its M the problem's N, its B the problem's A^T, its N the
+// problem's M) and stores C^T transposed, so the problem's M sits on wgmma's N side, in steps of 8 rows (16 as
+// generated) instead of 64: 320 tokens are two tiles of 160 where a 128-row tile leaves 64 of its 384 rows idle. cuBLAS
+// runs such tiles at M ~ 300 (nvjet 256x104, 256x152, 64x176 in N-first names:
+// benchmarks/results/probes/probe_cublas_kernels_midm_h100.txt). Everything up to the epilogue is the kernel's own
+// GEMM; the epilogue stages each slice transposed (stmatrix .trans) and the threads store C's rows from it
+// (store_transposed).
 // kShareA (a study variant, families/wgmma.py SHARE_A_STUDY_TILES; NOTES.md session 34, not adopted): a cluster of 2
 // or 4 CTAs on consecutive tile columns of one tile row, each loading BM / cluster rows of the A tile, multicast to all.
 // kPingPong (the 128x128 16-bit kernels' second schedule, ping_pong_pays; NOTES.md v18): each consumer warpgroup
