@@ -437,7 +437,8 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, split_k_reduce_fixed_cycles) RW(NvModelConstants, split_k_slice_cycles)
       RW(NvModelConstants, cluster_split_saving_cycles) RW(NvModelConstants, split_k_tail_overhead_fraction) RW(NvModelConstants, operand_copy_fixed_cycles)
       RW(NvModelConstants, realign_load_factor)
-      RW(NvModelConstants, split_k_min_k_tiles_per_slice) RW(NvModelConstants, split_k_candidate_kernels);
+      RW(NvModelConstants, split_k_min_k_tiles_per_slice) RW(NvModelConstants, split_k_candidate_kernels)
+      RW(NvModelConstants, swapped_split_max_fill);
   py::class_<ModelOptions>(m, "ModelOptions", "Model mode, source flags and constants.")
       .def(py::init([](const std::string& mode) { ModelOptions o; o.mode = to_mode(mode); return o; }),
            py::arg("mode") = "nv")

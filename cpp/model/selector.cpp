@@ -230,7 +230,7 @@ void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Sc
     const Scored& b = unsplit[i];
     if (b.resident_slots <= 0 || b.num_waves <= 0) continue;
     const double fill = double(b.total_tiles) / double(b.resident_slots * b.num_waves);
-    if (fill > 0.95) continue;
+    if (fill > (b.config.swap_ab ? nv.swapped_split_max_fill : 0.95)) continue;
     const std::int64_t k_tiles = (p.K + b.config.block_k - 1) / b.config.block_k;
     const std::int64_t max_split = k_tiles / std::max(nv.split_k_min_k_tiles_per_slice, 1);
     if (max_split < 2) continue;
