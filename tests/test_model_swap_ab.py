@@ -182,3 +182,17 @@ def test_swapped_kernels_are_not_ranked_where_cs_rows_are_off_16_bytes(gpu):
             origami_nv.explain(M, N, K, "float16", gpu=gpu, layout="nt"))
     assert any(r.config.swap_ab for r in origami_nv.rank(320, 7680, 5120, dtype="float16", gpu=gpu, layout="nt",
                                                           top=None))
+
+
+@needs_swapped
+def test_swapped_kernels_split_only_where_their_waves_are_not_full():
+    """NvModelConstants::swapped_split_max_fill: at 2048 x 28672 x 8192 (Llama-70B gate/up at 2048 tokens: 1456 swapped
+    160 x 256 tiles, 11 waves, fill 0.92) no swapped split is ranked (one was picked, its unsplit launch measured 1.17x
+    slower than 256x128); at 262 x 25408 x 4736 (398 tiles of 160 x 128, fill 0.75) they are."""
+    big = origami_nv.rank(2048, 28672, 8192, dtype="float16", gpu="H200", layout="nt", top=None)
+    assert any(r.config.swap_ab for r in big)  # (ranked unsplit)
+    assert not any(r.config.swap_ab and r.config.split_k > 1 for r in big)
+    mid = origami_nv.rank(262, 25408, 4736, dtype="bfloat16", gpu="H200", layout="nt", top=None)
+    assert any(r.config.swap_ab and r.config.split_k > 1 for r in mid)
+    o = _core.ModelOptions("nv")
+    assert o.nv.swapped_split_max_fill == pytest.approx(0.8)
