@@ -528,13 +528,14 @@ struct NvModelConstants {
   // tau moves by -0.008..+0.002 (more split launches ranked). Cold selection: see benchmarks/results/selection.json.
   int split_k_candidate_kernels = 32;
   // The swapped-operand wgmma kernels (TileConfig::swap_ab) are split only where their grid fills its waves to at most
-  // this share (the others: 0.95, selector.cpp split_candidates): their unsplit time is under-predicted by 6-15 % at
-  // large sizes (benchmarks/fit_model.py --diagnose, H200 gen-valid "large, wgmma ab" +0.094), so a tail saving of a
-  // few percent would pick them where they lose: H200 llm 2048x28672x8192, 160x256 ab split 32 (1456 tiles, 11 waves,
-  // fill 0.92) predicted 1263 us against 256x128's 1268, its unsplit launch measured 1556 against 1326. Chosen from
-  // the forty-first session's H200 measurements through the op (benchmarks/results/probes/probe_swap_split_h200.txt,
-  // the 14 sizes whose pick became a swapped split): fill <= 0.76 at every pick that ran faster (1.05-1.16x; 262x25408x
-  // 4736 at 3 full waves 0.75), 0.81 at the one that did not (960x22656x23744, 1.001x). Not fitted.
+  // this share (the others: 0.95, selector.cpp split_candidates), i.e. where the ideal balance gains >= 20 %: their
+  // unsplit time at large sizes runs ~10 % slower than predicted relative to the other launches of the size (the
+  // training sets: benchmarks/fit_model.py --diagnose, "large, wgmma ab" +0.096 H200 gen-train, +0.097 H100 gen-train),
+  // so a tail saving of a few percent picks them where they lose (H200 llm 2048x28672x8192: 160x256 ab split 32, 11
+  // waves, fill 0.92, predicted 1263 us against 256x128's 1268; the unsplit swapped launch measured 1556 against 1326).
+  // 0.8 = twice that error as the least gain, a rule, not a fit. On the forty-first session's H200 measurements
+  // (benchmarks/results/probes/probe_swap_split_h200.txt, 14 sizes, 10 of them validation sizes) every swapped split
+  // pick that ran faster had fill <= 0.76 (1.05-1.16x); the one at 0.81 (960x22656x23744) ran 1.001x.
   double swapped_split_max_fill = 0.8;
 };
 
