@@ -136,13 +136,17 @@ STUDY_TILES = [(128, 320, 2), (64, 96, 2), (64, 128, 2), (64, 160, 2), (64, 192,
 # 128x256 / 64x256 (benchmarks/results/probes/probe_swap_ab_h100.txt): 320x14336x5120 88.4 -> 78.0 us (160x256; cuBLAS
 # 75.5), 320x7680x5120 48.7 -> 43.8 (160x128; cuBLAS 41.6), 300x3584x18944 95.5 -> 91.3 (112x128), 200x4096x3584 23.5
 # -> 21.7 (112x128), 448x8192x4096 bf16 48.3 (112x256) against cuBLAS 55.7; no gain at 320x4544x4544, 352x4096x3584.
-SWAP_AB_TILES = [(128, 112, 2), (128, 160, 2), (256, 112, 2), (256, 160, 2)]
+# Forty-second session: 80x64 (one consumer; the kernel's 64x80) and 96x128, the M-fitted heights cuBLAS runs at mid M
+# (probe_cublas_kernels_swapsplit_h200.txt: nvjet 64x80 at 156x4160x7424) that beat the built tiles in the dev harness
+# (H200, probe_swap_heights_h200.txt, unsplit: 80x64 156x4160x7424 27.8 us vs 36.5 (112x128 swapped; cuBLAS 28.5),
+# 150x4096x4096 18.8 vs 23.8; 96x128 288x4096x4096 23.4 vs 25.6, 528x13952x5504 146.0 vs 150.9).
+SWAP_AB_TILES = [(128, 112, 2), (128, 160, 2), (256, 112, 2), (256, 160, 2), (64, 80, 1), (128, 96, 2)]
 # Study only (--variants): 176 rows (for M ~ 352) were never the best of the swapped tiles there (176x256 0.90-0.94 of
 # 160x256's speed at 320x14336x5120, 176x128 0.91-0.97 of 160x128's at 320x7680x5120; same probe).
 SWAP_AB_STUDY_TILES = [(128, 176, 2), (256, 176, 2),
                        # M-fitted heights cuBLAS runs at mid M (forty-first session, probe_cublas_kernels_swapsplit_h200
-                       # .txt: 80, 104, 136, 160, 176, 216 rows): probe_swap_heights.sh
-                       (64, 80, 1), (128, 80, 2), (128, 96, 2), (256, 96, 2), (128, 144, 2), (256, 144, 2), (128, 208, 2),
+                       # .txt: 80, 104, 136, 160, 176, 216 rows): probe_swap_heights.sh; 0-7 % over the built tiles
+                       (128, 80, 2), (256, 96, 2), (128, 144, 2), (256, 144, 2), (128, 208, 2),
                        # M = 16..64 of the problem (thirtieth session, probe_swap_small_m_h200.txt): at M = 128 the
                        # repeated reads of B make them 1.1-3x slower than the 64-row tiles; where M fits one tile
                        # (M = 16..64) 0-5 % faster, far from cuBLAS's lead there, so not built
