@@ -162,12 +162,22 @@ def test_explain_says_the_launch_is_swapped():
 
 @needs_swapped
 def test_explain_of_a_swapped_split_pick_shows_its_slices():
-    """156 x 4160 x 7424 bf16 on the H200: 33 tiles of 160 x 128 unsplit leave 99 SMs idle; the pick splits them."""
-    e = origami_nv.explain(156, 4160, 7424, "bfloat16", gpu="H200")
+    """159 x 19008 x 9792 bf16 on the H200: 149 tiles of 160 x 128 fill 1.13 waves; the pick splits them (measured 0.83
+    -> 0.93 of cuBLAS against the unsplit pick before, probe_swap_split_h200.txt)."""
+    e = origami_nv.explain(159, 19008, 9792, "bfloat16", gpu="H200")
     c = e.to_dict()["config"]
-    assert c["swap_ab"] and c["split_k"] > 1, c  # (measured 1.16x the previous pick: probe_swap_split_h200.txt)
+    assert c["swap_ab"] and c["split_k"] > 1, c
     text = str(e)
     assert "[Split-K]" in text and "[Swapped operands]" in text and "reduction (second kernel" in text
+
+
+@needs_swapped
+def test_an_80_row_m_takes_the_80x64_swapped_tile():
+    """156 x 4160 x 7424 bf16 on the H200: two tile rows of 80 (4 rows past M) and 65 columns of 64 are 130 tiles, one
+    wave; cuBLAS runs a 64x80 tile there (probe_cublas_kernels_swapsplit_h200.txt) and so does the pick, unsplit (the
+    brute force's fastest launch, 1.10x the swapped 160x128 split 4 picked before: reports/nvidia-h200/gen-mid-train)."""
+    c = origami_nv.select(156, 4160, 7424, dtype="bfloat16", gpu="H200")
+    assert c.swap_ab and (c.block_m, c.block_n, c.split_k) == (80, 64, 1), c
 
 
 @needs_swapped
