@@ -242,9 +242,22 @@ def test_swapped_operand_kernels_speak_the_problems_terms():
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on the PATH")
-def test_a_swapped_operand_study_kernel_compiles_without_spills(tmp_path):
-    log = _ptxas_log(tmp_path, wg.Spec(256, 176, 2, "bf16", True, True, swap_ab=True))
+@pytest.mark.parametrize("spec", [wg.Spec(256, 176, 2, "bf16", True, True, swap_ab=True),
+                                  wg.Spec(64, 80, 1, "fp16", True, True, cluster=2, swap_ab=True)],
+                         ids=["256x176_ab", "64x80_c2_ab"])
+def test_a_swapped_operand_study_kernel_compiles_without_spills(tmp_path, spec):
+    log = _ptxas_log(tmp_path, spec)
     assert "C7508" not in log and "0 bytes spill stores, 0 bytes spill loads" in log and "0 bytes stack frame" in log
+
+
+def test_swapped_multicast_study_kernels_are_not_built():
+    """SWAP_AB_MULTICAST_STUDY_TILES (--variants): the swapped tiles in B-sharing 2-CTA clusters (the problem's A
+    multicast) compile, but ran slower than their one-CTA kernels (probe_swap_multicast_h200.txt): none is built, and
+    no swapped kernel shares A."""
+    twins = wg.swapped_specs(wg.SWAP_AB_MULTICAST_STUDY_TILES, cluster=2)
+    assert twins and all(t.name.endswith("_c2_ab") and not t.problems() for t in twins)
+    assert not any(s.swap_ab and s.cluster > 1 for s in SPECS)
+    assert wg.Spec(64, 80, 1, "fp16", True, True, cluster=2, swap_ab=True, share_a=True).problems()
 
 
 def test_ping_pong_schedule_sits_beside_its_cooperative_kernel():

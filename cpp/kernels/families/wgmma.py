@@ -151,6 +151,14 @@ SWAP_AB_STUDY_TILES = [(128, 176, 2), (256, 176, 2),
                        # repeated reads of B make them 1.1-3x slower than the 64-row tiles; where M fits one tile
                        # (M = 16..64) 0-5 % faster, far from cuBLAS's lead there, so not built
                        (64, 16, 1), (64, 32, 1), (64, 48, 1), (64, 64, 1), (128, 16, 2), (128, 32, 2), (128, 64, 2)]
+# Study (--variants): the swapped tiles in 2-CTA clusters multicasting the problem's A ("_c2_ab"; the pair takes two
+# column blocks of N). cuBLAS runs its M-fitted tiles at mid M in 2x1 .. 4x2 clusters (156x4160x7424: nvjet 64x80 2x1),
+# and there the built 80x64 swapped tile runs 1.2x slower than cuBLAS (H200 gen-mid-train, bf16: 24.6 vs 20.5 us) with
+# every CTA streaming ~11 TB/s of L2 reads in all: half the activations' bytes per CTA saves ~28 % of them. Measured
+# (forty-second session, H200, dev harness, probe_swap_multicast.sh, probe_swap_multicast_h200.txt, check 50 runs, 0
+# failures): slower than the one-CTA kernel at 15 mid-M sizes (M 96..1018; speed ratio geomean 0.944, 0.74-1.01; 80x64
+# 0.85-0.96), never the best of our kernels there. Not built.
+SWAP_AB_MULTICAST_STUDY_TILES = [(64, 80, 1), (128, 96, 2), (128, 112, 2), (128, 160, 2), (256, 112, 2)]
 LAYOUTS = [(True, True), (True, False), (False, True), (False, False)]  # (A K-major, B K-major)
 # wgmma reads a TF32 operand from shared memory K-major only (no transpose bits for .tf32 in the PTX ISA): the tf32
 # kernels take the nn.Linear layout (x @ w.t()) with both operands in shared memory, and a @ b (B row-major) as the
@@ -382,19 +390,19 @@ class Spec:
             out.append("ping-pong: two consumer warpgroups, one CTA per cluster, 16-bit")
         if self.consumers not in (1, 2):
             out.append("one or two consumer warpgroups")
-        if self.swap_ab and (self.dtype == "tf32" or self.cluster != 1 or self.split_n):
-            out.append("the swapped-operand kernels: 16-bit, one CTA per cluster, whole m64 slabs per consumer")
+        if self.swap_ab and (self.dtype == "tf32" or self.share_a or self.split_n):
+            out.append("the swapped-operand kernels: 16-bit, B-sharing clusters only, whole m64 slabs per consumer")
         return out
 
 
-def swapped_specs(tiles) -> list[Spec]:
+def swapped_specs(tiles, cluster: int = 1) -> list[Spec]:
     """The swapped-operand kernels of `tiles` (kernel terms): 16-bit, the kernel's A the problem's B (K-major for
-    x @ w.t(), N-major for a @ b), its B the problem's A (K-major)."""
+    x @ w.t(), N-major for a @ b), its B the problem's A (K-major); cluster 2: the pair multicasts the problem's A."""
     out = []
     for bm, bn, cons in tiles:
         for dtype in ("fp16", "bf16"):
             for a_k in (True, False):
-                v = Spec(bm, bn, cons, dtype, a_k, True, swap_ab=True)
+                v = Spec(bm, bn, cons, dtype, a_k, True, cluster=cluster, swap_ab=True)
                 if not v.problems():
                     out.append(v)
     return out
@@ -559,6 +567,7 @@ def _main(argv: list[str]) -> int:
                     if not v.problems():
                         pool.append(v)
         pool += swapped_specs(SWAP_AB_STUDY_TILES)
+        pool += swapped_specs(SWAP_AB_MULTICAST_STUDY_TILES, cluster=2)
         # Clusters sharing A along N (2 or 4 CTAs on consecutive tile columns), for M <= 256 against large N and K,
         # where every CTA of a tile row reads the same A tile from L2 (cpp/kernels/wgmma/NOTES.md, session 34).
         for bm, bn, cons in SHARE_A_STUDY_TILES:

@@ -571,8 +571,10 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
   static_assert(kCluster == 1 || kCluster == 2 || (kShareA && kCluster == 4), "1 or 2 CTAs per cluster (4 sharing A)");
   static_assert(!kShareA || (kCluster > 1 && kAKMajor && BM % (8 * kCluster) == 0),
                 "a cluster sharing A: K-major A, each CTA multicasting whole 8-row swizzle groups of it");
-  static_assert(!kSwapAB || (kT != ElemType::TFloat32 && kCluster == 1 && P::kRowsPerConsumer % 64 == 0),
-                "the swapped-operand kernels: 16-bit, one CTA per cluster, whole m64 slabs per consumer");
+  // (a swapped kernel in a 2-CTA cluster: the pair takes two tile rows of the kernel's, i.e. two column blocks of the
+  // problem's N, and multicasts the kernel's B, the problem's A: the activations' M x K slab both need)
+  static_assert(!kSwapAB || (kT != ElemType::TFloat32 && !kShareA && P::kRowsPerConsumer % 64 == 0),
+                "the swapped-operand kernels: 16-bit, B-sharing clusters only, whole m64 slabs per consumer");
   static_assert(BN <= 256 || (kBKMajor && kCluster == 1 && P::kBBoxRows % 8 == 0 && P::kBBoxRows <= 256),
                 "a tile wider than 256 columns: a K-major B in two boxes, one CTA per cluster");
   static_assert(kShareA || BN % (8 * kCluster) == 0, "each CTA's multicast share of B is whole 8-row swizzle groups");
@@ -1377,7 +1379,7 @@ struct Launcher {
   static constexpr bool kSwap = kSwapRS<kT, kBKMajor>;
   static constexpr int kBK = kBlockK<kT>;
   static constexpr int kEB = kElemBytes<kT>;
-  static_assert(!kSwapAB || (kT != ElemType::TFloat32 && kCluster == 1), "kSwapAB: 16-bit, one CTA per cluster");
+  static_assert(!kSwapAB || (kT != ElemType::TFloat32 && !kShareA), "kSwapAB: 16-bit, B-sharing clusters only");
   static constexpr bool kShareB = kCluster > 1 && !kShareA;  // the cluster's CTAs multicast B (else A, or nothing)
 
   // The problem's operands in the roles the kSwapAB kernel gives them (its M and N are the problem's N and M).
