@@ -162,7 +162,13 @@ def test_repredict_ranks_each_compiled_kernel_once():
     launches = {((r.get("size_info") or {}).get("dtype"), C.kernel_id(C.normalize(r["config"]))) for r in timed}
     assert len(launches) > len(kernels)  # the set has split launches
     _, info = repredict(recs)
-    assert info["kernels"] == len(kernels)
+    # A CUDA build re-predicts with its own kernel table (every kernel it compiled, timed in this set or not: the
+    # H100 set predates the forty-second session's swapped tiles); without one, with the kernels the set timed.
+    from origami_nv._kernels import kernel_records
+    dtypes = {dt for dt, _ in kernels}
+    compiled = {(r["dtype"], C.compiled_kernel_id(C.normalize(r["config"]))) for r in kernel_records()
+                if r["dtype"] in dtypes and str(r.get("arch", "")).startswith("sm_90")}
+    assert info["kernels"] == len(compiled or kernels)
 
 
 def _table_record(bm, bn, bk, a_k, b_k, regs, dtype="float16"):
