@@ -139,7 +139,10 @@ STUDY_TILES = [(128, 320, 2), (64, 96, 2), (64, 128, 2), (64, 160, 2), (64, 192,
 # Forty-second session: 80x64 (one consumer; the kernel's 64x80) and 96x128, the M-fitted heights cuBLAS runs at mid M
 # (probe_cublas_kernels_swapsplit_h200.txt: nvjet 64x80 at 156x4160x7424) that beat the built tiles in the dev harness
 # (H200, probe_swap_heights_h200.txt, unsplit: 80x64 156x4160x7424 27.8 us vs 36.5 (112x128 swapped; cuBLAS 28.5),
-# 150x4096x4096 18.8 vs 23.8; 96x128 288x4096x4096 23.4 vs 25.6, 528x13952x5504 146.0 vs 150.9).
+# 150x4096x4096 18.8 vs 23.8; 96x128 288x4096x4096 23.4 vs 25.6, 528x13952x5504 146.0 vs 150.9; per-launch events, so
+# near cuBLAS at ~20 us they flatter the kernels). In the brute force of the H200 gen-* sets and llm (CUDA graphs, their
+# splits too; cpp/kernels/wgmma/NOTES.md session 42): the fastest launch at 7 sizes, up to 1.11x the best before
+# (336x1600x1792 80x64 0.88 -> 0.98 of cuBLAS, 156x4160x7424 0.76 -> 0.83), BF/cuBLAS +0.06-0.4 % per set.
 SWAP_AB_TILES = [(128, 112, 2), (128, 160, 2), (256, 112, 2), (256, 160, 2), (64, 80, 1), (128, 96, 2)]
 # Study only (--variants): 176 rows (for M ~ 352) were never the best of the swapped tiles there (176x256 0.90-0.94 of
 # 160x256's speed at 320x14336x5120, 176x128 0.91-0.97 of 160x128's at 320x7680x5120; same probe).
