@@ -24,6 +24,8 @@ Sets (issues 12 and 13; the projection shapes are y = x @ W.t(), W of shape (N, 
           --dtypes bfloat16, the dtype those models run in)
   gen-test the `gen-test` suite (issue 11's third set, drawn after every fit: families, token counts and a seed no
           other set has), each shape in its own dtype and layout (--dtypes does not apply)
+  gen-holdout the `gen-holdout` suite (a fourth set, drawn 2026-11-29 after every fit, scan and kernel probe), the
+          same way
 
 --top N also times the model's N best-ranked launches (origami_nv.rank, split-K variants included; each checked,
 timed once after the head-to-head rounds) and reports the best of them and the pick against cuBLAS: where the best
@@ -88,6 +90,7 @@ def shape_sets() -> dict:
         "small-lm": [(lab, m, n, k, "nt") for lab, m, n, k in SMALL_LM_SIZES],
         "unseen": [(lab, m, n, k, lay) for lab, m, n, k, lay in UNSEEN_SIZES],
         "gen-test": [(s.label, s.M, s.N, s.K, s.layout, s.batch, s.dtype) for s in SUITES["gen-test"].sizes],
+        "gen-holdout": [(s.label, s.M, s.N, s.K, s.layout, s.batch, s.dtype) for s in SUITES["gen-holdout"].sizes],
     }
     # (label, M, N, K, layout, batch, dtype or None: the --dtypes)
     return {name: [t + (1, None)[len(t) - 5:] for t in shapes] for name, shapes in sets.items()}

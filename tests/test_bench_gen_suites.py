@@ -43,18 +43,20 @@ def test_train_and_valid_do_not_share_sizes_or_families():
     assert not fam(train) & fam(valid)
 
 
-def test_test_set_is_fixed_and_shares_nothing_with_train_or_valid():
-    # gen-test (drawn after every fit): its own seed, families and token counts; no size or family of gen-train or
-    # gen-valid; every class of the reports and the short-K draws; bounded like the others.
-    a, b = _gen_sizes("test"), _gen_sizes("test")
-    assert [s.key for s in a] == [s.key for s in b] == [s.key for s in SUITES["gen-test"].sizes]
+@pytest.mark.parametrize("which,earlier", [("test", ("gen-train", "gen-valid")),
+                                           ("holdout", ("gen-train", "gen-valid", "gen-test"))])
+def test_later_sets_are_fixed_and_share_nothing_with_earlier_ones(which, earlier):
+    # gen-test and gen-holdout (each drawn after every fit): their own seed, families and token counts; no size or
+    # family of an earlier set; every class of the reports and the short-K draws; bounded like the others.
+    a, b = _gen_sizes(which), _gen_sizes(which)
+    assert [s.key for s in a] == [s.key for s in b] == [s.key for s in SUITES[f"gen-{which}"].sizes]
     assert 100 <= len(a) <= 160 and len({s.key for s in a}) == len(a)
     assert {size_class(s) for s in a} == set(GEN_CLASSES)
     assert any(s.label == "random short_k" and s.K <= 512 for s in a)
     for s in a:
         assert s.flops <= GEN_MAX_FLOP and 2 * s.batch * (s.M * s.K + s.K * s.N + s.M * s.N) <= GEN_MAX_BYTES
     fam = lambda sizes: {s.label.split(" ")[0] for s in sizes if not s.label.startswith("random")}  # noqa: E731
-    for other in ("gen-train", "gen-valid"):
+    for other in earlier:
         assert not {s.key for s in a} & {s.key for s in SUITES[other].sizes}
         assert not fam(a) & fam(SUITES[other].sizes)
 

@@ -1544,12 +1544,17 @@ struct Launcher {
     cfg.stream = g.stream;
     cfg.attrs = attr;
     static std::atomic<unsigned char> waits[64];  // pdl.hpp, per kernel (this template instance) and device
-    cfg.numAttrs = add_pdl_attribute(g.programmatic_dependent_launch, reinterpret_cast<const void*>(kernel), dev,
-                                     waits, attr, 0);
+    // The CTAs of this launch (one per SM each), for pdl_suits_sm_filling_grid: the persistent grid min(units, SMs),
+    // the cluster split's units (one CTA per tile and slice), or the twins' resident clusters (below).
+    auto with_pdl = [&](long long ctas) {
+      cfg.numAttrs = add_pdl_attribute(g.programmatic_dependent_launch && pdl_suits_sm_filling_grid(ctas, sms),
+                                       reinterpret_cast<const void*>(kernel), dev, waits, attr, 0);
+    };
     if constexpr (kCluster == 1) {
       if (sp.cluster) {
         // Cluster split-K: one CTA per (tile, slice), clusters of the S slices of a tile, as many waves as it
         // takes (the hardware places each cluster in one GPC when S SMs there are free).
+        with_pdl(units);
         attr[cfg.numAttrs].id = cudaLaunchAttributeClusterDimension;
         attr[cfg.numAttrs].val.clusterDim.x = static_cast<unsigned>(sp.slices);
         attr[cfg.numAttrs].val.clusterDim.y = 1;
@@ -1559,9 +1564,12 @@ struct Launcher {
         return cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p);
       }
       const int grid = static_cast<int>(units < sms ? units : sms);  // persistent: one CTA per SM
+      with_pdl(grid);
       cfg.gridDim = dim3(grid);
       return cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p);
     } else {
+      // (the grid's size is known only below, from the resident clusters: the PDL attribute goes last)
+      cfg.numAttrs = 0;
       attr[cfg.numAttrs].id = cudaLaunchAttributeClusterDimension;
       attr[cfg.numAttrs].val.clusterDim.x = kCluster;
       attr[cfg.numAttrs].val.clusterDim.y = 1;
@@ -1583,6 +1591,10 @@ struct Launcher {
       if (g.sm_count > 0) clusters = std::min(clusters, g.sm_count / kCluster);
       const int grid_clusters = static_cast<int>(std::min<std::int64_t>(units, std::max(1, clusters)));
       cfg.gridDim = dim3(kCluster * grid_clusters);
+      cfg.numAttrs = add_pdl_attribute(g.programmatic_dependent_launch &&
+                                           pdl_suits_sm_filling_grid(static_cast<long long>(kCluster) * grid_clusters,
+                                                                     sms),
+                                       reinterpret_cast<const void*>(kernel), dev, waits, attr, cfg.numAttrs);
       return cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p);
     }
   }

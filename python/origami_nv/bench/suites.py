@@ -181,16 +181,33 @@ GEN_FAMILIES = {
         # Qwen/Qwen3-30B-A3B, one expert: hidden 2048, moe_intermediate_size 768 (M = tokens routed to it)
         "qwen3-30b-a3b expert": {"gate/up": (768, 2048), "down": (2048, 768)},
     },
+    # A fourth set, drawn 2026-11-29 (forty-third session) after every fit, scan and kernel probe so far, for the
+    # same reason as "test" (which later sessions probed, so its shapes steered kernels): no fit, scan or probe has
+    # read it. Report on it; never fit or probe on it.
+    "holdout": {
+        # 01-ai/Yi-34B: hidden 7168, 56 x 128 heads, 8 kv heads, intermediate 20480
+        "yi-34b": {"q,o": (7168, 7168), "kv": (2048, 7168), "gate/up": (20480, 7168), "down": (7168, 20480)},
+        # internlm/internlm2-20b: hidden 6144, 48 x 128 heads, 8 kv heads (fused wqkv 8192), intermediate 16384
+        "internlm2-20b": {"wqkv": (8192, 6144), "wo": (6144, 6144), "w1/w3": (16384, 6144), "w2": (6144, 16384)},
+        # bigcode/starcoder2-15b: hidden 6144, 48 x 128 heads, 4 kv heads, MLP 24576
+        "starcoder2-15b": {"q,o": (6144, 6144), "kv": (1024, 6144), "c_fc": (24576, 6144), "c_proj": (6144, 24576)},
+        # google/gemma-2-2b: hidden 2304, 8 x 256 heads, 4 kv heads, intermediate 9216
+        "gemma2-2b": {"q": (2048, 2304), "kv": (2048, 2304), "o": (2304, 2048), "gate/up": (9216, 2304),
+                      "down": (2304, 9216)},
+        # deepseek-ai/DeepSeek-V2-Lite, one routed expert: hidden 2048, moe_intermediate_size 1408
+        "deepseek-v2-lite expert": {"gate/up": (1408, 2048), "down": (2048, 1408)},
+    },
 }
 GEN_TOKENS = (1, 16, 128, 1024, 4096)
 GEN_TEST_TOKENS = (1, 24, 320, 2500)
+GEN_HOLDOUT_TOKENS = (3, 40, 200, 768, 3000)
 # Every size's cost is bounded: the brute force times ~130 kernels plus split-K launches per size.
 GEN_MAX_FLOP = 1.5e12
 GEN_MAX_BYTES = 1.5e9
-GEN_SEEDS = {"train": 20261123, "valid": 77100311, "test": 27112026}
-GEN_RANDOM_PER_CLASS = {"train": 10, "valid": 8, "test": 6}
+GEN_SEEDS = {"train": 20261123, "valid": 77100311, "test": 27112026, "holdout": 29112043}
+GEN_RANDOM_PER_CLASS = {"train": 10, "valid": 8, "test": 6, "holdout": 6}
 GEN_CLASSES = ("decode", "small_m", "large", "long_k", "odd", "batched")
-# The test set also draws short-K shapes (M and N in the thousands, K <= 512: epilogue-bound; their class is "large").
+# The test and holdout sets also draw short-K shapes (M and N in the thousands, K <= 512: epilogue-bound; their class is "large").
 GEN_TEST_EXTRA_DRAWS = ("short_k",)
 # Issue 15's fp32 data sets (exact fp32 on the CUDA cores, ~50 TFLOP/s on Hopper, ~15x slower than fp16 on the
 # tensor cores): the same families and classes, their own seeds, fewer random shapes and a lower flop bound so a
@@ -289,7 +306,7 @@ def _gen_random(which: str, fp32: bool = False) -> list[Size]:
         "short_k": lambda: (logu(1024, 16384, 64), logu(1024, 16384, 64), logu(32, 512, 16), 1),
     }
     out = []
-    for cls in GEN_CLASSES + (GEN_TEST_EXTRA_DRAWS if which == "test" else ()):
+    for cls in GEN_CLASSES + (GEN_TEST_EXTRA_DRAWS if which in ("test", "holdout") else ()):
         n = 0
         while n < per_class:
             M, N, K, batch = draw[cls]()
@@ -310,7 +327,8 @@ def _gen_sizes(which: str, fp32: bool = False) -> list[Size]:
     out = []
     for fam, shapes in GEN_FAMILIES[which].items():
         for proj, (n, k) in shapes.items():
-            for m in (GEN_FP32_TOKENS if fp32 else GEN_TEST_TOKENS if which == "test" else GEN_TOKENS):
+            for m in (GEN_FP32_TOKENS if fp32 else {"test": GEN_TEST_TOKENS, "holdout": GEN_HOLDOUT_TOKENS}.get(
+                    which, GEN_TOKENS)):
                 dtype = "float32" if fp32 else "float16" if (m + n) % 3 else "bfloat16"
                 size = Size(m, n, k, dtype, f"{fam} {proj}", 1, "nt")
                 if size.flops <= (GEN_FP32_MAX_FLOP if fp32 else GEN_MAX_FLOP):
@@ -318,7 +336,7 @@ def _gen_sizes(which: str, fp32: bool = False) -> list[Size]:
     out += _gen_random(which, fp32)
     # The valid set holds nothing the fit reads: shapes two families share (Phi-3-mini and Llama-3.2-3B
     # have the same o and down projections) stay in train only; the test set holds neither's.
-    earlier = {"train": (), "valid": ("train",), "test": ("train", "valid")}[which]
+    earlier = {"train": (), "valid": ("train",), "test": ("train", "valid"), "holdout": ("train", "valid", "test")}[which]
     return _unique(out, {s.key for w in earlier for s in _gen_sizes(w, fp32)})
 
 
@@ -443,6 +461,11 @@ SUITES: dict[str, Suite] = {
                                   "projections of Mistral-NeMo-12B, Phi-4, Falcon-7B, GPT-2 XL, Whisper-large-v3, "
                                   "Qwen3-30B-A3B experts (M = 1, 24, 320, 2500) + seeded random shapes of every class "
                                   "and short K", tuple(_gen_sizes("test"))),
+    "gen-holdout": Suite("gen-holdout", "generalisation hold-out set, drawn 2026-11-29 after every fit, scan and probe "
+                                        "(never fitted on, never probed): projections of Yi-34B, InternLM2-20B, "
+                                        "StarCoder2-15B, Gemma-2-2B, DeepSeek-V2-Lite experts (M = 3, 40, 200, 768, "
+                                        "3000) + seeded random shapes of every class and short K",
+                         tuple(_gen_sizes("holdout"))),
     "gen-mid-train": Suite("gen-mid-train", "generalisation training set, mid-size M (issue 11, prefill with a few "
                                             "hundred tokens): gen-train's families at M = 192, 384, 640 (nt) + seeded "
                                             "random shapes with M in 129..1023, fp16/bf16, nn/nt",
