@@ -9,6 +9,12 @@ Each 64-row tile of three decode shapes, unsplit, three ways: the harness's CUDA
 rotating cold operands with programmatic dependent launch (PDL) on (what the reports time), the same with PDL off,
 and one launch at a time between CUDA events after a 256 MiB L2 flush (median of 15). Every launch checked first.
     python benchmarks/results/probes/probe_decode_partial_wave.py   (needs the package built; ~1 min)
+
+Results (H200): `probe_decode_partial_wave_h200.txt` (the build of ffc44a2, PDL on for every grid): with PDL the
+grids of 72-96 CTAs ran 1.09-1.36x their time without it, 112 CTAs 1.04x, 116-132 and <= 64 CTAs as fast or faster;
+`probe_decode_partial_wave_band_off_h200.txt` (commit 7c152bf: the launcher drops PDL for grids of 67-131 CTAs): the
+"graph PDL" column of those grids now equals "graph no PDL". ("one launch" is the host-timed single launch: launch
+cost included, not comparable across runs.)
 """
 import math
 import statistics

@@ -8,6 +8,11 @@
 // it and release it. One CTA per SM (the shared memory asks for it); %smid recorded per CTA.
 //   modes: "grid n": launch exactly n CTAs (the hardware places them);
 //          "mask LIST": launch one CTA per SM, only the SMs in LIST stream (the others exit at once).
+// Result (H200, probe_tpc_pairs_h200.txt, bash probe_tpc_pairs.sh): where the busy SMs sit does not matter (even,
+// odd or packed %smid, one or two per TPC: within 3 %); the rate falls smoothly with the CTAs (32 KiB boxes down a
+// 32 KiB pitch: 98 GB/s per CTA at 33 CTAs, 55 at 74, 40 at 100, 32 at 132; 3.2-4.2 TB/s in all), no step at 65-100.
+// The hardware places a full grid's CTAs two to a TPC ((2i, 2i+1) pairs, GPCs in turn). The step the GEMMs showed
+// there is programmatic dependent launch's (probe_decode_partial_wave.py).
 // nvcc -O3 -arch=sm_90a -o /tmp/probe_tpc_pairs probe_tpc_pairs.cu
 #include <cstdio>
 #include <cstdlib>

@@ -1544,11 +1544,15 @@ struct Launcher {
     cfg.stream = g.stream;
     cfg.attrs = attr;
     static std::atomic<unsigned char> waits[64];  // pdl.hpp, per kernel (this template instance) and device
-    // The CTAs of this launch (one per SM each), for pdl_suits_sm_filling_grid: the persistent grid min(units, SMs),
-    // the cluster split's units (one CTA per tile and slice), or the twins' resident clusters (below).
+    // The CTAs of this launch (one per SM each) and their K-iterations, for pdl_suits_sm_filling_grid: the
+    // persistent grid min(units, SMs), the cluster split's units (one CTA per tile and slice), or the twins' resident
+    // clusters (below). A split shares the tiles' K-iterations among more CTAs; their total is the unsplit one's.
+    const long long k_iters = static_cast<long long>(p.units_m) * p.units_n * g.batch * p.k_blocks * kCluster;
+    auto pdl_suits = [&](long long ctas) {
+      return g.programmatic_dependent_launch && pdl_suits_sm_filling_grid(ctas, sms, (k_iters + ctas - 1) / ctas);
+    };
     auto with_pdl = [&](long long ctas) {
-      cfg.numAttrs = add_pdl_attribute(g.programmatic_dependent_launch && pdl_suits_sm_filling_grid(ctas, sms),
-                                       reinterpret_cast<const void*>(kernel), dev, waits, attr, 0);
+      cfg.numAttrs = add_pdl_attribute(pdl_suits(ctas), reinterpret_cast<const void*>(kernel), dev, waits, attr, 0);
     };
     if constexpr (kCluster == 1) {
       if (sp.cluster) {
@@ -1591,9 +1595,7 @@ struct Launcher {
       if (g.sm_count > 0) clusters = std::min(clusters, g.sm_count / kCluster);
       const int grid_clusters = static_cast<int>(std::min<std::int64_t>(units, std::max(1, clusters)));
       cfg.gridDim = dim3(kCluster * grid_clusters);
-      cfg.numAttrs = add_pdl_attribute(g.programmatic_dependent_launch &&
-                                           pdl_suits_sm_filling_grid(static_cast<long long>(kCluster) * grid_clusters,
-                                                                     sms),
+      cfg.numAttrs = add_pdl_attribute(pdl_suits(static_cast<long long>(kCluster) * grid_clusters),
                                        reinterpret_cast<const void*>(kernel), dev, waits, attr, cfg.numAttrs);
       return cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p);
     }
