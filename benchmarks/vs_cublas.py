@@ -25,7 +25,7 @@ Sets (issues 12 and 13; the projection shapes are y = x @ W.t(), W of shape (N, 
   gen-test the `gen-test` suite (issue 11's third set, drawn after every fit: families, token counts and a seed no
           other set has), each shape in its own dtype and layout (--dtypes does not apply)
   gen-holdout the `gen-holdout` suite (a fourth set, drawn 2026-11-29 after every fit, scan and kernel probe), the
-          same way
+          same way; so are the other 16-bit generalisation sets (gen-train, gen-mid-train, gen-valid, gen-mid-valid)
 
 --top N also times the model's N best-ranked launches (origami_nv.rank, split-K variants included; each checked,
 timed once after the head-to-head rounds) and reports the best of them and the pick against cuBLAS: where the best
@@ -89,8 +89,10 @@ def shape_sets() -> dict:
         "batched": [(lab, m, n, k, lay, b) for lab, b, m, n, k, lay in BATCHED_SIZES],
         "small-lm": [(lab, m, n, k, "nt") for lab, m, n, k in SMALL_LM_SIZES],
         "unseen": [(lab, m, n, k, lay) for lab, m, n, k, lay in UNSEEN_SIZES],
-        "gen-test": [(s.label, s.M, s.N, s.K, s.layout, s.batch, s.dtype) for s in SUITES["gen-test"].sizes],
-        "gen-holdout": [(s.label, s.M, s.N, s.K, s.layout, s.batch, s.dtype) for s in SUITES["gen-holdout"].sizes],
+        # every generalisation set (gen-train, gen-mid-train, gen-valid, gen-test, gen-holdout, ...), each shape in
+        # its own dtype and layout
+        **{name: [(s.label, s.M, s.N, s.K, s.layout, s.batch, s.dtype) for s in suite.sizes]
+           for name, suite in SUITES.items() if name.startswith("gen-") and "fp32" not in name},
     }
     # (label, M, N, K, layout, batch, dtype or None: the --dtypes)
     return {name: [t + (1, None)[len(t) - 5:] for t in shapes] for name, shapes in sets.items()}

@@ -31,6 +31,7 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <cstdlib>
 
 namespace origami {
 
@@ -80,8 +81,17 @@ inline bool kernel_waits_for_prior_grids(const void* kernel, int dev, std::atomi
 // gained 2-16 % without it, while the short ones (< 32 K-iterations per CTA, 4-20 us launches) lost the ~1 us PDL
 // saves, and so did grids of 113-131 CTAs. (A pure TMA streaming kernel launched one grid at a time shows no step at
 // 74-100 CTAs: probe_tpc_pairs.cu.)
+// ORIGAMI_NV_PDL_FILL_RULE=0 in the environment when the library loads turns the rule off (every grid asks for the
+// overlap, as before the forty-third session), for measuring it (benchmarks/results/probes/probe_pdl_fill_rule.sh).
+inline bool pdl_fill_rule_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("ORIGAMI_NV_PDL_FILL_RULE");
+    return !(v != nullptr && v[0] == '0');
+  }();
+  return on;
+}
 inline bool pdl_suits_sm_filling_grid(long long ctas, int sms, long long k_iters_per_cta) {
-  return 2 * ctas <= sms || 20 * ctas > 17LL * sms || k_iters_per_cta < 32;
+  return !pdl_fill_rule_enabled() || 2 * ctas <= sms || 20 * ctas > 17LL * sms || k_iters_per_cta < 32;
 }
 
 inline unsigned add_pdl_attribute(bool allowed, const void* kernel, int dev, std::atomic<unsigned char> (&cache)[64],

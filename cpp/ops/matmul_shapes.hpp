@@ -35,7 +35,9 @@ inline std::string shape_str(const at::Tensor& t) {
 bool programmatic_dependent_launch_enabled();
 // The op's GEMM launches on the GPU, and those of them made to overlap the previous kernel (PDL with
 // GemmArgs::overlap_previous_kernel), since the library loaded: count_gemm_launch records one; the op
-// gemm_launch_counts() -> [launches, overlapping] reads them (tests check the capture rule with it). Defined in ops.cpp.
+// gemm_launch_counts() -> [launches, overlapping] reads them (tests check the capture rule with it). "Overlapping" is
+// the op's permission: a wgmma launcher still declines it for long-running grids of 51-85 % of the SMs
+// (pdl_suits_sm_filling_grid, cpp/kernels/pdl.hpp). Defined in ops.cpp.
 void count_gemm_launch(bool overlapping);
 
 inline std::string supported_dtype_list() { return "torch.float16, torch.bfloat16, torch.float32"; }
