@@ -10,8 +10,8 @@
 #                          here, unpack_shards.sh stores them as committed (.jsonl.xz)
 #   device_prepare GPU     the three above in order
 #   device_resume_suite S  time what the installed model adds to suite S's stored data (its new picks, the brute
-#                          force's missing launches) within 540 s of t0, into /tmp/rep (nvidia-h200's name); 1 when
-#                          no time is left
+#                          force's missing launches) within 540 s of t0, into /tmp/rep under this GPU's name
+#                          (nvidia-h100 / nvidia-h200, from device_start); 1 when no time is left
 device_start() {
   t0=$(date +%s)
   export PYTHONUNBUFFERED=1
@@ -57,7 +57,7 @@ device_ship_shards() {
 device_resume_suite() {
   local left=$(( 540 - ($(date +%s) - t0) ))
   [ "$left" -gt 30 ] || { echo "no time left for $1"; return 1; }
-  python3 -m origami_nv bench run --suite "$1" --out /tmp/rep --resume-from reports --gpu-name nvidia-h200 \
+  python3 -m origami_nv bench run --suite "$1" --out /tmp/rep --resume-from reports --gpu-name "nvidia-$gpu" \
     --no-seed --no-plots --no-report --time-budget "$left" 2>&1 | tail -2
   echo "$1 done $(( $(date +%s) - t0 )) s"
 }

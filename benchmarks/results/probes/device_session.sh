@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The device call of a session, in one command of at most 600 s (forty-third session on: the per-session
+# device_sessionNN.sh scripts before it repeated these steps; they stay as the records of their sessions):
+#   bash benchmarks/results/probes/device_session.sh STEP...
+# Steps, in the order given:
+#   tests          the whole test suite: 6 processes sharing the GPU, then the timing-sensitive calibration and harness
+#                  tests alone (~3 min on the H200; logs under $OUT)
+#   kernels        the build's kernel table to $OUT/kernel_resources.json (the reference table's source)
+#   probe:PATH     a Python probe of benchmarks/results/probes (output to $OUT/NAME.txt)
+#   SUITE          time what the installed model adds to the suite's stored data (its new picks, missing launches),
+#                  filed under this machine's GPU (reports/nvidia-h100 or nvidia-h200); shards back as $OUT/shards.tar
+# The package is built first unless the op already loads (a warm machine).
+set -u
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+source benchmarks/results/probes/device_lib.sh
+device_start
+device_ensure_built
+R=$PWD
+for step in "$@"; do
+  case "$step" in
+    tests)
+      (cd /tmp && timeout $(( 580 - ($(date +%s) - t0) )) python3 -m pytest "$R/tests" -q -rfEs -n 6 -p no:cacheprovider \
+        --ignore="$R/tests/test_calibrate_gpu.py" --ignore="$R/tests/test_bench_gpu.py" > "$OUT/tests_parallel.log" 2>&1)
+      echo "parallel tests rc=$?: $(tail -1 "$OUT/tests_parallel.log")"
+      (cd /tmp && timeout $(( 590 - ($(date +%s) - t0) )) python3 -m pytest "$R/tests/test_calibrate_gpu.py" \
+        "$R/tests/test_bench_gpu.py" -q -rfEs -p no:cacheprovider > "$OUT/tests_serial.log" 2>&1)
+      echo "serial tests rc=$?: $(tail -1 "$OUT/tests_serial.log")"
+      grep -h -E "^(FAILED|ERROR)" "$OUT"/tests_*.log | head -20 ;;
+    kernels)
+      cp "$(python3 -c 'import origami_nv, os; print(os.path.dirname(origami_nv.__file__))')/data/kernel_resources.json" \
+        "$OUT/" ;;
+    probe:*)
+      p=${step#probe:}; n=$(basename "$p" .py)
+      (cd /tmp && timeout $(( 580 - ($(date +%s) - t0) )) python3 "$R/$p" > "$OUT/${n}_$gpu.txt" 2>&1)
+      echo "$n rc=$?"; tail -5 "$OUT/${n}_$gpu.txt" ;;
+    *)
+      device_resume_suite "$step" || break ;;
+  esac
+  echo "$step done $(( $(date +%s) - t0 )) s"
+done
+device_ship_shards
+echo "total $(( $(date +%s) - t0 )) s"
