@@ -66,14 +66,14 @@ inline bool kernel_waits_for_prior_grids(const void* kernel, int dev, std::atomi
   return v == 1;
 }
 
-// Appends the PDL attribute to `attrs` when `allowed` and the kernel waits; returns the new count.
 // Whether a grid of `ctas` CTAs that each hold a whole SM (the persistent wgmma kernels), each running about
 // `k_iters_per_cta` K-iterations, should overlap the grid before it. Not when it takes more than half of the SMs and at
-// most 85 % of them, with CTAs that run long (>= 32 K-iterations): the previous grid (the same launch, in the measured
-// case) leaves fewer SMs idle than this grid has CTAs, so part of it waits on the idle SMs and the rest is placed only
-// as the previous grid's CTAs leave, and such launches ran slower with PDL than without. Measured on the H200
-// (forty-third session; why not found): the 64-row tiles at four decode shapes in CUDA graphs of back-to-back launches
-// (benchmarks/results/probes/probe_decode_partial_wave.py, `probe_decode_partial_wave_h200.txt`): grids of 72-96
+// most 85 % of them, with CTAs that run long (>= 32 K-iterations): such launches ran slower with PDL than without.
+// What they have in common: the previous grid (the same launch, in the measured case) leaves fewer SMs idle than this
+// grid has CTAs, so part of it waits on the idle SMs and the rest is placed as the previous grid's CTAs leave; why that
+// costs 10-36 % of a long launch is not found. Measured on the H200 (forty-third session): the 64-row tiles at four
+// decode shapes in CUDA graphs of back-to-back launches (benchmarks/results/probes/probe_decode_partial_wave.py,
+// `probe_decode_partial_wave_h200.txt`): grids of 72-96
 // CTAs 1.09-1.36x their time without PDL (3x7168x7168 64x96, 75 CTAs: 38.0 against 28.5 us; 1x18944x3584 64x256, 74
 // CTAs: 49.8 against 36.5), 112 CTAs 1.04x, 116-119 CTAs within 0.3 us either way; grids of <= 64 CTAs and whole
 // waves 0.3-4 us faster with it. Over the `gen-holdout` set's picks (benchmarks/results/vs_cublas_genholdout_h200*.md,
@@ -94,6 +94,7 @@ inline bool pdl_suits_sm_filling_grid(long long ctas, int sms, long long k_iters
   return !pdl_fill_rule_enabled() || 2 * ctas <= sms || 20 * ctas > 17LL * sms || k_iters_per_cta < 32;
 }
 
+// Appends the PDL attribute to `attrs` when `allowed` and the kernel waits; returns the new count.
 inline unsigned add_pdl_attribute(bool allowed, const void* kernel, int dev, std::atomic<unsigned char> (&cache)[64],
                                   cudaLaunchAttribute* attrs, unsigned n) {
   if (!allowed || !kernel_waits_for_prior_grids(kernel, dev, cache)) return n;

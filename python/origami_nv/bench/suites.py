@@ -207,7 +207,8 @@ GEN_MAX_BYTES = 1.5e9
 GEN_SEEDS = {"train": 20261123, "valid": 77100311, "test": 27112026, "holdout": 29112043}
 GEN_RANDOM_PER_CLASS = {"train": 10, "valid": 8, "test": 6, "holdout": 6}
 GEN_CLASSES = ("decode", "small_m", "large", "long_k", "odd", "batched")
-# The test and holdout sets also draw short-K shapes (M and N in the thousands, K <= 512: epilogue-bound; their class is "large").
+# The test and holdout sets also draw short-K shapes (M and N in the thousands, K <= 512: epilogue-bound; their class is
+# "large").
 GEN_TEST_EXTRA_DRAWS = ("short_k",)
 # Issue 15's fp32 data sets (exact fp32 on the CUDA cores, ~50 TFLOP/s on Hopper, ~15x slower than fp16 on the
 # tensor cores): the same families and classes, their own seeds, fewer random shapes and a lower flop bound so a
@@ -336,7 +337,8 @@ def _gen_sizes(which: str, fp32: bool = False) -> list[Size]:
     out += _gen_random(which, fp32)
     # The valid set holds nothing the fit reads: shapes two families share (Phi-3-mini and Llama-3.2-3B
     # have the same o and down projections) stay in train only; the test set holds neither's.
-    earlier = {"train": (), "valid": ("train",), "test": ("train", "valid"), "holdout": ("train", "valid", "test")}[which]
+    earlier = {"train": (), "valid": ("train",), "test": ("train", "valid"),
+               "holdout": ("train", "valid", "test")}[which]
     return _unique(out, {s.key for w in earlier for s in _gen_sizes(w, fp32)})
 
 
