@@ -9,6 +9,7 @@
 #   device_ship_shards     the raw shards under /tmp/rep gzipped into $OUT/shards.tar (bench run --out /tmp/rep);
 #                          here, unpack_shards.sh stores them as committed (.jsonl.xz)
 #   device_prepare GPU     the three above in order
+#   device_begin           $OUT made, device_start, device_ensure_built, R = the repository root: a script's preamble
 #   device_resume_suite S  time what the installed model adds to suite S's stored data (its new picks, the brute
 #                          force's missing launches) within 540 s of t0, into /tmp/rep under this GPU's name
 #                          (nvidia-h100 / nvidia-h200, from device_start); 1 when no time is left
@@ -60,4 +61,11 @@ device_resume_suite() {
   python3 -m origami_nv bench run --suite "$1" --out /tmp/rep --resume-from reports --gpu-name "nvidia-$gpu" \
     --no-seed --no-plots --no-report --time-budget "$left" 2>&1 | tail -2
   echo "$1 done $(( $(date +%s) - t0 )) s"
+}
+
+device_begin() {
+  OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+  R=$PWD
+  device_start
+  device_ensure_built
 }

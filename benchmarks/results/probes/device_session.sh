@@ -11,11 +11,8 @@
 #                  filed under this machine's GPU (reports/nvidia-h100 or nvidia-h200); shards back as $OUT/shards.tar
 # The package is built first unless the op already loads (a warm machine).
 set -u
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 source benchmarks/results/probes/device_lib.sh
-device_start
-device_ensure_built
-R=$PWD
+device_begin
 for step in "$@"; do
   case "$step" in
     tests)

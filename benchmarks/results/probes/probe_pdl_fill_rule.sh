@@ -8,11 +8,8 @@
 #   bash benchmarks/results/probes/probe_pdl_fill_rule.sh [ROUNDS] [SETS]   (default 1 alternation: all, rule, none;
 #   SETS "gen-mid-train gen-train"); then here: python benchmarks/results/probes/pdl_fill_rule_compare.py OUT_DIR
 set -u
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 source benchmarks/results/probes/device_lib.sh
-device_start
-device_ensure_built
-R=$PWD
+device_begin
 for i in $(seq 1 "${1:-1}"); do
   for arm in all rule none; do
     left=$(( 585 - ($(date +%s) - t0) )); [ "$left" -gt 30 ] || break 2
