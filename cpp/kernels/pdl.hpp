@@ -68,19 +68,26 @@ inline bool kernel_waits_for_prior_grids(const void* kernel, int dev, std::atomi
 
 // Whether a grid of `ctas` CTAs that each hold a whole SM (the persistent wgmma kernels), each running about
 // `k_iters_per_cta` K-iterations, should overlap the grid before it. Not when it takes more than half of the SMs and at
-// most 85 % of them, with CTAs that run long (>= 32 K-iterations): such launches ran slower with PDL than without.
-// What they have in common: the previous grid (the same launch, in the measured case) leaves fewer SMs idle than this
-// grid has CTAs, so part of it waits on the idle SMs and the rest is placed as the previous grid's CTAs leave; why that
-// costs 10-36 % of a long launch is not found. Measured on the H200 (forty-third session): the 64-row tiles at four
-// decode shapes in CUDA graphs of back-to-back launches (benchmarks/results/probes/probe_decode_partial_wave.py,
-// `probe_decode_partial_wave_h200.txt`): grids of 72-96
-// CTAs 1.09-1.36x their time without PDL (3x7168x7168 64x96, 75 CTAs: 38.0 against 28.5 us; 1x18944x3584 64x256, 74
-// CTAs: 49.8 against 36.5), 112 CTAs 1.04x, 116-119 CTAs within 0.3 us either way; grids of <= 64 CTAs and whole
-// waves 0.3-4 us faster with it. Over the `gen-holdout` set's picks (benchmarks/results/vs_cublas_genholdout_h200*.md,
-// each run of the set once with PDL on every such grid and once with it off) the long-running grids of 67-112 CTAs
-// gained 2-16 % without it, while the short ones (< 32 K-iterations per CTA, 4-20 us launches) lost the ~1 us PDL
-// saves, and so did grids of 113-131 CTAs. (A pure TMA streaming kernel launched one grid at a time shows no step at
-// 74-100 CTAs: probe_tpc_pairs.cu.)
+// most 85 % of them, with CTAs that run long (>= kPdlFillRuleMinKIters K-iterations): such launches ran slower with
+// PDL than without. What they have in common: the previous grid (the same launch, in the measured case) leaves fewer
+// SMs idle than this grid has CTAs, so part of it waits on the idle SMs and the rest is placed as the previous grid's
+// CTAs leave; why that costs 5-36 % of a long launch is not found. Measured on the H200:
+// - forty-third session, where the rule came from: the 64-row tiles at four decode shapes in CUDA graphs of
+//   back-to-back launches (benchmarks/results/probes/probe_decode_partial_wave.py,
+//   `probe_decode_partial_wave_h200.txt`): grids of 72-96 CTAs 1.09-1.36x their time without PDL (3x7168x7168
+//   64x96, 75 CTAs: 38.0 against 28.5 us; 1x18944x3584 64x256, 74 CTAs: 49.8 against 36.5), 112 CTAs 1.04x, 116-119 CTAs within 0.3 us either way; grids
+//   of <= 64 CTAs and whole waves 0.3-4 us faster with it. The `gen-holdout` picks, run once with PDL on every grid and
+//   once with it off (benchmarks/results/vs_cublas_genholdout_h200*.md): grids of 67-112 CTAs running 96-320
+//   K-iterations per CTA gained 5-20 % without it; short ones (< 32, 4-20 us launches) and grids of 113-131 CTAs lost
+//   the ~1 us PDL saves.
+// - forty-fourth session, the threshold: the training sets `gen-train` and `gen-mid-train` in three arms (PDL on every
+//   grid, this rule at 32 K-iterations, no PDL), two alternated rounds each (probe_pdl_fill_rule.sh,
+//   `pdl_fill_rule_h200_session44.md`): in the 67-112-CTA band the 64-row tiles running 41-64 K-iterations per CTA
+//   ran 3-4 % *slower* without PDL (128x3584x3584 64x64, 112 CTAs, 56 K-iterations: ours / cuBLAS 0.849 with, 0.818
+//   without), the two-consumer tiles there within +-3 %, the one long grid (12x7168x18240 64x64, 285 K-iterations)
+//   5 % faster without. Hence 96: the training sets hold no such grid between 64 and 285 K-iterations, and in
+//   `gen-holdout` (no longer held out for these launches) the gains start at 96.
+constexpr long long kPdlFillRuleMinKIters = 96;
 // ORIGAMI_NV_PDL_FILL_RULE=0 in the environment when the library loads turns the rule off (every grid asks for the
 // overlap, as before the forty-third session), for measuring it (benchmarks/results/probes/probe_pdl_fill_rule.sh).
 inline bool pdl_fill_rule_enabled() {
@@ -91,7 +98,8 @@ inline bool pdl_fill_rule_enabled() {
   return on;
 }
 inline bool pdl_suits_sm_filling_grid(long long ctas, int sms, long long k_iters_per_cta) {
-  return !pdl_fill_rule_enabled() || 2 * ctas <= sms || 20 * ctas > 17LL * sms || k_iters_per_cta < 32;
+  return !pdl_fill_rule_enabled() || 2 * ctas <= sms || 20 * ctas > 17LL * sms ||
+         k_iters_per_cta < kPdlFillRuleMinKIters;
 }
 
 // Appends the PDL attribute to `attrs` when `allowed` and the kernel waits; returns the new count.
