@@ -74,12 +74,12 @@ inline bool kernel_waits_for_prior_grids(const void* kernel, int dev, std::atomi
 // CTAs leave; why that costs 5-36 % of a long launch is not found. Measured on the H200:
 // - forty-third session, where the rule came from: the 64-row tiles at four decode shapes in CUDA graphs of
 //   back-to-back launches (benchmarks/results/probes/probe_decode_partial_wave.py,
-//   `probe_decode_partial_wave_h200.txt`): grids of 72-96 CTAs 1.09-1.36x their time without PDL (3x7168x7168
-//   64x96, 75 CTAs: 38.0 against 28.5 us; 1x18944x3584 64x256, 74 CTAs: 49.8 against 36.5), 112 CTAs 1.04x,
-//   116-119 CTAs within 0.3 us either way; grids of <= 64 CTAs and whole waves 0.3-4 us faster with it. The `gen-holdout` picks, run once with PDL on every grid and
-//   once with it off (benchmarks/results/vs_cublas_genholdout_h200*.md): grids of 67-112 CTAs running 96-320
-//   K-iterations per CTA gained 5-20 % without it; short ones (< 32, 4-20 us launches) and grids of 113-131 CTAs lost
-//   the ~1 us PDL saves.
+//   `probe_decode_partial_wave_h200.txt`): grids of 72-96 CTAs 1.09-1.36x their time without PDL (3x7168x7168 64x96, 75
+//   CTAs: 38.0 against 28.5 us; 1x18944x3584 64x256, 74 CTAs: 49.8 against 36.5), 112 CTAs 1.04x, 116-119 CTAs within
+//   0.3 us either way; grids of <= 64 CTAs and whole waves 0.3-4 us faster with it. The `gen-holdout` picks, run once
+//   with PDL on every grid and once with it off (benchmarks/results/vs_cublas_genholdout_h200*.md): grids of 67-112
+//   CTAs running 96-320 K-iterations per CTA gained 5-20 % without it; short ones (< 32, 4-20 us launches) and grids of
+//   113-131 CTAs lost the ~1 us PDL saves.
 // - forty-fourth session, the threshold: the training sets `gen-train` and `gen-mid-train` in three arms (PDL on every
 //   grid, this rule at 32 K-iterations, no PDL), two alternated rounds each (probe_pdl_fill_rule.sh,
 //   `pdl_fill_rule_h200_session44.md`): in the 67-112-CTA band the 64-row tiles running 41-64 K-iterations per CTA
