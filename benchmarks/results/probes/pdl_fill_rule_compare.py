@@ -2,7 +2,8 @@
 """Compare vs_cublas runs of the three PDL arms of probe_pdl_fill_rule.sh (all: PDL for every launch; rule: the
 launcher's rule; none: no PDL): per wgmma pick, ours / cuBLAS of "rule" and of "none" over "all" (each a
 same-process ratio, so clock drift between the processes cancels), grouped by the pick's grid (CTAs), its
-K-iterations per CTA and its consumer warpgroups.
+K-iterations per CTA and its consumer warpgroups; then every pick whose grid takes 67-112 of the 132 SMs, each run's
+ratio. An arm with no runs (the forty-fourth session's validation ran "all" and "rule" only) is left out.
     python benchmarks/results/probes/pdl_fill_rule_compare.py DIR   (DIR holds pdl_{all,rule,none}_*.json)"""
 import glob
 import json
@@ -19,7 +20,7 @@ def grid_and_k_iters(r, sms=132):
 
 
 def main(d):
-    arms = ("all", "rule", "none")
+    arms = tuple(a for a in ("all", "rule", "none") if glob.glob(f"{d}/pdl_{a}_*.json"))
     key = lambda r: (r["set"], r["label"], r["M"], r["N"], r["K"], r["batch"], r["layout"], r["dtype"])  # noqa: E731
     ratio = {a: defaultdict(list) for a in arms}
     rows = {}
@@ -35,15 +36,25 @@ def main(d):
             continue
         grid, kit = grid_and_k_iters(r)
         band = "67-112" if 66 < grid <= 112 else "113-131" if 112 < grid < 132 else "<=66 or >=132"
-        g = (band, "long" if kit >= 32 else "short", "2 consumers" if r["pick"]["warps"] == 12 else "1 consumer")
+        g = (band, "K-it >= 96" if kit >= 96 else "K-it 32-95" if kit >= 32 else "K-it < 32",
+             "2 consumers" if r["pick"]["warps"] == 12 else "1 consumer")
         base = gm(ratio["all"][k])
-        groups[g].append((gm(ratio["rule"][k]) / base, gm(ratio["none"][k]) / base))
+        groups[g].append([gm(ratio[a][k]) / base for a in arms[1:]])
     print("(ours / cuBLAS) of each arm over PDL-for-all, per pick; geomean (min .. max)")
     for g in sorted(groups):
         v = groups[g]
-        print(f"{' / '.join(g):40s} {len(v):4d} picks  rule {gm([x[0] for x in v]):.3f} "
-              f"({min(x[0] for x in v):.3f} .. {max(x[0] for x in v):.3f})  none {gm([x[1] for x in v]):.3f} "
-              f"({min(x[1] for x in v):.3f} .. {max(x[1] for x in v):.3f})")
+        print(f"{' / '.join(g):40s} {len(v):4d} picks  " + "  ".join(
+            f"{a} {gm([x[i] for x in v]):.3f} ({min(x[i] for x in v):.3f} .. {max(x[i] for x in v):.3f})"
+            for i, a in enumerate(arms[1:])))
+    print("\nPicks on 67-112 CTAs: ours / cuBLAS of each run")
+    for k, r in rows.items():
+        grid, kit = grid_and_k_iters(r)
+        if r["pick"]["family"] != "wgmma" or not 66 < grid <= 112:
+            continue
+        p = r["pick"]
+        print(f"{r['M']:6d} {r['N']:6d} {r['K']:6d} b{r['batch']:<3d} {p['block_m']}x{p['block_n']}x{p['block_k']} "
+              f"sk{p['split_k']} w{p['warps']:<3d} grid {grid:3d} K-iterations {kit:4d}  "
+              + "  ".join(f"{a} " + ",".join(f"{x:.3f}" for x in ratio[a][k]) for a in arms))
     return 0
 
 

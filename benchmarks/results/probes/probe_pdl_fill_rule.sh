@@ -6,7 +6,8 @@
 # run both ways; this is the measurement to widen or narrow it on (the 113-131-CTA grids of mid-M two-consumer tiles
 # ran 4-9 % faster without PDL there, the decode ones 1-4 % slower), and the first on the H100.
 #   bash benchmarks/results/probes/probe_pdl_fill_rule.sh [ROUNDS] [SETS]   (default 1 alternation: all, rule, none;
-#   SETS "gen-mid-train gen-train"); then here: python benchmarks/results/probes/pdl_fill_rule_compare.py OUT_DIR
+#   SETS "gen-mid-train gen-train"); the runs come back as $OUT/pdl_fill_rule.tgz (the device returns at most 8 files);
+#   then here: tar xzf pdl_fill_rule.tgz -C D; python benchmarks/results/probes/pdl_fill_rule_compare.py D
 set -u
 source benchmarks/results/probes/device_lib.sh
 device_begin
@@ -20,3 +21,4 @@ for i in $(seq 1 "${1:-1}"); do
     echo "$arm round $i: rc=$? at $(( $(date +%s) - t0 )) s; $(tail -2 "$OUT/pdl_${arm}_r$i.log" | head -1)"
   done
 done
+(cd "$OUT" && tar czf pdl_fill_rule.tgz pdl_* && rm -f pdl_*.json pdl_*.md pdl_*.log && ls -la pdl_fill_rule.tgz)
