@@ -303,7 +303,29 @@ def test_stale_rule_of_the_ping_pong_change():
     assert not C._wgmma_ping_pong(big, {**cfg, "split_k": 2})
     assert not C._wgmma_ping_pong({**big, "dtype": "tfloat32"}, {**cfg, "block_k": 32})
     assert not C._wgmma_ping_pong(big, {**cfg, "block_n": 256})
-    assert C.KERNEL_VERSION == 14 and 14 in C.EVALUATION_KEEPS_STALE
+    assert 14 in C.EVALUATION_KEEPS_STALE
+
+
+def test_stale_rule_of_the_pdl_fill_change():
+    """Kernel change 15 (bench/configs.py) marks the launches the launcher now runs without programmatic dependent
+    launch (cpp/kernels/pdl.hpp pdl_suits_sm_filling_grid): grids of more than half and at most 17/20 of the 132 SMs
+    whose CTAs run >= PDL_FILL_RULE_MIN_K_ITERS K-iterations; the bench's threshold is the launcher's."""
+    from origami_nv.bench import configs as C
+    src = open(os.path.join(ROOT, "cpp", "kernels", "pdl.hpp")).read()
+    assert f"kPdlFillRuleMinKIters = {C.PDL_FILL_RULE_MIN_K_ITERS};" in src
+    assert "2 * ctas <= sms || 20 * ctas > 17LL * sms ||" in src
+    cfg = dict(block_m=64, block_n=256, block_k=64, stages=4, warps=8, family="wgmma", split_k=1)
+    decode = dict(M=7, N=23680, K=9728, dtype="float16", batch=1)        # 93 CTAs, 152 K-iterations each
+    assert C._wgmma_pdl_fill_rule(decode, cfg)
+    assert not C._wgmma_pdl_fill_rule({**decode, "K": 5120}, cfg)       # 80 K-iterations: PDL kept
+    assert not C._wgmma_pdl_fill_rule({**decode, "N": 8192}, cfg)       # 32 CTAs: at most half of the SMs
+    assert not C._wgmma_pdl_fill_rule({**decode, "N": 30720}, cfg)      # 120 CTAs: more than 85 %
+    assert not C._wgmma_pdl_fill_rule(decode, {**cfg, "split_k": 2})    # 186 units: a persistent grid of 132
+    split = {**cfg, "split_k": 2}
+    assert C._wgmma_pdl_fill_rule({**decode, "N": 11776, "K": 19456}, split)  # 46 tiles x 2 slices: 92 CTAs, 152 each
+    assert not C._wgmma_pdl_fill_rule({**decode, "N": 11776}, split)           # ...76 each
+    assert not C._wgmma_pdl_fill_rule(decode, {**cfg, "family": "mma_sync"})
+    assert C.KERNEL_VERSION == 15 and 15 in C.EVALUATION_KEEPS_STALE
 
 
 def test_share_a_study_clusters_are_refused_where_the_kernel_cannot_run_them():
