@@ -55,11 +55,13 @@ device_ship_shards() {
   [ -d /tmp/ship/rep ] && (cd /tmp/ship && tar cf "$OUT/shards.tar" rep && ls -la "$OUT/shards.tar")
 }
 
+# device_resume_suite SUITE [--retime-stale]: time what the stored data lacks (and, with --retime-stale, the launches a
+# later kernel change altered: bench/configs.py KERNEL_CHANGES) within the call's remaining time
 device_resume_suite() {
   local left=$(( 540 - ($(date +%s) - t0) ))
   [ "$left" -gt 30 ] || { echo "no time left for $1"; return 1; }
   python3 -m origami_nv bench run --suite "$1" --out /tmp/rep --resume-from reports --gpu-name "nvidia-$gpu" \
-    --no-seed --no-plots --no-report --time-budget "$left" 2>&1 | tail -2
+    --no-seed --no-plots --no-report --time-budget "$left" ${2:-} 2>&1 | tail -2
   echo "$1 done $(( $(date +%s) - t0 )) s"
 }
 

@@ -9,6 +9,8 @@
 #   probe:PATH     a Python probe of benchmarks/results/probes (output to $OUT/NAME.txt)
 #   SUITE          time what the installed model adds to the suite's stored data (its new picks, missing launches),
 #                  filed under this machine's GPU (reports/nvidia-h100 or nvidia-h200); shards back as $OUT/shards.tar
+#   retime:SUITE   the same, and re-time the stored launches a later kernel change altered (bench run --retime-stale;
+#                  bench/configs.py KERNEL_CHANGES, e.g. 15: the PDL fill rule's grids)
 # The package is built first unless the op already loads (a warm machine).
 set -u
 source benchmarks/results/probes/device_lib.sh
@@ -30,6 +32,8 @@ for step in "$@"; do
       p=${step#probe:}; n=$(basename "$p" .py)
       (cd /tmp && timeout $(( 580 - ($(date +%s) - t0) )) python3 "$R/$p" > "$OUT/${n}_$gpu.txt" 2>&1)
       echo "$n rc=$?"; tail -5 "$OUT/${n}_$gpu.txt" ;;
+    retime:*)
+      device_resume_suite "${step#retime:}" --retime-stale || break ;;
     *)
       device_resume_suite "$step" || break ;;
   esac
