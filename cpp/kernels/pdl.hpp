@@ -83,7 +83,7 @@ inline bool kernel_waits_for_prior_grids(const void* kernel, int dev, std::atomi
 // - forty-fourth session, the threshold: the training sets `gen-train` and `gen-mid-train` in three arms (PDL on every
 //   grid, this rule at 32 K-iterations, no PDL), two alternated rounds each (probe_pdl_fill_rule.sh,
 //   `pdl_fill_rule_h200_session44.md`): in the 67-112-CTA band the 64-row tiles running 41-64 K-iterations per CTA
-//   ran 3-4 % *slower* without PDL (128x3584x3584 64x64, 112 CTAs, 56 K-iterations: ours / cuBLAS 0.849 with, 0.818
+//   ran 3-12 % *slower* without PDL (128x3584x3584 64x64, 112 CTAs, 56 K-iterations: ours / cuBLAS 0.849 with, 0.818
 //   without), the two-consumer tiles there within +-3 %, the one long grid (12x7168x18240 64x64, 285 K-iterations)
 //   5 % faster without. Hence 96: the training sets hold no such grid between 64 and 285 K-iterations, and in
 //   `gen-holdout` (no longer held out for these launches) the gains start at 96.

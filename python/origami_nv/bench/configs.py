@@ -161,6 +161,11 @@ def _wgmma_edge_box_shifted(info: dict, cfg: dict) -> bool:
 PINGPONG_TILES = frozenset({(128, 128)})
 
 
+def _output_tiles(info: dict, cfg: dict) -> int:
+    """The tiles of C a launch of this config computes at this size, every batch's."""
+    return int(info.get("batch", 1) or 1) * -(-int(info["M"]) // cfg["block_m"]) * -(-int(info["N"]) // cfg["block_n"])
+
+
 def _wgmma_ping_pong(info: dict, cfg: dict) -> bool:
     """An unsplit 16-bit wgmma launch of a ping-pong tile with at least two tiles per SM (the 132 SMs of the GPUs the
     data sets were measured on): it now runs the ping-pong schedule. (A 2-CTA twin launch of the tile, rows off
@@ -169,7 +174,7 @@ def _wgmma_ping_pong(info: dict, cfg: dict) -> bool:
             or int(cfg.get("split_k", 1) or 1) > 1 or info.get("dtype") not in ("float16", "bfloat16")):
         return False
     sms, _ = _measured_gpus_cluster_capacity()
-    tiles = int(info.get("batch", 1) or 1) * -(-int(info["M"]) // cfg["block_m"]) * -(-int(info["N"]) // cfg["block_n"])
+    tiles = _output_tiles(info, cfg)
     return tiles >= 2 * sms
 
 
@@ -187,7 +192,7 @@ def _wgmma_pdl_fill_rule(info: dict, cfg: dict) -> bool:
     if cfg["family"] != "wgmma":
         return False
     sms, _ = _measured_gpus_cluster_capacity()
-    tiles = int(info.get("batch", 1) or 1) * -(-int(info["M"]) // cfg["block_m"]) * -(-int(info["N"]) // cfg["block_n"])
+    tiles = _output_tiles(info, cfg)
     ctas = tiles * int(cfg.get("split_k", 1) or 1)
     k_iters = tiles * -(-int(info["K"]) // cfg["block_k"])
     return 2 * ctas > sms and 20 * ctas <= 17 * sms and -(-k_iters // ctas) >= PDL_FILL_RULE_MIN_K_ITERS
