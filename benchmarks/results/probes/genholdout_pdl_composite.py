@@ -3,8 +3,9 @@
 pdl_suits_sm_filling_grid) from the two runs of the set: `vs_cublas_genholdout_h200.json` (PDL on every launch, the
 build of ffc44a2: the set's only pure held-out run) and `vs_cublas_genholdout_band_pdl_off_h200.json` (PDL off for every
 wgmma grid of 67-131 CTAs: the first form of the rule, commit 7c152bf). Per shape the ratio (cuBLAS time / ours, one
-run) of the run whose PDL setting the final rule gives that pick: off for 67-112 CTAs with >= 32 K-iterations per CTA,
-on otherwise. Offline: python benchmarks/results/probes/genholdout_pdl_composite.py"""
+run) of the run whose PDL setting the rule as that session left it gives that pick: off for 67-112 CTAs with >= 32
+K-iterations per CTA, on otherwise (the forty-fourth session raised the threshold to 96 on the training sets:
+pdl_fill_rule_h200_session44.md). Offline: python benchmarks/results/probes/genholdout_pdl_composite.py"""
 import json
 import math
 import sys
@@ -12,18 +13,16 @@ from collections import defaultdict
 from pathlib import Path
 
 from origami_nv.bench.suites import Size, size_class
+from pdl_fill_rule_compare import grid_and_k_iters
 
 HERE = Path(__file__).resolve().parent.parent
 
 
-def pdl_off_by_the_rule(r, sms=132):
-    p = r["pick"]
-    if p["family"] != "wgmma":
+def pdl_off_by_the_rule(r, sms=132, min_k_iters=32):
+    if r["pick"]["family"] != "wgmma":
         return False
-    tiles = math.ceil(r["M"] / p["block_m"]) * math.ceil(r["N"] / p["block_n"]) * r["batch"]
-    grid = min(tiles * p["split_k"], sms)
-    k_iters = math.ceil(tiles * math.ceil(r["K"] / p["block_k"]) / grid)
-    return 2 * grid > sms and 20 * grid <= 17 * sms and k_iters >= 32
+    grid, k_iters = grid_and_k_iters(r, sms)
+    return 2 * grid > sms and 20 * grid <= 17 * sms and k_iters >= min_k_iters
 
 
 def main():
