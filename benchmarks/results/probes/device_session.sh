@@ -11,6 +11,10 @@
 #                  filed under this machine's GPU (reports/nvidia-h100 or nvidia-h200); shards back as $OUT/shards.tar
 #   retime:SUITE   the same, and re-time the stored launches a later kernel change altered (bench run --retime-stale;
 #                  bench/configs.py KERNEL_CHANGES, e.g. 15: the PDL fill rule's grids)
+#   vs:NAME:SETS:DTYPES   benchmarks/vs_cublas.py --sets SETS --dtypes DTYPES --rounds 2 (lists comma-separated) into
+#                  $OUT/NAME_<gpu>.{json,md}, e.g. vs:vs_cublas_fp32_tf32:squares,squares-nt,seed:float32,tfloat32
+#   e2e:NAME       benchmarks/e2e_llama.py, Llama-3-8B under torch.compile, batch 1 and 8, prefill 512 and 2048, 128
+#                  decode steps, cuBLAS against the dispatcher (issue 14's grid) into $OUT/NAME_<gpu>/e2e_llama.*
 # The package is built first unless the op already loads (a warm machine).
 set -u
 source benchmarks/results/probes/device_lib.sh
@@ -32,6 +36,17 @@ for step in "$@"; do
       p=${step#probe:}; n=$(basename "$p" .py)
       (cd /tmp && timeout $(( 580 - ($(date +%s) - t0) )) python3 "$R/$p" > "$OUT/${n}_$gpu.txt" 2>&1)
       echo "$n rc=$?"; tail -5 "$OUT/${n}_$gpu.txt" ;;
+    vs:*)
+      IFS=: read -r _ n sets dts <<< "$step"
+      (cd /tmp && timeout $(( 585 - ($(date +%s) - t0) )) python3 "$R/benchmarks/vs_cublas.py" --sets ${sets//,/ } \
+        --dtypes ${dts//,/ } --rounds 2 --out "$OUT/${n}_$gpu" > "$OUT/${n}_$gpu.log" 2>&1)
+      echo "$n rc=$?"; sed -n '/^| set | dtype/,/^$/p' "$OUT/${n}_$gpu.md" ;;
+    e2e:*)
+      n=${step#e2e:}; left=$(( 585 - ($(date +%s) - t0) ))
+      (cd /tmp && timeout "$left" python3 "$R/benchmarks/e2e_llama.py" --presets llama-3-8b --batches 1,8 \
+        --prefill 512,2048 --decode 128 --modes compile --variants cublas,dispatcher --dtype bfloat16 --reps 3 \
+        --budget-s $(( left - 60 )) --out "$OUT/${n}_$gpu" > "$OUT/${n}_$gpu.log" 2>&1)
+      echo "$n rc=$?"; grep -E "^\| (variant|dispatcher)" "$OUT/${n}_$gpu/e2e_llama.md" | head -4 ;;
     retime:*)
       device_resume_suite "${step#retime:}" --retime-stale || break ;;
     *)
