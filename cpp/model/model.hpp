@@ -315,11 +315,13 @@ struct NvModelConstants {
   // training set and not at all on the H200 validation set (gen-valid, re-timed the same day, never read by the fit:
   // 0.973 / 0.78 / 0.807), while on the H100 validation set 0.977 / 0.86 / 0.784 -> 0.973 / 0.79 / 0.784: there the
   // model takes 128x128 at short-K sizes where the stored time (the cooperative kernel's: the H100 sets are not
-  // re-timed since the schedule, bench/configs.py KERNEL_CHANGES 14) is 0.75-0.9 of the best. So the share stays the
-  // cooperative kernel's, predictions as before the term, until the H100 sets are re-timed and the fit can be judged
-  // across both GPUs. Where 128x128 is the fastest tile at large sizes on the H200 (4096x4096x1024, 8320x6656x4608),
-  // the model ranks it 15-20 % behind 128x256 / 256x128 in the main loop (TMA stage and L2 terms), which no epilogue
-  // share moves.
+  // re-timed since the schedule, bench/configs.py KERNEL_CHANGES 14) is 0.75-0.9 of the best. So the share stayed the
+  // cooperative kernel's until the H100 sets were re-timed (2026-12-06). Judged then across both GPUs (training: both
+  // GPUs' gen-train and the H200 gen-mid-train; validation: their -valid twins;
+  // benchmarks/results/model_scan_ping_pong_session45_not_adopted.md): 0.32 -> 0.9 gains <= +0.002 A/BF on training,
+  // nothing on the H200 validation sets and loses on the H100's (gen-valid 0.977 / 0.85 -> 0.975 / 0.83): it stays 0.32.
+  // Where 128x128 is the fastest tile at large sizes on the H200 (4096x4096x1024, 8320x6656x4608), the model ranks it
+  // 15-20 % behind 128x256 / 256x128 in the main loop (TMA stage and L2 terms), which no epilogue share moves.
   double wgmma_ping_pong_epilogue_overlap = 0.32;
   double wgmma_active_sm_dram_cap = 0.0;
   // wgmma tiles split along N (wgmma_consumer_columns < BLOCK_N: 192x192, each consumer warpgroup every row and 96
