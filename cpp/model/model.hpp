@@ -75,7 +75,11 @@ struct NvModelConstants {
   // address arithmetic share the issue slots). Estimate; to be fitted.
   double mma_sync_issue_efficiency = 0.85;
   // wgmma kernels: fraction of wgmma_flops_per_cycle reached (fast.cu kernel 12 reaches 763 of
-  // 989 TFLOP/s at 4096^3 with 1 producer + 2 consumer warpgroups: 0.77 including the epilogue).
+  // 989 TFLOP/s at 4096^3 with 1 producer + 2 consumer warpgroups: 0.77 including the epilogue). An estimate: the first
+  // fit (2026-12-06, both GPUs' gen-train and the H200 gen-mid-train; benchmarks/results/
+  // model_scan_session45_issue_efficiency_not_adopted.md) chose 0.72 (0.80 holding the training minimums), which lost
+  // A/BF on two of the three validation sets (0.72) or made a new H100 gen-valid failure (0.80: 1792x704x17344, 0.65,
+  // a few-CTA long-K launch the model already predicts too fast); so it stays 0.90.
   double wgmma_issue_efficiency = 0.90;
   // Per K-iteration synchronisation cost: mma.sync kernels wait on cp.async + __syncthreads
   // (a block barrier is tens of cycles); wgmma kernels wait on an mbarrier (warp-specialised,
