@@ -31,10 +31,12 @@ def load(item):
             out.append((size, sz.get("class"), {k: (pred[k], meas[k]) for k in meas}))
     return label, out
 
-def residuals(data, near=1.5, classes=None):
+MIN_LAUNCHES = 20  # a kernel's factor is applied only where its residual averages at least this many launches
+
+
+def residuals(data, near=1.5):
     acc = defaultdict(list)
-    for _, cls, d in data:
-        if classes and cls not in classes: continue
+    for _, _, d in data:
         best = min(m for _, m in d.values())
         errs = {k: math.log(m / p) for k, (p, m) in d.items() if m < near * best}
         mid = sorted(errs.values())[len(errs) // 2]
@@ -65,15 +67,14 @@ for it in train_items:
         res_all[k].append((r, n))
 pooled = {k: (sum(r * n for r, n in v) / sum(n for _, n in v), sum(n for _, n in v)) for k, v in res_all.items()}
 for alpha in (0.0, 0.5, 1.0):
-    for min_n in (20,):
-        adj = {k: math.exp(alpha * r) for k, (r, n) in pooled.items() if n >= min_n}
-        line = [f"alpha {alpha} min_n {min_n}:"]
-        for it in train_items + valid_items:
-            g, mn, t = evaluate(cache[it][1], adj)
-            line.append(f"{cache[it][0]} {g:.3f}/{mn:.2f}/{t:.3f}")
-        print("  ".join(line), flush=True)
+    adj = {k: math.exp(alpha * r) for k, (r, n) in pooled.items() if n >= MIN_LAUNCHES}
+    line = [f"alpha {alpha} min_n {MIN_LAUNCHES}:"]
+    for it in train_items + valid_items:
+        g, mn, t = evaluate(cache[it][1], adj)
+        line.append(f"{cache[it][0]} {g:.3f}/{mn:.2f}/{t:.3f}")
+    print("  ".join(line), flush=True)
 # cross-device: learnt on one GPU's training set, judged on the other's validation set
 for tr in train_items:
     r = residuals(cache[tr][1], near=NEAR)
-    adj = {k: math.exp(1.0 * v) for k, (v, n) in r.items() if n >= 20}
+    adj = {k: math.exp(1.0 * v) for k, (v, n) in r.items() if n >= MIN_LAUNCHES}
     print("learnt on", cache[tr][0], ":", "  ".join(f"{cache[it][0]} {'%.3f/%.2f/%.3f' % evaluate(cache[it][1], adj)}" for it in valid_items), flush=True)
