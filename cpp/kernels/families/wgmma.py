@@ -124,8 +124,13 @@ TILES = [
 #           sizes M = 64..448): 64x192 as fast as its split twin, faster than every built tile at 2 sizes only
 #           (320x4544x4544 1.07x, 320x14336x5120 1.06x; still 0.86-0.90 of cuBLAS), slower at the other 13; 64x224
 #           never the best. A candidate for the list when the suites are next re-timed on both GPUs, not more.
+#  128x64 .. 128x160 with one consumer warpgroup (two m64 slabs each k-step; forty-seventh session): cuBLAS's mid-M
+#           nvjet tiles without "coop" in their names (96x128, 112x128, 80x128 in its N x M order,
+#           probe_cublas_kernels_midm_h100.txt) at one tile per SM; the two-slab k-block spreads the one-consumer
+#           k-block's fixed cost over twice the tensor work. Measured in benchmarks/results/probes/device_session47.sh.
 STUDY_TILES = [(128, 320, 2), (64, 96, 2), (64, 128, 2), (64, 160, 2), (64, 192, 2), (64, 224, 2), (64, 256, 2),
-               (64, 192, 1), (64, 224, 1)]
+               (64, 192, 1), (64, 224, 1),
+               (128, 64, 1), (128, 80, 1), (128, 96, 1), (128, 112, 1), (128, 128, 1), (128, 144, 1), (128, 160, 1)]
 # The swapped-operand kernels (gemm_wgmma.cuh Kernel kSwapAB; TileConfig::swap_ab): (BLOCK_M, BLOCK_N, consumers) in
 # the kernel's own terms, its M the problem's N and its N the problem's M, so the problem's tile is BLOCK_N x BLOCK_M
 # (names and the registry say the problem's: origami_wgmma_160x256x64_..._kk_ab). The problem's A K-major (the
