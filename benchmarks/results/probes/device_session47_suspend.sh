@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Forty-seventh session (H100): does a suspend-time hint on the ring's mbarrier waits (cpp/kernels/wgmma/mbarrier.cuh,
 # ORIGAMI_MBAR_SUSPEND_NS) make the wgmma kernels faster? Nsight Compute (device_session47.sh) read our 128x96 launch at
-# 512x3072x3072 issuing 2.5x cuBLAS's instructions for the same tile and grid (IPC 1.54 against 0.61): the consumer and
-# producer warps re-poll try_wait. CUTLASS's barrier wait passes a suspend-time hint. Two dev-harness binaries of the
+# 512x3072x3072 issuing 2.5x cuBLAS's instructions for the same tile and grid (IPC 1.54 against 0.61): do the consumer
+# and producer warps re-poll try_wait? CUTLASS's barrier wait passes a suspend-time hint. (Measured: no, 1.001x, the
+# IPC unchanged; the instructions are the wgmma descriptors' arithmetic: cpp/kernels/wgmma/NOTES.md session 47.) Two dev-harness binaries of the
 # same kernels, without and with the hint, timed in alternating order (A B A B), every launch checked by the harness.
+#   git show 00a4ce6:cpp/kernels/wgmma/mbarrier.cuh > cpp/kernels/wgmma/mbarrier.cuh   (the switch; taken out after)
 #   bash benchmarks/results/probes/device_session47_suspend.sh [HINT_NS ...]   (default 10000000)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"

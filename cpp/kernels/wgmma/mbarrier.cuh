@@ -23,27 +23,11 @@ __device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 
-// Study switch (forty-seventh session, benchmarks/results/probes/device_session47_suspend.sh): a suspend-time hint in
-// nanoseconds on try_wait (the PTX operand suspendTimeHint), so that a waiting warp sleeps until the phase completes
-// (or the hint expires) instead of re-polling; 0 = no hint, the hardware's own time limit (the built kernels).
-#ifndef ORIGAMI_MBAR_SUSPEND_NS
-#define ORIGAMI_MBAR_SUSPEND_NS 0
-#endif
-
 // Returns once the phase with the given parity has completed (a fresh barrier counts its
 // "previous" phase, parity 1, as completed: the producer's first pass through the ring).
 __device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
   std::uint32_t done = 0;
   do {
-#if ORIGAMI_MBAR_SUSPEND_NS > 0
-    asm volatile(
-        "{\n.reg .pred p;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity), "n"(ORIGAMI_MBAR_SUSPEND_NS)
-        : "memory");
-#else
     asm volatile(
         "{\n.reg .pred p;\n"
         "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
@@ -51,7 +35,6 @@ __device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parit
         : "=r"(done)
         : "r"(bar), "r"(parity)
         : "memory");
-#endif
   } while (!done);
 }
 
