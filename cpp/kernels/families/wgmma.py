@@ -127,7 +127,9 @@ TILES = [
 #  128x64 .. 128x160 with one consumer warpgroup (two m64 slabs each k-step; forty-seventh session): cuBLAS's mid-M
 #           nvjet tiles without "coop" in their names (96x128, 112x128, 80x128 in its N x M order,
 #           probe_cublas_kernels_midm_h100.txt) at one tile per SM; the two-slab k-block spreads the one-consumer
-#           k-block's fixed cost over twice the tensor work. Measured in benchmarks/results/probes/device_session47.sh.
+#           k-block's fixed cost over twice the tensor work. Measured (H100, benchmarks/results/probes/device_session47.sh,
+#           cpp/kernels/wgmma/NOTES.md session 47): 0.979x the speed of the two-consumer tile of the same shape, geomean
+#           over 7 widths x 13 mid-M sizes (0.86-1.36; only 128x80 faster, 1.05x). Not built.
 STUDY_TILES = [(128, 320, 2), (64, 96, 2), (64, 128, 2), (64, 160, 2), (64, 192, 2), (64, 224, 2), (64, 256, 2),
                (64, 192, 1), (64, 224, 1),
                (128, 64, 1), (128, 80, 1), (128, 96, 1), (128, 112, 1), (128, 128, 1), (128, 144, 1), (128, 160, 1)]
