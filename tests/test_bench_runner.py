@@ -386,7 +386,7 @@ def test_kernel_changes_mark_the_launches_they_alter():
     assert C.stale_kernel_record(dict(d7, size_info=dict(big, N=100)))                     # N = 100 < 128
     assert not C.stale_kernel_record(dict(d7, size_info=big), upto=13)                     # whole tiles at 8192
     assert not C.stale_kernel_record(dict(d7, config=A), upto=10)                          # mma.sync unchanged
-    assert not C.stale_kernel_record(dict(d7, kernel_version=7))
+    assert not C.stale_kernel_record(dict(d7, kernel_version=7), upto=15)                   # (16: every wgmma launch)
     # version 11: mma.sync with every CTA at the M edge (M < BLOCK_M) and A K-contiguous copies A's M rows only
     d11 = dict(rec, size_info=dict(dec, N=4096, K=4096), kernel_version=10)
     v11 = lambda r: C.stale_kernel_record(r, upto=11)  # noqa: E731

@@ -325,7 +325,28 @@ def test_stale_rule_of_the_pdl_fill_change():
     assert C._wgmma_pdl_fill_rule({**decode, "N": 11776, "K": 19456}, split)  # 46 tiles x 2 slices: 92 CTAs, 152 each
     assert not C._wgmma_pdl_fill_rule({**decode, "N": 11776}, split)           # ...76 each
     assert not C._wgmma_pdl_fill_rule(decode, {**cfg, "family": "mma_sync"})
-    assert C.KERNEL_VERSION == 15 and 15 in C.EVALUATION_KEEPS_STALE
+    assert 15 in C.EVALUATION_KEEPS_STALE
+
+
+def test_stale_rule_of_the_stepped_descriptors():
+    """Kernel change 16 (bench/configs.py): every wgmma launch of the shared-memory-operand main loop (run_ss) now steps
+    its consumers' descriptors by an add; the swapped TF32 kernels' loop (run_swap, a row-major B read in place up to
+    SWAPPED_TF32_MAX_M) is not that loop, and the mma.sync family is not touched."""
+    from origami_nv.bench import configs as C
+    cfg = dict(block_m=128, block_n=128, block_k=64, stages=6, warps=12, family="wgmma", split_k=1)
+    size = dict(M=512, N=3072, K=3072, dtype="float16", batch=1, layout="nt")
+    assert C._wgmma_descriptors_stepped(size, cfg)
+    assert C._wgmma_descriptors_stepped({**size, "layout": "nn", "batch": 8}, {**cfg, "split_k": 3})
+    tf32 = dict(size, dtype="tfloat32", layout="nn")
+    tile = next(iter(C.SWAPPED_TF32_TILES))
+    swapped = {**cfg, "block_m": tile[0], "block_n": tile[1], "block_k": 32}
+    assert not C._wgmma_descriptors_stepped(tf32, swapped)                                 # run_swap
+    assert C._wgmma_descriptors_stepped({**tf32, "M": C.SWAPPED_TF32_MAX_M + 1}, swapped)  # B copied: run_ss
+    assert C._wgmma_descriptors_stepped({**tf32, "layout": "nt"}, swapped)
+    assert not C._wgmma_descriptors_stepped(size, {**cfg, "family": "mma_sync"})
+    assert C.stale_kernel_record({"kind": "config", "system": "origami", "config": cfg, "size_info": size,
+                                  "kernel_version": 15})
+    assert C.KERNEL_VERSION == 16 and 16 in C.EVALUATION_KEEPS_STALE
 
 
 def test_share_a_study_clusters_are_refused_where_the_kernel_cannot_run_them():

@@ -299,6 +299,15 @@ __device__ __forceinline__ std::uint64_t make_desc(std::uint32_t addr, std::uint
   return d;
 }
 
+// A descriptor's start-address field holds the shared-memory address / 16 in its low 14 bits (make_desc): moving the
+// operand `bytes` further (a k-step, a stage of the ring) adds bytes / 16 to the descriptor, with no carry out of the
+// field since every shared-memory address of the kernel is below 2^18. The consumers build their descriptors once
+// and step them with this one add; built per wgmma, ptxas spent ~19 integer instructions on each (IMAD, LOP3, R2UR,
+// ...: Nsight Compute, H100, 128x96 at 512x3072x3072, 5.05 M instructions against cuBLAS's 1.91 M for the same 196,608
+// HGMMAs; cpp/kernels/wgmma/NOTES.md session 47). Stepped, the same kernels ran 1.034x faster (geomean, 9 kernels x 7
+// sizes, 0.96-1.17; the 64-row tiles most; H100, NOTES.md session 48).
+__device__ __forceinline__ constexpr std::uint64_t wgmma_desc_step(std::uint32_t bytes) { return bytes >> 4; }
+
 // The storage word of one element (C, bias) and its value.
 template <ElemType T>
 using Word = std::conditional_t<T == ElemType::TFloat32, std::uint32_t, std::uint16_t>;
@@ -608,7 +617,9 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
 
   // Programmatic dependent launch (pdl.hpp): this CTA's set-up below (barrier init, tensor-map prefetch)
   // overlaps the previous kernel; global memory waits for it, then the next kernel may launch.
-  const int warpgroup = threadIdx.x / 128;
+  // The warpgroup index through a warp shuffle: the same value, but one the compiler knows is warp-uniform, so what is
+  // derived from it (the consumer's rows, its wgmma descriptors) lives in uniform registers (wgmma_desc below).
+  const int warpgroup = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
   if (threadIdx.x == 0) {
     // The tensor maps live in the kernel's parameter space, not in memory a prior kernel writes
     // (K == 0: no maps were encoded).
@@ -718,6 +729,18 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
     std::uint32_t phase = 0;
     float acc[kMmaM][kAcc];
 
+    // This consumer's wgmma descriptors at stage 0, k-step 0 (its 8-row swizzle groups of a K-major operand, or its
+    // 64-wide boxes of an M-/N-major one); a k-step and a stage only move the start address (wgmma_desc_step).
+    const std::uint64_t desc_b0 =
+        kBKMajor ? make_desc(ring + P::kABytes + P::col0(cw) * 128, 16, 1024)
+                 : make_desc(ring + P::kABytes + (P::col0(cw) / 64) * 8192, 8192, 1024);
+    std::uint64_t desc_a0[kMmaM];
+#pragma unroll
+    for (int mi = 0; mi < kMmaM; ++mi) {
+      const int row0 = P::row0(cw) + mi * 64;
+      desc_a0[mi] = kAKMajor ? make_desc(ring + row0 * 128, 16, 1024) : make_desc(ring + (row0 / 64) * 8192, 8192, 1024);
+    }
+
     int local_tile = 0;  // this CTA's tiles so far (kPingPong: warpgroup cw takes every other one)
     for (int unit = blockIdx.x / kCluster; unit < p.units_total; unit += gridDim.x / kCluster, ++local_tile) {
       const TileCoord tc = tile_coord<kCluster, kShareA>(unit, p, rank);
@@ -741,23 +764,17 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
       int prev_stage = 0;
       for (int kb = 0; kb < n_kb; ++kb) {
         mbar_wait(full_bar(stage), phase);
-        const std::uint32_t a_base = ring + stage * P::kStageBytes;
-        const std::uint32_t b_base = a_base + P::kABytes;
 #pragma unroll
         for (int mi = 0; mi < kMmaM; ++mi) fence_accumulators(acc[mi]);
         wgmma_fence();
+        const std::uint64_t stage_step = wgmma_desc_step(stage * P::kStageBytes);
 #pragma unroll
         for (int kk = 0; kk < kKStepsPerBlock; ++kk) {
-          std::uint64_t db;
-          const int col0 = P::col0(cw);  // 8-row swizzle groups (K-major) or 64-column boxes (N-major)
-          if constexpr (kBKMajor) db = make_desc(b_base + col0 * 128 + kk * 32, 16, 1024);
-          else db = make_desc(b_base + (col0 / 64) * 8192 + kk * 2048, 8192, 1024);
+          // K-major: k-step kk is 32 bytes further along each 128-byte row; N-/M-major: 16 rows of 128 bytes further
+          const std::uint64_t db = desc_b0 + stage_step + wgmma_desc_step(kk * (kBKMajor ? 32 : 2048));
 #pragma unroll
           for (int mi = 0; mi < kMmaM; ++mi) {
-            const int row0 = P::row0(cw) + mi * 64;
-            std::uint64_t da;
-            if constexpr (kAKMajor) da = make_desc(a_base + row0 * 128 + kk * 32, 16, 1024);
-            else da = make_desc(a_base + (row0 / 64) * 8192 + kk * 2048, 8192, 1024);
+            const std::uint64_t da = desc_a0[mi] + stage_step + wgmma_desc_step(kk * (kAKMajor ? 32 : 2048));
             Wgmma<P::kColsPerConsumer, kT>::template mma<kAKMajor ? 0 : 1, kBKMajor ? 0 : 1>(acc[mi], da, db,
                                                                                              (kb | kk) != 0);
           }
