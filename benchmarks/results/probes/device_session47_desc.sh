@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Written in the forty-seventh session, not run (no device time was left): the consumers' wgmma descriptors built once
-# and stepped by one add (the patch wgmma_desc_step_session47.diff beside this script: wgmma_desc_step, a warp-uniform
-# warpgroup index) against the kernel before it (one make_desc per wgmma: ~19 integer instructions per HGMMA, Nsight
-# Compute, cpp/kernels/wgmma/NOTES.md session 47). Two dev-harness binaries of the same kernels, the header before
-# the change (BEFORE, a copy of it inside the working tree, so that it travels) and the working tree's, timed in
-# alternating order (A B B A, three rounds), every launch checked by the harness (the MN-major layouts too):
-#   git show HEAD:cpp/kernels/wgmma/gemm_wgmma.cuh > benchmarks/results/probes/before.cuh
-#   git apply benchmarks/results/probes/wgmma_desc_step_session47.diff
+# Written in the forty-seventh session, run in the forty-eighth (H100, 46 s: probe_desc_step_h100.txt.gz beside this
+# script; cpp/kernels/wgmma/NOTES.md session 48): the consumers' wgmma descriptors built once and stepped by one add
+# (gemm_wgmma.cuh wgmma_desc_step, a warp-uniform warpgroup index; kernel change 16) against the kernel before it (one
+# make_desc per wgmma: ~19 integer instructions per HGMMA, Nsight Compute, NOTES.md session 47). Two dev-harness
+# binaries of the same kernels, the header before the change (BEFORE, a copy of it inside the working tree, so that it
+# travels) and the working tree's, timed in alternating order (A B B A, three rounds), every launch checked by the
+# harness (the MN-major layouts too):
+#   git show <commit before the change>:cpp/kernels/wgmma/gemm_wgmma.cuh > benchmarks/results/probes/before.cuh
 #   (device) BEFORE=benchmarks/results/probes/before.cuh bash benchmarks/results/probes/device_session47_desc.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
