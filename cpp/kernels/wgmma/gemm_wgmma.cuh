@@ -618,7 +618,7 @@ __device__ __forceinline__ void Kernel<BM, BN, kStages, kConsumers, kEpiN, kT, k
   // Programmatic dependent launch (pdl.hpp): this CTA's set-up below (barrier init, tensor-map prefetch)
   // overlaps the previous kernel; global memory waits for it, then the next kernel may launch.
   // The warpgroup index through a warp shuffle: the same value, but one the compiler knows is warp-uniform, so what is
-  // derived from it (the consumer's rows, its wgmma descriptors) lives in uniform registers (wgmma_desc below).
+  // derived from it (the consumer's rows, its wgmma descriptors desc_a0 / desc_b0) lives in uniform registers.
   const int warpgroup = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
   if (threadIdx.x == 0) {
     // The tensor maps live in the kernel's parameter space, not in memory a prior kernel writes
