@@ -47,6 +47,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../cta_unit.cuh"
 #include "../gemm_args.hpp"
 #include "../pdl.hpp"
 #include "../realign.cuh"
@@ -496,67 +497,12 @@ struct Kernel {
       }
   }
 
-  // The work unit of a CTA. Without split-K: grid (tiles, 1, batch chunk), tile bx of batch batch_base + bz.
-  // With split-K (make_split_plan, cpp/model/types.hpp): a 1-D grid of units, first the dp_tiles whole tiles
-  // (in launch order over all batches), then slice s of tail tile j at dp_tiles + s * tail + j; a slice is a
-  // sub-problem whose K is its k-tiles (only the last slice can end in a partial k-tile), and it writes the
-  // fp32 partial tile bx - dp_tiles (= s * tail + j) of the workspace instead of C. 32-bit index math: the
-  // launcher checks that the units fit in an int.
-  struct Unit {
-    long long batch;
-    int m0, n0, slice;
-    bool split;
-  };
-  __device__ __forceinline__ static Unit unit_of(const Params& p, int bx, int bz) {
-    Unit u;
-    u.slice = 0;
-    u.split = p.split_k > 1 && bx >= p.dp_tiles;
-    int pid;
-    if (p.split_k > 1) {
-      int t = bx;
-      if (u.split) {
-        const int v = t - p.dp_tiles;
-        u.slice = v / p.tail_tiles;
-        t = p.dp_tiles + (v - u.slice * p.tail_tiles);
-      }
-      const int per_batch = p.tiles_m * p.tiles_n;
-      const int b = t / per_batch;
-      pid = t - b * per_batch;
-      u.batch = b;
-    } else {
-      pid = bx;
-      u.batch = (long long)p.batch_base + bz;
-    }
-    int tile_m, tile_n;
-    triton_raster(pid, p.tiles_m, p.tiles_n, p.group_size_m, tile_m, tile_n);
-    u.m0 = tile_m * BM;
-    u.n0 = tile_n * BN;
-    return u;
-  }
-  // The CTA index read with volatile asm, so the compiler recomputes from it rather than keeping values
-  // derived from blockIdx live across the main loop.
-  __device__ __forceinline__ static int ctaid_x() {
-    int v;
-    asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(v));
-    return v;
-  }
-  __device__ __forceinline__ static int tid_x() {
-    int v;
-    asm volatile("mov.u32 %0, %%tid.x;" : "=r"(v));
-    return v;
-  }
-  __device__ __forceinline__ static int ctaid_z() {
-    int v;
-    asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(v));
-    return v;
-  }
-
   __device__ __forceinline__ static void run(const Params& p) {
     extern __shared__ __align__(128) unsigned char smem_raw[];
     T* smem = reinterpret_cast<T*>(smem_raw);
     const unsigned smem_base = smem_u32(smem);
 
-    const Unit unit = unit_of(p, blockIdx.x, blockIdx.z);
+    const CtaUnit unit = cta_unit<BM, BN>(p, blockIdx.x, blockIdx.z);
     const int m0 = unit.m0;
     const int n0 = unit.n0;
     const long long batch = unit.batch;
@@ -841,7 +787,7 @@ struct Kernel {
 
     // The tile's coordinates again, from a fresh read of the CTA index: kept live across the main loop they
     // cost the big tiles registers they do not have (ptxas spilled 128x256x32 with them).
-    const Unit eu = unit_of(p, ctaid_x(), ctaid_z());
+    const CtaUnit eu = cta_unit<BM, BN>(p, ctaid_x(), ctaid_z());
     {
     // The thread's place in the tile, likewise recomputed (from %tid.x) rather than kept across the loop.
     const int tid = tid_x();

@@ -42,6 +42,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../cta_unit.cuh"
 #include "../gemm_args.hpp"
 #include "../pdl.hpp"
 
@@ -240,67 +241,11 @@ struct Kernel {
       for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[i], bf[j], acc[i][j]);
   }
 
-  // The work unit of a CTA, the scheme of mma_sync::Kernel::unit_of. Without split-K: grid (tiles, 1, batch
-  // chunk), tile bx of batch batch_base + bz. With split-K (make_split_plan, cpp/model/types.hpp): a 1-D grid
-  // of units, first the dp_tiles whole tiles (in launch order over all batches), then slice s of tail tile j
-  // at dp_tiles + s * tail + j; a slice is a sub-problem whose K is its k-tiles (only the last slice can end
-  // in a partial k-tile), and it writes the fp32 partial tile bx - dp_tiles (= s * tail + j) of the
-  // workspace instead of C. 32-bit index math: the launcher checks that the units fit in an int.
-  struct Unit {
-    long long batch;
-    int m0, n0, slice;
-    bool split;
-  };
-  __device__ __forceinline__ static Unit unit_of(const Params& p, int bx, int bz) {
-    Unit u;
-    u.slice = 0;
-    u.split = p.split_k > 1 && bx >= p.dp_tiles;
-    int pid;
-    if (p.split_k > 1) {
-      int t = bx;
-      if (u.split) {
-        const int v = t - p.dp_tiles;
-        u.slice = v / p.tail_tiles;
-        t = p.dp_tiles + (v - u.slice * p.tail_tiles);
-      }
-      const int per_batch = p.tiles_m * p.tiles_n;
-      const int b = t / per_batch;
-      pid = t - b * per_batch;
-      u.batch = b;
-    } else {
-      pid = bx;
-      u.batch = (long long)p.batch_base + bz;
-    }
-    int tile_m, tile_n;
-    triton_raster(pid, p.tiles_m, p.tiles_n, p.group_size_m, tile_m, tile_n);
-    u.m0 = tile_m * BM;
-    u.n0 = tile_n * BN;
-    return u;
-  }
-  // Special registers read with volatile asm, so that the epilogue recomputes its coordinates from them
-  // rather than keeping values derived from blockIdx / threadIdx live across the main loop (registers the
-  // 8x8 tiles do not have at 2 CTAs per SM).
-  __device__ __forceinline__ static int ctaid_x() {
-    int v;
-    asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(v));
-    return v;
-  }
-  __device__ __forceinline__ static int ctaid_z() {
-    int v;
-    asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(v));
-    return v;
-  }
-  __device__ __forceinline__ static int tid_x() {
-    int v;
-    asm volatile("mov.u32 %0, %%tid.x;" : "=r"(v));
-    return v;
-  }
-
   __device__ __forceinline__ static void run(const Params& p) {
     extern __shared__ __align__(16) float smem[];
     const unsigned sbase = smem_u32(smem);
 
-    const Unit unit = unit_of(p, blockIdx.x, blockIdx.z);
+    const CtaUnit unit = cta_unit<BM, BN>(p, blockIdx.x, blockIdx.z);
     const int m0 = unit.m0, n0 = unit.n0;
     const long long k_begin = unit.split ? (long long)unit.slice * p.k_tiles_per_split * BK : 0;
     const int K = unit.split ? static_cast<int>(min((long long)p.K - k_begin, (long long)p.k_tiles_per_split * BK)) : p.K;
@@ -472,7 +417,7 @@ struct Kernel {
     cp_async_wait<0>();  // only empty groups can be pending; nothing may be in flight at exit
 
     // ---- epilogue, straight from the accumulators ----
-    const Unit eu = unit_of(p, ctaid_x(), ctaid_z());
+    const CtaUnit eu = cta_unit<BM, BN>(p, ctaid_x(), ctaid_z());
     const int etid = tid_x();
     const int elane = etid & 31, ewarp = etid >> 5;
     const int row0 = (ewarp / WARPS_N) * kWarpTileM + (elane / kLanesN) * 4;  // tile-local
