@@ -307,6 +307,9 @@ __device__ __forceinline__ std::uint64_t make_desc(std::uint32_t addr, std::uint
 // HGMMAs; cpp/kernels/wgmma/NOTES.md session 47). Stepped, the same kernels ran 1.034x faster (geomean, 9 kernels x 7
 // sizes, 0.96-1.17; the 64-row tiles most; H100, NOTES.md session 48).
 __device__ __forceinline__ constexpr std::uint64_t wgmma_desc_step(std::uint32_t bytes) { return bytes >> 4; }
+static_assert(kSmemOptinBytes + kSmemAlignBytes <= (1 << 18),
+              "a CTA's shared-memory addresses must stay below 2^18: wgmma_desc_step adds to the descriptor's 14-bit "
+              "start-address field (address / 16) and must not carry out of it");
 
 // The storage word of one element (C, bias) and its value.
 template <ElemType T>
