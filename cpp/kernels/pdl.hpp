@@ -20,8 +20,8 @@
 //    64x64x64 at 128x4096x4096 went from 22.9 to 40.4 us, 16x16x64 at 16x4096x4096 from 14.6 to 26.4).
 //    After the wait at most two grids overlap: this one and the next, whose CTAs only do their set-up.
 //    And only where the next grid's waiting CTAs cannot crowd this one's (wgmma: persistent, one CTA per
-//    SM, always; mma_sync: decided at launch from the grid and the CTAs per SM, gemm_mma_sync.cuh
-//    launch()): a 2-CTA-per-SM grid with room for a third ran up to 28 % slower with the trigger.
+//    SM, always; mma_sync and simt: decided at launch from the grid and the CTAs per SM, cta_unit.cuh
+//    launch_cta_units()): a 2-CTA-per-SM grid with room for a third ran up to 28 % slower with the trigger.
 //    Without the explicit trigger the next grid still launches as this one's CTAs exit, before the
 //    memory flush that ordinary stream order waits for.
 //  * The launch attribute is set only when the kernel, as loaded on this device, was compiled for a

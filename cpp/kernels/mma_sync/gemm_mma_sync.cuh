@@ -912,105 +912,22 @@ struct Kernel {
   }
 };
 
-// Host-side launch shared by every specialisation. KernelFn is the extern "C" __global__ wrapper.
+// Host-side launch shared by every specialisation (cta_unit.cuh plan_cta_units, launch_cta_units: the same for the
+// simt family). `kernel` is the extern "C" __global__ wrapper.
 template <typename K>
 inline cudaError_t launch(void (*kernel)(Params), const GemmArgs& g, int block_m, int block_n) {
   if (g.M <= 0 || g.N <= 0 || g.batch <= 0) return cudaSuccess;
   // TF32: K, the operands' leading dimensions and batch strides in the 16-bit units the kernel moves (K::E).
   constexpr int u = K::kUnits;
-  if (g.M > INT32_MAX || g.N > INT32_MAX || g.K > INT32_MAX / u) return cudaErrorInvalidValue;
   Params p;
+  SplitPlan sp;
+  cudaError_t e = plan_cta_units(g, block_m, block_n, K::kBlockK, u, p, sp);
+  if (e != cudaSuccess) return e;
   p.a = g.a;
   p.b = g.b;
   p.c = g.c;
-  p.M = static_cast<int>(g.M);
-  p.N = static_cast<int>(g.N);
-  p.K = static_cast<int>(g.K) * u;
-  p.lda = (g.a_stride_k == 1 ? g.a_stride_m : g.a_stride_k) * u;
-  p.ldb = (g.b_stride_k == 1 ? g.b_stride_n : g.b_stride_k) * u;
-  p.ldc = g.c_stride_m;
-  p.a_batch = g.a_stride_batch * u;
-  p.b_batch = g.b_stride_batch * u;
-  p.c_batch = g.c_stride_batch;
-  p.tiles_m = static_cast<int>((g.M + block_m - 1) / block_m);
-  p.tiles_n = static_cast<int>((g.N + block_n - 1) / block_n);
-  p.group_size_m = g.group_size_m < 1 ? 1 : g.group_size_m;
-  const long long tiles = (long long)p.tiles_m * p.tiles_n;
-  if (tiles > INT32_MAX) return cudaErrorInvalidValue;
-  // Split-K schedule (gemm_args.hpp: split_slots comes from the op / launch_gemm, so the workspace agrees).
-  if (g.split_k > 1 && g.split_slots <= 0) return cudaErrorInvalidValue;
-  const SplitPlan sp = split_plan(g, block_m, block_n, K::kBlockK);
-  p.split_k = sp.slices;
-  p.k_tiles_per_split = static_cast<int>(sp.k_tiles_per_slice);
-  p.ws = g.workspace;
-  p.dp_tiles = static_cast<int>(sp.dp_tiles);     // < units <= INT32_MAX (checked below)
-  p.tail_tiles = static_cast<int>(sp.tail_tiles);
   p.bias = g.bias;  // added in the epilogue of whole tiles; for split tiles the reduction adds it
-  if (sp.slices > 1 && (p.ws == nullptr || sp.units() > INT32_MAX)) return cudaErrorInvalidValue;
-
-  int dev = 0;
-  if (K::kSmemBytes > 48 * 1024 || g.programmatic_dependent_launch) {
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e != cudaSuccess) return e;
-  }
-  if (K::kSmemBytes > 48 * 1024) {
-    // Opt in to > 48 KB dynamic shared memory; the attribute is per device, so set it once per device.
-    static unsigned long long configured_mask = 0;  // benign race: setting it twice is harmless
-    cudaError_t e = cudaSuccess;
-    if (dev >= 64 || !(__atomic_load_n(&configured_mask, __ATOMIC_ACQUIRE) & (1ull << dev))) {
-      e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes);
-      if (e != cudaSuccess) return e;
-      if (dev < 64) __atomic_fetch_or(&configured_mask, 1ull << dev, __ATOMIC_RELEASE);
-    }
-  }
-  cudaLaunchConfig_t cfg{};
-  cudaLaunchAttribute attr[1];
-  cfg.blockDim = dim3(K::kThreads);
-  cfg.dynamicSmemBytes = K::kSmemBytes;
-  cfg.stream = g.stream;
-  cfg.attrs = attr;
-  p.pdl_early_trigger = 0;
-  if (g.programmatic_dependent_launch) {
-    static std::atomic<unsigned char> waits[64];  // per kernel (this template instance) and device
-    cudaError_t e = cudaSuccess;
-    cfg.numAttrs = add_pdl_attribute(true, reinterpret_cast<const void*>(kernel), dev, waits, attr, 0);
-    // The explicit (early) trigger only where the next grid's waiting CTAs cannot crowd ours: one CTA
-    // per SM fits (they queue for our slots), or a same-sized next grid fits in the slots ours leave
-    // free (2 x our CTAs per SM <= the CTAs per SM the resources allow). Measured on the H200
-    // (benchmarks/small_gemm.py, trigger right after the wait for every grid): the 256-CTA grids of
-    // 64x64x64, 32x128x32, 32x64x64, 64x32x64 (2 CTAs per SM, room for 3) and 16x16x256 ran 5-28 %
-    // slower than without PDL (64x64x64 at 1024^3 9.99 -> 12.83 us; 32x64x64 at 128x4096x4096 20.4 ->
-    // 28.2), the trigger moved to the last k-tile load was no better; every grid this rule lets
-    // trigger gained 3-36 % (16 CTAs at 64^3: 2.43 -> 1.79 us), 256 CTAs of 16x16x64 at 256^3 20 %.
-    static std::atomic<int> per_sm_cache[64];  // CTAs per SM the resources allow, per device
-    int per_sm = per_sm_cache[dev & 63].load(std::memory_order_relaxed);
-    if (per_sm <= 0) {
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, K::kThreads, K::kSmemBytes);
-      if (e != cudaSuccess) return e;
-      per_sm_cache[dev & 63].store(per_sm, std::memory_order_relaxed);
-    }
-    int sms = g.sm_count;
-    if (sms <= 0) {
-      e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-      if (e != cudaSuccess) return e;
-    }
-    const long long ours_per_sm = ((sp.slices > 1 ? sp.units() : tiles * g.batch) + sms - 1) / sms;
-    p.pdl_early_trigger = (per_sm <= 1 || 2 * ours_per_sm <= per_sm) ? 1 : 0;
-  }
-  if (sp.slices > 1) {  // one 1-D grid of work units over every batch
-    p.batch_base = 0;
-    cfg.gridDim = dim3(static_cast<unsigned>(sp.units()), 1, 1);
-    return cudaLaunchKernelEx(&cfg, kernel, p);
-  }
-  constexpr long long kMaxGridZ = 65535;
-  for (long long b0 = 0; b0 < g.batch; b0 += kMaxGridZ) {
-    const long long nb = g.batch - b0 < kMaxGridZ ? g.batch - b0 : kMaxGridZ;
-    p.batch_base = static_cast<int>(b0);
-    cfg.gridDim = dim3(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(nb));
-    cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, p);
-    if (e != cudaSuccess) return e;
-  }
-  return cudaSuccess;
+  return launch_cta_units<K>(kernel, p, g, sp);
 }
 
 }  // namespace mma_sync
