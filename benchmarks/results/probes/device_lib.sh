@@ -11,7 +11,8 @@
 #   device_prepare GPU     the three above in order
 #   device_begin           $OUT made, device_start, device_ensure_built, R = the repository root: a script's preamble
 #   device_resume_suite S  time what the installed model adds to suite S's stored data (its new picks, the brute
-#                          force's missing launches) within 540 s of t0, into /tmp/rep under this GPU's name
+#                          force's missing launches) within ${DEVICE_CALL_S:-540} s of t0 (set it lower when the
+#                          session's device time left is less than a whole call), into /tmp/rep under this GPU's name
 #                          (nvidia-h100 / nvidia-h200, from device_start); 1 when no time is left
 device_start() {
   t0=$(date +%s)
@@ -58,7 +59,7 @@ device_ship_shards() {
 # device_resume_suite SUITE [--retime-stale]: time what the stored data lacks (and, with --retime-stale, the launches a
 # later kernel change altered: bench/configs.py KERNEL_CHANGES) within the call's remaining time
 device_resume_suite() {
-  local left=$(( 540 - ($(date +%s) - t0) ))
+  local left=$(( ${DEVICE_CALL_S:-540} - ($(date +%s) - t0) ))
   [ "$left" -gt 30 ] || { echo "no time left for $1"; return 1; }
   python3 -m origami_nv bench run --suite "$1" --out /tmp/rep --resume-from reports --gpu-name "nvidia-$gpu" \
     --no-seed --no-plots --no-report --time-budget "$left" ${2:-} 2>&1 | tail -2
