@@ -1,5 +1,5 @@
 // The work unit of a CTA of the non-persistent kernels (the mma.sync and CUDA-core fp32 families), and the special
-// registers their kernels re-read; one definition for both (their Params carry the same fields for it).
+// registers their kernels re-read, and their kernel arguments (CtaParams); one definition for both.
 //
 // Without split-K: grid (tiles, 1, batch chunk), tile bx of batch batch_base + bz. With split-K (make_split_plan,
 // cpp/model/types.hpp): a 1-D grid of units, first the dp_tiles whole tiles (in launch order over all batches), then
@@ -19,6 +19,32 @@
 #include "pdl.hpp"
 
 namespace origami {
+
+// Kernel arguments of both families (by value in the parameter space): Elem is the type of the operands and C as the
+// kernel's signature holds them (void for mma.sync, whose specialisations type them), Bias the bias's. Leading
+// dimensions are of the non-contiguous dimension; the contiguous one has stride 1 by construction of the
+// specialisation.
+template <class Elem, class Bias>
+struct CtaParams {
+  const Elem* a;
+  const Elem* b;
+  Elem* c;
+  int M, N, K;
+  long long lda, ldb, ldc;                  // elements
+  long long a_batch, b_batch, c_batch;      // elements
+  int tiles_m, tiles_n;
+  int group_size_m;
+  int batch_base;                           // first batch index of this launch (grid.z chunks)
+  int pdl_early_trigger;                    // launch the next kernel right after our wait (pdl.hpp)
+  // Split-K (GemmArgs::split_k, make_split_plan): split_k > 1 slices of k_tiles_per_split k-tiles for the
+  // tail_tiles tiles after the dp_tiles whole ones; slice s of tail tile j writes its fp32 partial tile
+  // (BM x BN, tile-local rows of BN) at ws + (s * tail_tiles + j) * BM * BN.
+  int split_k;
+  int k_tiles_per_split;
+  float* ws;
+  int dp_tiles, tail_tiles;
+  const Bias* bias;                         // GemmArgs::bias (nullptr: none), N values
+};
 
 struct CtaUnit {
   long long batch;

@@ -55,28 +55,8 @@
 namespace origami {
 namespace mma_sync {
 
-// Kernel arguments (by value in the parameter space). Leading dimensions are of the non-contiguous
-// dimension; the contiguous one has stride 1 by construction of the specialisation.
-struct Params {
-  const void* a;
-  const void* b;
-  void* c;
-  int M, N, K;
-  long long lda, ldb, ldc;                  // elements
-  long long a_batch, b_batch, c_batch;      // elements
-  int tiles_m, tiles_n;
-  int group_size_m;
-  int batch_base;                           // first batch index of this launch (grid.z chunks)
-  int pdl_early_trigger;                    // launch the next kernel right after our wait (pdl.hpp)
-  // Split-K (GemmArgs::split_k, make_split_plan): split_k > 1 slices of k_tiles_per_split k-tiles for the
-  // tail_tiles tiles after the dp_tiles whole ones; slice s of tail tile j writes its fp32 partial tile
-  // (BM x BN, tile-local rows of BN) at ws + (s * tail_tiles + j) * BM * BN.
-  int split_k;
-  int k_tiles_per_split;
-  float* ws;
-  int dp_tiles, tail_tiles;
-  const void* bias;                         // GemmArgs::bias (nullptr: none)
-};
+// Kernel arguments (cta_unit.cuh CtaParams): the operands and C untyped here, typed per specialisation (T).
+using Params = CtaParams<void, void>;
 
 // ---- PTX wrappers ------------------------------------------------------------------------------
 __device__ __forceinline__ unsigned smem_u32(const void* p) {
