@@ -14,8 +14,9 @@
 #   vs:NAME:SETS:DTYPES[:ROUNDS]   benchmarks/vs_cublas.py --sets SETS --dtypes DTYPES --rounds ROUNDS (default 2;
 #                  lists comma-separated) into $OUT/NAME_<gpu>.{json,md},
 #                  e.g. vs:vs_cublas_fp32_tf32:squares,squares-nt,seed:float32,tfloat32:4
-#   e2e:NAME       benchmarks/e2e_llama.py, Llama-3-8B under torch.compile, batch 1 and 8, prefill 512 and 2048, 128
-#                  decode steps, cuBLAS against the dispatcher (issue 14's grid) into $OUT/NAME_<gpu>/e2e_llama.*
+#   e2e:NAME[:BATCHES]   benchmarks/e2e_llama.py, Llama-3-8B under torch.compile, batch 1 and 8 (or BATCHES, e.g. 1:
+#                  half the grid, when a call cannot hold the whole), prefill 512 and 2048, 128 decode steps, cuBLAS
+#                  against the dispatcher (issue 14's grid) into $OUT/NAME_<gpu>/e2e_llama.*
 # The package is built first unless the op already loads (a warm machine).
 set -u
 source benchmarks/results/probes/device_lib.sh
@@ -43,8 +44,8 @@ for step in "$@"; do
         --dtypes ${dts//,/ } --rounds "${rounds:-2}" --out "$OUT/${n}_$gpu" > "$OUT/${n}_$gpu.log" 2>&1)
       echo "$n rc=$?"; sed -n '/^| set | dtype/,/^$/p' "$OUT/${n}_$gpu.md" ;;
     e2e:*)
-      n=${step#e2e:}; left=$(( 585 - ($(date +%s) - t0) ))
-      (cd /tmp && timeout "$left" python3 "$R/benchmarks/e2e_llama.py" --presets llama-3-8b --batches 1,8 \
+      IFS=: read -r _ n batches <<< "$step"; left=$(( 585 - ($(date +%s) - t0) ))
+      (cd /tmp && timeout "$left" python3 "$R/benchmarks/e2e_llama.py" --presets llama-3-8b --batches "${batches:-1,8}" \
         --prefill 512,2048 --decode 128 --modes compile --variants cublas,dispatcher --dtype bfloat16 --reps 3 \
         --budget-s $(( left - 60 )) --out "$OUT/${n}_$gpu" > "$OUT/${n}_$gpu.log" 2>&1)
       echo "$n rc=$?"; grep -E "^\| (variant|dispatcher)" "$OUT/${n}_$gpu/e2e_llama.md" | head -4 ;;
