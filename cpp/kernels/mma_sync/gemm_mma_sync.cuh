@@ -47,6 +47,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../cp_async.cuh"
 #include "../cta_unit.cuh"
 #include "../gemm_args.hpp"
 #include "../pdl.hpp"
@@ -59,15 +60,7 @@ namespace mma_sync {
 using Params = CtaParams<void, void>;
 
 // ---- PTX wrappers ------------------------------------------------------------------------------
-__device__ __forceinline__ unsigned smem_u32(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-// 16-byte cp.async, L2-only (.cg: operands are reused through L2, not L1); src_bytes < 16 zero-fills.
-__device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+// (smem_u32 and the cp.async wrappers: ../cp_async.cuh)
 // REALIGN path: one 16-byte block of global memory through the non-coherent (read-only) path, and one 16-byte
 // shared-memory store. ld.global.nc: the operands are not written while the kernel runs (the PDL wait precedes
 // the first load), and it cannot alias st.shared, so the compiler may issue a group's loads before its stores.
@@ -75,9 +68,6 @@ __device__ __forceinline__ uint4 ldg_block(const uint4* p) { return __ldg(p); }
 __device__ __forceinline__ void st_shared_16(unsigned dst, const uint4 v) {
   asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w));
 }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-
 template <bool TRANS>
 __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned addr) {
   if constexpr (TRANS) {
