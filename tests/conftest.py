@@ -81,6 +81,17 @@ def require_compiled(items, what: str) -> None:
 
 
 @pytest.fixture
+def default_hardware(monkeypatch):
+    """The GPU table's hardware rows, not an ORIGAMI_NV_HW_PARAMS override file from the environment; the API's
+    cached selectors dropped after the test (a test that sets the override must not leave its selectors behind).
+    A module takes it for every test with `pytestmark = pytest.mark.usefixtures("default_hardware")`."""
+    monkeypatch.delenv("ORIGAMI_NV_HW_PARAMS", raising=False)
+    yield
+    from origami_nv import _api
+    _api.clear_caches()
+
+
+@pytest.fixture
 def needs_sm90():
     """Skip (with the reason) unless a CUDA GPU of compute capability 9.0 is visible: the wgmma kernels (sm_90a)."""
     import torch

@@ -6,9 +6,7 @@ import pytest
 import origami_nv
 
 
-@pytest.fixture(autouse=True)
-def _no_override(monkeypatch):
-    monkeypatch.delenv("ORIGAMI_NV_HW_PARAMS", raising=False)
+pytestmark = pytest.mark.usefixtures("default_hardware")
 
 
 SEED_TERMS = ["N_MMA", "L_MI", "L_compute", "grid_M", "grid_N", "total_tiles", "active_SMs", "num_waves",

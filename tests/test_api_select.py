@@ -8,11 +8,7 @@ import origami_nv
 from origami_nv import Config, _api
 
 
-@pytest.fixture(autouse=True)
-def _no_override(monkeypatch):
-    monkeypatch.delenv("ORIGAMI_NV_HW_PARAMS", raising=False)
-    yield
-    _api.clear_caches()
+pytestmark = pytest.mark.usefixtures("default_hardware")
 
 
 def test_select_seed_mode_is_appendix_a():

@@ -7,16 +7,12 @@ import sys
 import pytest
 
 import origami_nv
-from origami_nv import _api, _core, _kernels
+from origami_nv import _core, _kernels
 
 H100 = "H100_SXM"
 
 
-@pytest.fixture(autouse=True)
-def _clean(monkeypatch):
-    monkeypatch.delenv("ORIGAMI_NV_HW_PARAMS", raising=False)
-    yield
-    _api.clear_caches()
+pytestmark = pytest.mark.usefixtures("default_hardware")
 
 
 @pytest.fixture(scope="module")
