@@ -5,9 +5,11 @@ what every reader already sees and the working tree that travels to the GPU mach
     python benchmarks/prune_superseded.py reports/nvidia-h100/raw/gen-valid/rotate ...   # report what it would drop
     python benchmarks/prune_superseded.py --write reports/*/raw/*/*                       # rewrite the shards
 
-The readers of the raw data (the report, `benchmarks/fit_model.py`, the runner's resume) take the records through
+The readers of the raw data (the report, `benchmarks/fit_model.py`) take the records through
 `configs.drop_superseded`: a launch that `bench run --retime-stale` / `--retime-split` re-timed with newer kernels or a
-newer split reduction is dropped there, size by size, with its attempt record. Those records are only ever read to be
+newer split reduction is dropped there, size by size, with its attempt record. (The runner's resume reads every record:
+its ResumeIndex counts a superseded launch as done, and only its choice of the best launch to time a reference of
+drops them.) Those records are only ever read to be
 dropped; each re-timing of a set adds them again (H100 gen-valid: 189,957 records, 86,698 kept). This script drops
 them from the files themselves: each shard keeps its name (the reports' list of shards merged, the run order) and
 every other line as it was, byte for byte; a file is rewritten only when it loses a record, in its own compression
@@ -90,14 +92,13 @@ def prune(folder: Path, write: bool) -> tuple[int, int, int]:
         raise SystemExit(f"{folder}: the pruned records are not a fixed point of drop_superseded; nothing written")
     saved = 0
     for path, lines in shards:
-        if all(rec is None or id(rec) in keep_ids for _, rec in lines):
+        if not write or all(rec is None or id(rec) in keep_ids for _, rec in lines):
             continue
         text = "".join(line if line.endswith("\n") else line + "\n"
                        for line, rec in lines if rec is None or id(rec) in keep_ids)
         before = path.stat().st_size
-        if write:
-            write_shard(path, text)
-            saved += before - path.stat().st_size
+        write_shard(path, text)
+        saved += before - path.stat().st_size
     return len(records), len(kept), saved
 
 
