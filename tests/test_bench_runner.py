@@ -600,3 +600,32 @@ def test_a_retiming_cut_short_leaves_the_sizes_it_did_not_finish_as_measured():
     kept = C.drop_superseded(old + new + [rec("f", 14.0, 4, item="y"), done("f", 15.0)])
     assert [(r["item"], r["kernel_version"]) for r in kept if r.get("kind") == "config" and r["size"] == "f"] == \
         [("x", 4), ("y", 4)]
+
+
+def test_pick_and_twin_that_disagree_are_timed_again(tmp_path):
+    # The pick (A through the op) and its config twin (A launched directly) are one launch: timed 1.2 us then 1.5 us
+    # back to back, the run times both again (twin first this time) and the later records are the ones read.
+    k = SUITE.sizes[0].key
+    h, s = make(times={"pick " + ID["A"]: [1.2e-6, 1.3e-6], ID["A"]: [1.5e-6, 1.31e-6]})
+    run_suite(Suite("t", "", SUITE.sizes[:1]), tmp_path, h, [s], RunOptions())
+    order = [i for _, i, _ in h.timed]
+    assert order[:3] == ["cublas", "pick " + ID["A"], ID["A"]]
+    assert order.count(ID["A"]) == 2 and order.count("pick " + ID["A"]) == 2
+    assert order.index(ID["A"], 3) < order.index("pick " + ID["A"], 2)     # the other order the second time
+    recs = [r for r in load_records(tmp_path) if r["kind"] in ("pick", "config")]
+    last = {r["item"]: r for r in recs}
+    assert last["pick"]["time_s"] == pytest.approx(1.3e-6) and last[ID["A"]]["time_s"] == pytest.approx(1.31e-6)
+    assert "twin_recheck" in last["pick"] and "1.250" in last[ID["A"]]["twin_recheck"]
+    assert last["pick"]["config_id"] == ID["A"] and last[ID["A"]]["config"] == C.normalize(A)
+    # the report's and the fit's readers (later result wins) and the resume see the re-timed pair
+    h2, s2 = make(times={"pick " + ID["A"]: [1.2e-6, 1.3e-6], ID["A"]: [1.5e-6, 1.31e-6]})
+    run_suite(Suite("t", "", SUITE.sizes[:1]), tmp_path, h2, [s2], RunOptions())
+    assert h2.timed == []
+
+
+def test_pick_and_twin_that_agree_are_timed_once(tmp_path):
+    h, s = make(times={"pick " + ID["A"]: 1.2e-6, ID["A"]: 1.25e-6})     # 4 % apart: within TWIN_DISAGREEMENT
+    run_suite(Suite("t", "", SUITE.sizes[:1]), tmp_path, h, [s], RunOptions())
+    order = [i for _, i, _ in h.timed]
+    assert order.count(ID["A"]) == 1 and order.count("pick " + ID["A"]) == 1
+    assert not any("twin_recheck" in r for r in load_records(tmp_path))

@@ -28,8 +28,9 @@ class FakeContext:
 
 
 class FakeHarness:
-    """times[(size_key, item)] or times[item] -> seconds; errors likewise -> relative error;
-    launch_errors: items whose check raises; clock: optional callable(seconds) advanced per timing."""
+    """times[(size_key, item)] or times[item] -> seconds, or a list of them: the n-th timing of the item takes the
+    n-th (the last repeats); errors likewise -> relative error; launch_errors: items whose check raises; clock:
+    optional callable(seconds) advanced per timing."""
 
     def __init__(self, times: dict, errors: dict | None = None, launch_errors: set | None = None,
                  advance=None, mode: str = "rotate"):
@@ -78,7 +79,11 @@ class FakeHarness:
         return float(self._lookup(self.errors, ctx.size, fn.item, 1e-4))
 
     def time(self, ctx, fn, cutoff_s=None) -> Timing:
-        t = float(self._lookup(self.times, ctx.size, fn.item))
+        t = self._lookup(self.times, ctx.size, fn.item)
+        if isinstance(t, (list, tuple)):
+            n = sum(1 for k, i, _ in self.timed if k == ctx.size.key and i == fn.item)
+            t = t[min(n, len(t) - 1)]
+        t = float(t)
         self.timed.append((ctx.size.key, fn.item, cutoff_s))
         if self.advance:
             self.advance(t)

@@ -32,6 +32,17 @@ from .timing import DeviceError, LaunchError
 
 _now = time.monotonic  # the run's clock (tests replace it with a simulated one)
 EXIT_HUNG = 4           # = cli.EXIT_DEVICE
+# The pick and its config twin are one launch timed twice, back to back (through the op, then directly). Where their
+# medians differ by more than this, the GPU changed state between them and both are timed again
+# (Runner._recheck_pick_twin). Where it came from: the H100 gen-valid re-timing of 2026-12-06 (kernel change 16), 11
+# of 109 twins differed by more than 5 %, the large sizes the most (4096x4608x36864 wgmma 192x192: 2077 then 2551 us,
+# 0.14 s apart, each with an interquartile spread under 2 %); on the H200 gen-valid none of 31 did.
+TWIN_DISAGREEMENT = 0.05
+# The fields a config / pick record carries from the run loop (not from the timing): what a re-timing copies.
+_CONFIG_EXTRA = ("config", "config_id", "predicted_cycles", "resources", "admissible", "bf_pass",
+                 "split_k_reduction", "kernel_version")
+_PICK_EXTRA = ("config", "config_id", "predicted_cycles", "selection", "via", "kernel_version", "operand_alignment",
+               "repick", "selection_note")
 
 
 def _layout_of(system, size) -> str:
@@ -496,6 +507,8 @@ class Runner:
             system.prepare_candidates(size, todo)
         if not self._time_candidates(size, system, ctx, cands, best):
             return False
+        if timed_pick is not None and not self._recheck_pick_twin(size, system, ctx, timed_pick, pick):
+            return False
         # A second pass where the system has one (origami: split-K of the fastest unsplit kernels), from what
         # the first pass measured.
         if hasattr(system, "extra_candidates") and self.opt.bf_limit is None:
@@ -512,6 +525,31 @@ class Runner:
             # A pick timed again in a later run than the brute force: its best launch with it (a first visit times
             # the pick and the brute force in one run already).
             self._time_reference(size, system, ctx, timed_pick)
+        return True
+
+    def _recheck_pick_twin(self, size, system, ctx, timed_pick: dict, pick) -> bool:
+        """Time the pick and its config twin again, in the other order, where this run's two timings of the one
+        launch disagree by more than TWIN_DISAGREEMENT (at the 700 W limit the clock follows what ran before, and
+        the A/BF of the size would be the ratio of two GPU states). The new records supersede the first ones: the
+        index and every reader keep an item's latest result. False where the budget stopped the run."""
+        name, cid = system.name, timed_pick.get("config_id")
+        twin = self.index.results.get((size.key, name, cid))
+        if (twin is None or twin.get("status") != "ok" or twin.get("cut_off") or timed_pick.get("status") != "ok"
+                or twin.get("t", 0.0) < timed_pick.get("t", 0.0) or not twin.get("time_s")
+                or not timed_pick.get("time_s")):
+            return True   # (no twin timed in this run, or one of the two did not run: nothing to compare)
+        ratio = twin["time_s"] / timed_pick["time_s"]
+        if abs(math.log(ratio)) <= math.log1p(TWIN_DISAGREEMENT):
+            return True
+        if not self.budget.allows():
+            return False
+        why = f"the pick and its config twin, timed back to back, differed (config / pick {ratio:.3f})"
+        twin_extra = {k: v for k, v in twin.items() if k in _CONFIG_EXTRA}
+        self._item(size, name, cid, ctx, lambda: system.config_fn(size, twin["config"]),
+                   extra={**twin_extra, "twin_recheck": why})
+        pick_extra = {k: v for k, v in timed_pick.items() if k in _PICK_EXTRA}
+        self._item(size, name, "pick", ctx, lambda: system.pick_fn(size, pick), kind="pick",
+                   extra={**pick_extra, "twin_recheck": why})
         return True
 
     def _time_candidates(self, size, system, ctx, cands, best, second_pass: bool = False) -> bool:
