@@ -25,7 +25,6 @@ def run(item):
         best = min(v[0] for v in meas.values())
         timed = [(F.kid(c), cyc, c) for c, cyc in ranked if F.kid(c) in meas and F.kid(c) not in s.get("probe_only", ())]
         if not timed: continue
-        p0 = timed[0][1]
         out[size] = (best, timed, meas, s)
     return label, out
 
