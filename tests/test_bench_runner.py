@@ -628,3 +628,22 @@ def test_pick_and_twin_that_agree_are_timed_once(tmp_path):
     order = [i for _, i, _ in h.timed]
     assert order.count(ID["A"]) == 1 and order.count("pick " + ID["A"]) == 1
     assert not any("twin_recheck" in r for r in load_records(tmp_path))
+
+
+def test_retime_noisy_retimes_disagreeing_twins_of_an_earlier_run(tmp_path, monkeypatch):
+    # A run before the twin check (as if TWIN_DISAGREEMENT were off) left a pick and its twin 25 % apart at one size;
+    # --retime-noisy times that pair again, and nothing else.
+    monkeypatch.setattr(C, "TWIN_DISAGREEMENT", 10.0)
+    times = {(SUITE.sizes[0].key, "pick " + ID["A"]): [1.2e-6, 1.21e-6], (SUITE.sizes[0].key, ID["A"]): [1.5e-6, 1.22e-6]}
+    h, s = make(times=times)
+    run_suite(SUITE, tmp_path, h, [s], RunOptions())
+    assert len(h.timed) == 3 * 7
+    monkeypatch.setattr(C, "TWIN_DISAGREEMENT", 0.05)
+    assert C.disagreeing_twins(load_records(tmp_path)) == {(SUITE.sizes[0].key, "origami", "pick"),
+                                                          (SUITE.sizes[0].key, "origami", ID["A"])}
+    h2, s2 = make(times={k: v[1:] for k, v in times.items()})
+    run_suite(SUITE, tmp_path, h2, [s2], RunOptions(retime_noisy=True))
+    assert sorted(i for _, i, _ in h2.timed) == sorted([ID["A"], "pick " + ID["A"]])
+    assert C.disagreeing_twins(load_records(tmp_path)) == set()
+    last = {(r["size"], r["item"]): r for r in load_records(tmp_path) if r["kind"] in ("pick", "config")}
+    assert last[(SUITE.sizes[0].key, ID["A"])]["time_s"] == pytest.approx(1.22e-6)

@@ -69,7 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "KERNEL_CHANGES), and the split launches of an older reduction (with --resume-from)")
     r.add_argument("--retime-noisy", action="store_true",
                    help="re-time every launch of ours whose samples spread wider than 10 %% (interquartile range "
-                        "over median; bench/stats.py MAX_SPREAD) and was not measured again for it (with --resume-from)")
+                        "over median; bench/stats.py MAX_SPREAD) and was not measured again for it, and every pick "
+                        "and config twin whose times differ by more than 5 %% (configs.TWIN_DISAGREEMENT; with "
+                        "--resume-from)")
     r.add_argument("--retime-picks", action="store_true",
                    help="time every size's pick again with its best launch right after it, where the pick has no such "
                         "same-run reference (the report's A/BF is then a ratio of one run; with --resume-from)")

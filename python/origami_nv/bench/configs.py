@@ -7,6 +7,8 @@ with the field names of cpp/model/types.hpp.
 """
 from __future__ import annotations
 
+import math
+
 import functools
 
 # Version of the split-K reduction kernel (cpp/kernels/split_k.cu) a split launch's time was measured with; raw
@@ -312,6 +314,35 @@ def noisy_record(rec: dict) -> bool:
     if not t or q1 is None or q3 is None or int(rec.get("samples") or 0) < 4:
         return False
     return (q3 - q1) / t > MAX_SPREAD and "re-measured: wide spread" not in (rec.get("note") or "")
+
+
+# The pick and its config twin are one launch timed twice, back to back (through the op, then directly). Where their
+# medians differ by more than this, the GPU changed state between them: the run loop times both again
+# (runner.Runner._recheck_pick_twin), and `bench run --retime-noisy` re-times the pairs of runs before it
+# (disagreeing_twins). Where it came from: the H100 gen-valid re-timing of 2026-12-06 (kernel change 16), 11 of 109
+# twins differed by more than 5 %, the large sizes the most (4096x4608x36864 wgmma 192x192: 2077 then 2551 us, 0.14 s
+# apart, each with an interquartile spread under 2 %); on the H200 gen-valid none of 31 did.
+TWIN_DISAGREEMENT = 0.05
+
+
+def disagreeing_twins(records: list[dict]) -> set[tuple]:
+    """(size, system, item) of the picks and config twins whose latest results disagree by more than
+    TWIN_DISAGREEMENT and were not timed again for it (field "twin_recheck"): both items of each pair."""
+    latest: dict[tuple, dict] = {}
+    for r in records:
+        if r.get("kind") in ("config", "pick"):
+            latest[(r.get("size"), r.get("system"), r.get("item"))] = r
+    out = set()
+    for (size, system, item), p in latest.items():
+        if item != "pick" or p.get("status") != "ok" or not p.get("time_s") or not p.get("config_id"):
+            continue
+        c = latest.get((size, system, p["config_id"]))
+        if (c is None or c.get("status") != "ok" or c.get("cut_off") or not c.get("time_s")
+                or "twin_recheck" in p or "twin_recheck" in c):
+            continue
+        if abs(math.log(c["time_s"] / p["time_s"])) > math.log1p(TWIN_DISAGREEMENT):
+            out |= {(size, system, "pick"), (size, system, p["config_id"])}
+    return out
 
 
 def drop_superseded(records: list[dict]) -> list[dict]:

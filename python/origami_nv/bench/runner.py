@@ -32,12 +32,6 @@ from .timing import DeviceError, LaunchError
 
 _now = time.monotonic  # the run's clock (tests replace it with a simulated one)
 EXIT_HUNG = 4           # = cli.EXIT_DEVICE
-# The pick and its config twin are one launch timed twice, back to back (through the op, then directly). Where their
-# medians differ by more than this, the GPU changed state between them and both are timed again
-# (Runner._recheck_pick_twin). Where it came from: the H100 gen-valid re-timing of 2026-12-06 (kernel change 16), 11
-# of 109 twins differed by more than 5 %, the large sizes the most (4096x4608x36864 wgmma 192x192: 2077 then 2551 us,
-# 0.14 s apart, each with an interquartile spread under 2 %); on the H200 gen-valid none of 31 did.
-TWIN_DISAGREEMENT = 0.05
 # The fields a config / pick record carries from the run loop (not from the timing): what a re-timing copies.
 _CONFIG_EXTRA = ("config", "config_id", "predicted_cycles", "resources", "admissible", "bf_pass",
                  "split_k_reduction", "kernel_version")
@@ -160,9 +154,13 @@ class Runner:
         self.store = RawStore(self.raw_dir, options.shard)
         records = load_records(*options.resume_dirs, self.raw_dir)
         if options.retime_split or options.retime_stale or options.retime_noisy:
+            twins = C.disagreeing_twins(records) if options.retime_noisy else set()
+
             def is_stale(r):
                 return ((options.retime_stale and C.stale_record(r)) or (options.retime_split and C.stale_split_record(r))
-                        or (options.retime_noisy and C.noisy_record(r)))
+                        or (options.retime_noisy and (C.noisy_record(r) or (
+                            r.get("kind") in ("config", "pick")
+                            and (r.get("size"), r.get("system"), r.get("item")) in twins))))
             stale = {(r.get("size"), r.get("system")) for r in records if is_stale(r)}
             # A dropped result takes its attempt record along: an attempt without a result reads as a crash
             # (ResumeIndex.crashed). Stale attempts are stale themselves; a noisy result's attempt is not.
@@ -529,7 +527,7 @@ class Runner:
 
     def _recheck_pick_twin(self, size, system, ctx, timed_pick: dict, pick) -> bool:
         """Time the pick and its config twin again, in the other order, where this run's two timings of the one
-        launch disagree by more than TWIN_DISAGREEMENT (at the 700 W limit the clock follows what ran before, and
+        launch disagree by more than configs.TWIN_DISAGREEMENT (at the 700 W limit the clock follows what ran before, and
         the A/BF of the size would be the ratio of two GPU states). The new records supersede the first ones: the
         index and every reader keep an item's latest result. False where the budget stopped the run."""
         name, cid = system.name, timed_pick.get("config_id")
@@ -539,7 +537,7 @@ class Runner:
                 or not timed_pick.get("time_s")):
             return True   # (no twin timed in this run, or one of the two did not run: nothing to compare)
         ratio = twin["time_s"] / timed_pick["time_s"]
-        if abs(math.log(ratio)) <= math.log1p(TWIN_DISAGREEMENT):
+        if abs(math.log(ratio)) <= math.log1p(C.TWIN_DISAGREEMENT):
             return True
         if not self.budget.allows():
             return False
