@@ -340,6 +340,10 @@ def disagreeing_twins(records: list[dict]) -> set[tuple]:
         if (c is None or c.get("status") != "ok" or c.get("cut_off") or not c.get("time_s")
                 or "twin_recheck" in p or "twin_recheck" in c):
             continue
+        # back to back: one run's shard file, the twin after the pick (a re-timing of either in another run is not
+        # a twin of the other)
+        if c.get("_file") != p.get("_file") or float(c.get("t") or 0) < float(p.get("t") or 0):
+            continue
         if abs(math.log(c["time_s"] / p["time_s"])) > math.log1p(TWIN_DISAGREEMENT):
             out |= {(size, system, "pick"), (size, system, p["config_id"])}
     return out
