@@ -603,7 +603,7 @@ def test_a_retiming_cut_short_leaves_the_sizes_it_did_not_finish_as_measured():
 
 
 def test_pick_and_twin_that_disagree_are_timed_again(tmp_path):
-    # The pick (A through the op) and its config twin (A launched directly) are one launch: timed 1.2 us then 1.5 us
+    # The pick (A through the op's automatic path) and its config twin (A given as the config): timed 1.2 us then 1.5 us
     # back to back, the run times both again (twin first this time) and the later records are the ones read.
     h, s = make(times={"pick " + ID["A"]: [1.2e-6, 1.3e-6], ID["A"]: [1.5e-6, 1.31e-6]})
     run_suite(Suite("t", "", SUITE.sizes[:1]), tmp_path, h, [s], RunOptions())

@@ -316,12 +316,17 @@ def noisy_record(rec: dict) -> bool:
     return (q3 - q1) / t > MAX_SPREAD and "re-measured: wide spread" not in (rec.get("note") or "")
 
 
-# The pick and its config twin are one launch timed twice, back to back (through the op, then directly). Where their
-# medians differ by more than this, the GPU changed state between them: the run loop times both again
+# The pick and its config twin run one kernel with one config, timed back to back: through the op's automatic path
+# (matmul(a, b)), then with the config given (matmul(a, b, config=...)). Where their medians differ by more than
+# this, the GPU changed state between them, or the two paths launched differently (the automatic one may add a
+# multicast twin or a pitch copy where the model's plan says so): the run loop times both again in the other order
 # (runner.Runner._recheck_pick_twin), and `bench run --retime-noisy` re-times the pairs of runs before it
 # (disagreeing_twins). Where it came from: the H100 gen-valid re-timing of 2026-12-06 (kernel change 16), 11 of 109
-# twins differed by more than 5 %, the large sizes the most (4096x4608x36864 wgmma 192x192: 2077 then 2551 us, 0.14 s
-# apart, each with an interquartile spread under 2 %); on the H200 gen-valid none of 31 did.
+# twins differed by more than 5 % (12 by disagreeing_twins), the large sizes the most (4096x4608x36864 wgmma 192x192: 2077 then 2551 us, 0.14 s
+# apart, each with an interquartile spread under 2 %); on the H200 gen-valid none of 31 did. Those 12 pairs timed again
+# (fifty-first session, --retime-noisy, H100): 8 agreed; 4 differed (1.070, 1.089, 0.946, 1.151), 3 of which agreed on
+# the re-timing in the other order; 4096x4608x36864 differed again (1.090: the pick faster both times; no multicast
+# twin or pitch copy exists for that tile: unexplained).
 TWIN_DISAGREEMENT = 0.05
 
 
