@@ -634,7 +634,8 @@ def test_retime_noisy_retimes_disagreeing_twins_of_an_earlier_run(tmp_path, monk
     # A run before the twin check (as if TWIN_DISAGREEMENT were off) left a pick and its twin 25 % apart at one size;
     # --retime-noisy times that pair again, and nothing else.
     monkeypatch.setattr(C, "TWIN_DISAGREEMENT", 10.0)
-    times = {(SUITE.sizes[0].key, "pick " + ID["A"]): [1.2e-6, 1.21e-6], (SUITE.sizes[0].key, ID["A"]): [1.5e-6, 1.22e-6]}
+    k = SUITE.sizes[0].key
+    times = {(k, "pick " + ID["A"]): [1.2e-6, 1.21e-6], (k, ID["A"]): [1.5e-6, 1.22e-6]}
     h, s = make(times=times)
     run_suite(SUITE, tmp_path, h, [s], RunOptions())
     assert len(h.timed) == 3 * 7

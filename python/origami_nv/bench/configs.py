@@ -7,9 +7,8 @@ with the field names of cpp/model/types.hpp.
 """
 from __future__ import annotations
 
-import math
-
 import functools
+import math
 
 # Version of the split-K reduction kernel (cpp/kernels/split_k.cu) a split launch's time was measured with; raw
 # config records of split launches carry it as "split_k_reduction" (absent = 1). 1: one pass per slice (the
@@ -321,9 +320,9 @@ def noisy_record(rec: dict) -> bool:
 # this, the GPU changed state between them, or the two paths launched differently (the automatic one may add a
 # multicast twin or a pitch copy where the model's plan says so): the run loop times both again in the other order
 # (runner.Runner._recheck_pick_twin), and `bench run --retime-noisy` re-times the pairs of runs before it
-# (disagreeing_twins). Where it came from: the H100 gen-valid re-timing of 2026-12-06 (kernel change 16), 11 of 109
-# twins differed by more than 5 % (12 by disagreeing_twins), the large sizes the most (4096x4608x36864 wgmma 192x192: 2077 then 2551 us, 0.14 s
-# apart, each with an interquartile spread under 2 %); on the H200 gen-valid none of 31 did. Those 12 pairs timed again
+# (disagreeing_twins). Where it came from: the H100 gen-valid re-timing of 2026-12-06 (kernel change 16), 12 of 109
+# twins differed by more than 5 %, the large sizes the most (4096x4608x36864 wgmma 192x192: 2077 then 2551 us, 0.14 s
+# apart, each with an interquartile spread under 2 %); on the H200 gen-valid none did. Those 12 pairs timed again
 # (fifty-first session, --retime-noisy, H100): 8 agreed; 4 differed (1.070, 1.089, 0.946, 1.151), 3 of which agreed on
 # the re-timing in the other order; 4096x4608x36864 differed again (1.090: the pick faster both times; no multicast
 # twin or pitch copy exists for that tile: unexplained).

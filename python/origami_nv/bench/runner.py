@@ -526,10 +526,11 @@ class Runner:
         return True
 
     def _recheck_pick_twin(self, size, system, ctx, timed_pick: dict, pick) -> bool:
-        """Time the pick and its config twin again, in the other order, where this run's two timings of the one
-        launch disagree by more than configs.TWIN_DISAGREEMENT (at the 700 W limit the clock follows what ran before, and
-        the A/BF of the size would be the ratio of two GPU states). The new records supersede the first ones: the
-        index and every reader keep an item's latest result. False where the budget stopped the run."""
+        """Time the pick and its config twin (one kernel, one config) again, in the other order, where this run's
+        timings of the two disagree by more than configs.TWIN_DISAGREEMENT (at the 700 W limit the clock follows what
+        ran before, and the A/BF of the size would be the ratio of two GPU states). The new records supersede the
+        first ones: the index and every reader keep an item's latest result. False where the budget stopped the run
+        (a later `--retime-noisy` finds the pair: configs.disagreeing_twins)."""
         name, cid = system.name, timed_pick.get("config_id")
         twin = self.index.results.get((size.key, name, cid))
         if (twin is None or twin.get("status") != "ok" or twin.get("cut_off") or timed_pick.get("status") != "ok"
