@@ -32,7 +32,8 @@ from .timing import DeviceError, LaunchError
 
 _now = time.monotonic  # the run's clock (tests replace it with a simulated one)
 EXIT_HUNG = 4           # = cli.EXIT_DEVICE
-# The fields a config / pick record carries from the run loop (not from the timing): what a re-timing copies.
+# The fields a config / pick record carries from the run loop (not from the timing): what a re-timing copies
+# (_recheck_pick_twin). Keep in step with the extra dicts of _time_candidates and _run_system.
 _CONFIG_EXTRA = ("config", "config_id", "predicted_cycles", "resources", "admissible", "bf_pass",
                  "split_k_reduction", "kernel_version")
 _PICK_EXTRA = ("config", "config_id", "predicted_cycles", "selection", "via", "kernel_version", "operand_alignment",
