@@ -32,12 +32,6 @@ from .timing import DeviceError, LaunchError
 
 _now = time.monotonic  # the run's clock (tests replace it with a simulated one)
 EXIT_HUNG = 4           # = cli.EXIT_DEVICE
-# The fields a config / pick record carries from the run loop (not from the timing): what a re-timing copies
-# (_recheck_pick_twin). Keep in step with the extra dicts of _time_candidates and _run_system.
-_CONFIG_EXTRA = ("config", "config_id", "predicted_cycles", "resources", "admissible", "bf_pass",
-                 "split_k_reduction", "kernel_version")
-_PICK_EXTRA = ("config", "config_id", "predicted_cycles", "selection", "via", "kernel_version", "operand_alignment",
-               "repick", "selection_note")
 
 
 def _layout_of(system, size) -> str:
@@ -180,6 +174,7 @@ class Runner:
         self.budget = Budget(options.time_budget_s)
         self.measured = 0
         self._current = None          # (attempt record, start time) of the item in flight
+        self._extras: dict[str, dict] = {}  # item -> the run loop's fields of its record, this size and system
         self._lock = threading.Lock()
         if options.item_timeout_s is not None:
             threading.Thread(target=self._watchdog, name="bench-watchdog", daemon=True).start()
@@ -267,6 +262,7 @@ class Runner:
         return RunOutcome(False, reason)
 
     def _item(self, size, system_name, item, ctx, make_fn, cutoff_s=None, kind="config", extra=None):
+        self._extras[item] = extra or {}  # (what _recheck_pick_twin times again with)
         att = self._rec("attempt", size=size, system=system_name, item=item, result_kind=kind, **(extra or {}))
         t0 = _now()
         with self._lock:
@@ -454,6 +450,7 @@ class Runner:
 
     def _run_system(self, size, system, ctx, repick: bool = False) -> bool:
         name = system.name
+        self._extras = {}
         pick = None
         timed_pick = None  # the pick record this run wrote
         if repick or not self.index.has(size.key, name, "pick"):
@@ -536,7 +533,7 @@ class Runner:
         twin = self.index.results.get((size.key, name, cid))
         if (twin is None or twin.get("status") != "ok" or twin.get("cut_off") or timed_pick.get("status") != "ok"
                 or twin.get("t", 0.0) < timed_pick.get("t", 0.0) or not twin.get("time_s")
-                or not timed_pick.get("time_s")):
+                or not timed_pick.get("time_s") or cid not in self._extras or "pick" not in self._extras):
             return True   # (no twin timed in this run, or one of the two did not run: nothing to compare)
         ratio = twin["time_s"] / timed_pick["time_s"]
         if abs(math.log(ratio)) <= math.log1p(C.TWIN_DISAGREEMENT):
@@ -544,12 +541,10 @@ class Runner:
         if not self.budget.allows():
             return False
         why = f"the pick and its config twin, timed back to back, differed (config / pick {ratio:.3f})"
-        twin_extra = {k: v for k, v in twin.items() if k in _CONFIG_EXTRA}
         self._item(size, name, cid, ctx, lambda: system.config_fn(size, twin["config"]),
-                   extra={**twin_extra, "twin_recheck": why})
-        pick_extra = {k: v for k, v in timed_pick.items() if k in _PICK_EXTRA}
+                   extra={**self._extras[cid], "twin_recheck": why})
         self._item(size, name, "pick", ctx, lambda: system.pick_fn(size, pick), kind="pick",
-                   extra={**pick_extra, "twin_recheck": why})
+                   extra={**self._extras["pick"], "twin_recheck": why})
         return True
 
     def _time_candidates(self, size, system, ctx, cands, best, second_pass: bool = False) -> bool:
