@@ -600,3 +600,22 @@ def test_diagnose_buckets_launches_by_split_count_and_waves():
     assert fm._wave_bucket(500, 132) == "2-4 waves" and fm._wave_bucket(529, 132) == "> 4 waves"
     table = fm._table("t", {("row", "a"): [0.1, 0.3], ("row", "b"): [-0.2]}, ["a", "b", "c"])
     assert table[-2] == "| row | +0.200 (2) | -0.200 (1) |  |"
+
+
+def test_discordance_counts_the_pairs_ordered_against_the_measurement_by_class_pair():
+    fm = _fit_model()
+    # launches 0 and 1 ordered right, 2 against both (predicted fastest, measured slowest), 3 tied in prediction with 0
+    pred = [10.0, 20.0, 5.0, 10.0]
+    meas = [1.0, 2.0, 3.0, 4.0]
+    labels = ["wgmma whole", "wgmma split", "mma_sync whole", "wgmma whole"]
+    disc, total = fm.discordant_pairs(pred, meas, labels)
+    # pairs: (0,1) concordant, (0,2) discordant, (0,3) tied, (1,2) discordant, (1,3) discordant, (2,3) concordant
+    assert total == {("wgmma split", "wgmma whole"): 2, ("mma_sync whole", "wgmma whole"): 2,
+                     ("mma_sync whole", "wgmma split"): 1}
+    assert disc == {("mma_sync whole", "wgmma whole"): 1, ("mma_sync whole", "wgmma split"): 1,
+                    ("wgmma split", "wgmma whole"): 1}
+    # tau-b's numerator over the untied pairs: concordant - discordant
+    n_disc, n_all = sum(disc.values()), sum(total.values())
+    assert n_all - 2 * n_disc == 5 - 2 * 3
+    assert fm._launch_class(("wgmma ab", 160, 128, 64, 6, 12, 2)) == "wgmma ab split"
+    assert fm._launch_class(("mma_sync", 16, 16, 64, 6, 1)) == "mma_sync whole"
