@@ -35,8 +35,8 @@ Method (benchmarks/METHOD.md): the A/BF harness's cold inputs (CUDA-graph replay
 the operands, >= 2x L2) and medians; every function checked against an fp32 reference before it is timed
 and the output of the timed graph again after; `rounds` rounds with the order of the two alternated
 (cuBLAS first in even rounds), the ratio of a shape = the median over rounds of cuBLAS time / ours. The
-pick is what the op would launch for these tensors (torch.ops.origami_nv.select_config with the batch and
-layout), the split-K slices included.
+pick is what the op would launch for these tensors (torch.ops.origami_nv.select_config with the batch, layout and
+the operands' alignment: configs.operand_alignment), the split-K slices included.
 """
 from __future__ import annotations
 
@@ -113,8 +113,10 @@ def _time_ranking(h, ctx, size, top: int) -> list[dict]:
     against the fp32 reference and timed once (the harness's median of repeats)."""
     import origami_nv
     out = []
+    from origami_nv.bench.configs import operand_alignment
+    al = operand_alignment(size.M, size.N, size.K, size.layout, size.dtype, size.batch)  # what the op copies first
     for rc in origami_nv.rank(size.M, size.N, size.K, top=top, dtype=size.dtype, batch=size.batch,
-                              layout=size.layout):
+                              layout=size.layout, **al):
         c = rc.config.to_dict()
 
         def fn(a, b, _cfg=rc.config):
@@ -226,7 +228,7 @@ def main(argv=None) -> int:
     import torch
 
     import origami_nv
-    from origami_nv.bench.configs import family_name
+    from origami_nv.bench.configs import family_name, operand_alignment
     from origami_nv.bench.suites import Size
     from origami_nv.bench.timing import CudaHarness, HarnessOptions, checked_and_interleaved
 
@@ -245,7 +247,10 @@ def main(argv=None) -> int:
                 h = harness
                 size = Size(M, N, K, dtype, label, batch, layout)
                 ctx = h.prepare(size)
-                cfg = list(ops.select_config(M, N, K, dtype, batch, layout))
+                # (with the operands' alignment, as matmul selects: 127x129x130 nn reads both misaligned operands
+                # in place with a 16x16 realigning mma.sync kernel, labelled wgmma 64x64 without it)
+                al = operand_alignment(M, N, K, layout, dtype, batch)
+                cfg = list(ops.select_config(M, N, K, dtype, batch, layout, False, al["a_aligned"], al["b_aligned"]))
                 pick = {"family": family_name(cfg[6]), "block_m": cfg[0], "block_n": cfg[1],
                         "block_k": cfg[2], "group_size_m": cfg[3], "stages": cfg[4], "warps": cfg[5],
                         "split_k": cfg[7], **({"swap_ab": True} if len(cfg) > 8 and cfg[8] else {})}
