@@ -401,6 +401,19 @@ def _table(title: str, cells: dict, cols: list[str]) -> list[str]:
     return lines + [""]
 
 
+def _emit(lines: list[str], write: str, echo: bool = True) -> int:
+    """A markdown report of --diagnose / --discordance / --scan: printed (unless its rows were, as they came), and
+    written to `write` when given."""
+    text = "\n".join(lines)
+    if echo:
+        print(text)
+    if write:
+        Path(write).parent.mkdir(parents=True, exist_ok=True)
+        Path(write).write_text(text + "\n", encoding="utf-8")
+        print(f"wrote {write}", file=sys.stderr)
+    return 0
+
+
 def diagnose(sets: list[str], timing: str, write: str, near: float = 2.0, constants: dict | None = None) -> int:
     """--diagnose: where the installed model is wrong, as tables per data set. For every timed launch within
     `near` x the best of its size, the log error log(measured / predicted) minus the median log error of the
@@ -448,13 +461,7 @@ def diagnose(sets: list[str], timing: str, write: str, near: float = 2.0, consta
         lines += _table("By family, split or whole, and the size's best time", by_time, bins)
         lines += _table("By the size's class and family, and the launch's split count", by_class, splits)
         lines += _table("Unsplit launches by their waves (tiles / SMs)", by_waves, waves)
-    text = "\n".join(lines)
-    print(text)
-    if write:
-        Path(write).parent.mkdir(parents=True, exist_ok=True)
-        Path(write).write_text(text + "\n", encoding="utf-8")
-        print(f"wrote {write}", file=sys.stderr)
-    return 0
+    return _emit(lines, write)
 
 
 def discordant_pairs(pred: list, meas: list, labels: list) -> tuple[dict, dict]:
@@ -513,13 +520,7 @@ def discordance(sets: list[str], timing: str, write: str, top: int = 12) -> int:
         for key, v in sorted(disc.items(), key=lambda kv: -kv[1])[:top]:
             lines.append(f"| {' / '.join(key)} | {v} | {v / n_disc:.2f} | {v / total[key]:.2f} |")
         lines.append("")
-    text = "\n".join(lines)
-    print(text)
-    if write:
-        Path(write).parent.mkdir(parents=True, exist_ok=True)
-        Path(write).write_text(text + "\n", encoding="utf-8")
-        print(f"wrote {write}", file=sys.stderr)
-    return 0
+    return _emit(lines, write)
 
 
 def scan(spec: str, sets: list[str], timing: str, write: str, fixed: dict | None = None) -> int:
@@ -551,12 +552,7 @@ def scan(spec: str, sets: list[str], timing: str, write: str, fixed: dict | None
             cells.append(f"{_f(m['a_bf_geomean'], '{:.3f}')} / {_f(m['a_bf_min'])} / {_f(m['tau_mean'], '{:.3f}')}")
         lines.append(f"| {v:g} | " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
-    text = "\n".join(lines)
-    if write:
-        Path(write).parent.mkdir(parents=True, exist_ok=True)
-        Path(write).write_text(text + "\n", encoding="utf-8")
-        print(f"wrote {write}", file=sys.stderr)
-    return 0
+    return _emit(lines, write, echo=False)
 
 
 def main(argv=None) -> int:
