@@ -112,8 +112,8 @@ def _time_ranking(h, ctx, size, top: int) -> list[dict]:
     """The model's `top` best-ranked launches of this problem through origami_nv.matmul(config=...), each checked
     against the fp32 reference and timed once (the harness's median of repeats)."""
     import origami_nv
-    out = []
     from origami_nv.bench.configs import operand_alignment
+    out = []
     al = operand_alignment(size.M, size.N, size.K, size.layout, size.dtype, size.batch)  # what the op copies first
     for rc in origami_nv.rank(size.M, size.N, size.K, top=top, dtype=size.dtype, batch=size.batch,
                               layout=size.layout, **al):

@@ -604,7 +604,7 @@ def test_diagnose_buckets_launches_by_split_count_and_waves():
 
 def test_discordance_counts_the_pairs_ordered_against_the_measurement_by_class_pair():
     fm = _fit_model()
-    # launches 0 and 1 ordered right, 2 against both (predicted fastest, measured slowest), 3 tied in prediction with 0
+    # launch 2 predicted fastest and measured third; 3 tied in prediction with 0 and measured slowest
     pred = [10.0, 20.0, 5.0, 10.0]
     meas = [1.0, 2.0, 3.0, 4.0]
     labels = ["wgmma whole", "wgmma split", "mma_sync whole", "wgmma whole"]
@@ -614,8 +614,5 @@ def test_discordance_counts_the_pairs_ordered_against_the_measurement_by_class_p
                      ("mma_sync whole", "wgmma split"): 1}
     assert disc == {("mma_sync whole", "wgmma whole"): 1, ("mma_sync whole", "wgmma split"): 1,
                     ("wgmma split", "wgmma whole"): 1}
-    # tau-b's numerator over the untied pairs: concordant - discordant
-    n_disc, n_all = sum(disc.values()), sum(total.values())
-    assert n_all - 2 * n_disc == 5 - 2 * 3
     assert fm._launch_class(("wgmma ab", 160, 128, 64, 6, 12, 2)) == "wgmma ab split"
     assert fm._launch_class(("mma_sync", 16, 16, 64, 6, 1)) == "mma_sync whole"
