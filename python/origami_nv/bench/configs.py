@@ -325,7 +325,9 @@ def noisy_record(rec: dict) -> bool:
 # apart, each with an interquartile spread under 2 %); on the H200 gen-valid none did. Those 12 pairs timed again
 # (fifty-first session, --retime-noisy, H100): 8 agreed; 4 differed (1.070, 1.089, 0.946, 1.151), 3 of which agreed on
 # the re-timing in the other order; 4096x4608x36864 differed again (1.090: the pick faster both times; no multicast
-# twin or pitch copy exists for that tile: unexplained).
+# twin or pitch copy exists for that tile, so both paths launch the same kernel: read as the 700 W limit's variance,
+# as the thirty-first session's probe of the same comparison at 8192^3 saw it, the pick 11 % faster in one round and
+# 9 % slower in the next, benchmarks/results/probes/probe_pick_vs_explicit_h100.txt).
 TWIN_DISAGREEMENT = 0.05
 
 
