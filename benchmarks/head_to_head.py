@@ -91,6 +91,7 @@ def main(argv=None) -> int:
     import torch
 
     import origami_nv
+    from origami_nv.bench import configs as C
     from origami_nv.bench.suites import Size
     from origami_nv.bench.timing import CudaHarness, HarnessOptions, checked_and_interleaved
 
@@ -102,9 +103,7 @@ def main(argv=None) -> int:
         for dtype in args.dtypes:
             size = Size(M, N, K, dtype)
             ctx = h.prepare(size)
-            bm, bn, bk, gsm, stages, warps, fam, split_k = origami_nv.ops.load_op().select_config(M, N, K, dtype)
-            pick = {"family": "wgmma" if fam == 1 else "mma_sync", "block_m": bm, "block_n": bn, "block_k": bk,
-                    "group_size_m": gsm, "stages": stages, "warps": warps, "split_k": split_k}
+            pick = C.normalize(list(origami_nv.ops.load_op().select_config(M, N, K, dtype)))
             fns = {"cublas": h.cublas_fn(), "origami": origami_nv.matmul}
             errs = {name: h.check(ctx, fn) for name, fn in fns.items()}
             rounds = checked_and_interleaved(h, ctx, fns, args.rounds)

@@ -66,9 +66,8 @@ def _stored_best(raw_dir: Path, M: int, N: int, K: int, dtype: str, per_family: 
 
 
 def _label(cfg: dict) -> str:
-    split = cfg.get("split_k", 1)
-    return (f"{cfg['family']} {cfg['block_m']}x{cfg['block_n']}x{cfg['block_k']} s{cfg['stages']} w{cfg['warps']} "
-            f"g{cfg['group_size_m']}" + (f" sk{split}" if split > 1 else ""))
+    from origami_nv.bench import configs as C
+    return C.config_id(cfg)
 
 
 def main(argv=None) -> int:
@@ -86,6 +85,7 @@ def main(argv=None) -> int:
     import torch
 
     import origami_nv
+    from origami_nv.bench import configs as C
     from origami_nv.bench.suites import Size
     from origami_nv.bench.timing import CudaHarness, HarnessOptions
 
@@ -111,9 +111,7 @@ def main(argv=None) -> int:
                 cfgs = _stored_best(d, M, N, K, args.dtype, args.per_family, args.triton if seed_triton else 0)
                 if cfgs:
                     break
-        bm, bn, bk, gsm, stages, warps, fam, split_k = ops.select_config(M, N, K, args.dtype)
-        pick = {"family": "wgmma" if fam == 1 else "mma_sync", "block_m": bm, "block_n": bn, "block_k": bk,
-                "group_size_m": gsm, "stages": stages, "warps": warps, "split_k": split_k}
+        pick = C.normalize(list(ops.select_config(M, N, K, args.dtype)))
         if all(_label(c) != _label(pick) for c in cfgs):
             cfgs.append(pick)
         tri = [c for c in cfgs if c["family"] == "triton"]

@@ -228,7 +228,7 @@ def main(argv=None) -> int:
     import torch
 
     import origami_nv
-    from origami_nv.bench.configs import family_name, operand_alignment
+    from origami_nv.bench.configs import normalize, operand_alignment
     from origami_nv.bench.suites import Size
     from origami_nv.bench.timing import CudaHarness, HarnessOptions, checked_and_interleaved
 
@@ -250,10 +250,8 @@ def main(argv=None) -> int:
                 # (with the operands' alignment, as matmul selects: 127x129x130 nn reads both misaligned operands
                 # in place with a 16x16 realigning mma.sync kernel, labelled wgmma 64x64 without it)
                 al = operand_alignment(M, N, K, layout, dtype, batch)
-                cfg = list(ops.select_config(M, N, K, dtype, batch, layout, False, al["a_aligned"], al["b_aligned"]))
-                pick = {"family": family_name(cfg[6]), "block_m": cfg[0], "block_n": cfg[1],
-                        "block_k": cfg[2], "group_size_m": cfg[3], "stages": cfg[4], "warps": cfg[5],
-                        "split_k": cfg[7], **({"swap_ab": True} if len(cfg) > 8 and cfg[8] else {})}
+                pick = normalize(list(ops.select_config(M, N, K, dtype, batch, layout, False, al["a_aligned"],
+                                                        al["b_aligned"])))
                 fns = {"cublas": h.cublas_fn(), "origami": origami_nv.matmul}
                 rounds = checked_and_interleaved(h, ctx, fns, args.rounds)
                 top = _time_ranking(h, ctx, size, args.top) if args.top > 0 else []

@@ -433,7 +433,8 @@ def normalize(cfg) -> dict:
     elif isinstance(cfg, (list, tuple)):
         if len(cfg) < 3:
             raise ValueError(f"config list needs at least block_m, block_n, block_k, got {cfg!r}")
-        vals = dict(zip(FIELDS, cfg))
+        # select_config's list: FIELDS, then swap_ab (9 ints); a shorter list has no swapped operands
+        vals = dict(zip(FIELDS + ("swap_ab",), cfg))
         get = vals.get
     else:
         def get(name, default=None):
