@@ -76,8 +76,9 @@ def test_config_normalize_spellings():
     assert C.config_id(split) == "wgmma 128x64x32 s4 w4 g8 sk3" and C.kernel_id(split) == "wgmma 128x64x32 s4 w4 sk3"
     assert C.compiled_kernel_id(split) == "wgmma 128x64x32 s4 w4"
     assert C.normalize([128, 64, 32, 8, 4, 4, "mma_sync"]) == want
-    # select_config's full list ends with swap_ab: a swapped pick keeps its kernel's identity (the 52nd session's
-    # H100 gen-mid-valid timed its 96x128 ab pick, then asked matmul_config for an unswapped 96x128 never compiled)
+    # select_config's full list ends with swap_ab: a swapped pick keeps its kernel's identity (H100 gen-mid-valid,
+    # 2026-12-06: the runner timed a 96x128 ab pick through the op, recorded it unswapped, then asked matmul_config for
+    # an unswapped 96x128 that was never compiled)
     assert C.normalize([128, 64, 32, 8, 4, 4, 1, 1, 0]) == dict(want, family="wgmma")
     swapped = C.normalize([96, 128, 64, 4, 7, 12, 1, 1, 1])
     assert swapped["swap_ab"] is True and C.kernel_id(swapped) == "wgmma 96x128x64 s7 w12 ab"
