@@ -210,3 +210,34 @@ def test_repredict_with_the_committed_kernel_table(tmp_path):
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(ValueError, match="not a kernel table"):
         load_kernel_table(tmp_path / "bad.json")
+
+
+def test_a_swapped_pick_recorded_unswapped_is_read_as_the_kernel_the_op_ran():
+    # Before 2026-12-07 the runner read select_config's list without swap_ab: the H200 gen-mid-valid timed its 96x128
+    # ab pick at 1018x1088x5504 through the op and recorded "wgmma 96x128x64 s7 w12 g4", a kernel never compiled.
+    swapped = {"block_m": 96, "block_n": 128, "block_k": 64, "group_size_m": 4, "stages": 7, "warps": 12,
+               "family": "wgmma", "split_k": 1}
+    rec = {"config": swapped, "size_info": {"dtype": "float16"}, "via": "origami_nv.matmul(a, b)"}
+    compiled = {("float16", "wgmma 96x128x64 s7 w12 ab")}
+    assert C.pick_config_as_run(rec, compiled) == dict(swapped, swap_ab=True)
+    # not where the unswapped kernel is compiled, nor for another dtype, nor for a pick launched with an explicit config
+    assert C.pick_config_as_run(rec, compiled | {("float16", "wgmma 96x128x64 s7 w12")}) == swapped
+    assert C.pick_config_as_run(dict(rec, size_info={"dtype": "bfloat16"}), compiled) == swapped
+    assert C.pick_config_as_run(dict(rec, via="origami_nv.select + origami_nv.matmul(a, b, config=pick)"),
+                                compiled) == swapped
+
+    raw = ROOT / "reports" / "nvidia-h200" / "raw" / "gen-mid-valid" / "rotate"
+    table_path = ROOT / "reports" / "kernel_resources_sm90.json"
+    if not raw.is_dir() or not table_path.exists():
+        pytest.skip("no raw measurements or kernel table in this checkout")
+    from origami_nv.bench.repredict import load_kernel_table
+    recs = C.drop_superseded(load_records(raw))
+    stored = [r for r in recs if r.get("kind") == "pick" and r.get("size") == "1018x1088x5504-float16"]
+    assert stored and not stored[-1]["config"].get("swap_ab")  # the record as written
+    new, info = repredict(recs, kernel_table=load_kernel_table(table_path))
+    pick = next(r for r in new if r.get("kind") == "pick" and r.get("size") == "1018x1088x5504-float16")
+    if C.kernel_id(pick["config"]) == "wgmma 96x128x64 s7 w12 ab":  # the installed model picks it still: its own time
+        assert pick["via"] == "origami_nv.matmul(a, b)" and pick["time_s"] == stored[-1]["time_s"]
+        assert "1018x1088x5504-float16" not in info["picks_changed"]
+    else:  # a later model picks another launch: the size is reported as changed
+        assert "1018x1088x5504-float16" in info["picks_changed"]

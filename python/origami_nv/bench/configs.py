@@ -518,6 +518,22 @@ def operand_alignment(M: int, N: int, K: int, layout: str, dtype: str = "float16
     return {"a_aligned": ok(K, M) if a_t else ok(M, K), "b_aligned": ok(N, K) if b_t else ok(K, N)}
 
 
+def pick_config_as_run(rec: dict, compiled: set) -> dict:
+    """The config of a pick record as the op ran it. Until the fifty-third session (2026-12-07) the runner read
+    select_config's list without its ninth int, swap_ab: a swapped-operand pick timed through the op was recorded as
+    the unswapped kernel of the same tile. The op launches compiled kernels only, so where the record's kernel is not
+    compiled unswapped for its dtype and is compiled swapped (compiled: (dtype, compiled_kernel_id) pairs of the
+    build's kernel table), the launch was the swapped kernel. (The swapped kernels' tiles are 80, 96, 112 or 160
+    rows: wgmma's M side is 64 rows, so none of them ever had an unswapped twin that an older build could have run.)"""
+    cfg = normalize(rec["config"])
+    dtype = (rec.get("size_info") or {}).get("dtype", "float16")
+    if (cfg.get("swap_ab") or not str(rec.get("via", "")).startswith("origami_nv.matmul(a, b)")
+            or (dtype, compiled_kernel_id(cfg)) in compiled):
+        return cfg
+    swapped = dict(cfg, swap_ab=True)
+    return swapped if (dtype, compiled_kernel_id(swapped)) in compiled else cfg
+
+
 def pick_record_trusted(rec: dict, M: int, N: int, K: int, layout: str, dtype: str = "float16", batch: int = 1) -> bool:
     """Whether a pick record's config is the kernel its through-the-op time ran. Before 2026-11-25 (ninth session)
     the runner selected without the operands' alignment (records without "operand_alignment"), while matmul

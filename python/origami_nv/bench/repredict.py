@@ -172,8 +172,12 @@ def repredict(records: list[dict], gpu: str | None = None,
         kid = _kid(s["pick"])
         src = timed.get((size, kid))
         old = old_pick.get(size)
-        if old is not None and old.get("config") and _kid(old["config"]) != kid:
-            changed.append(size)
+        if old is not None and old.get("config"):
+            ran = C.pick_config_as_run(old, set(kernels))  # (a swapped pick recorded unswapped before 2026-12-07)
+            if ran != C.normalize(old["config"]):
+                old = dict(old, config=ran, config_id=C.config_id(ran))
+            if _kid(ran) != kid:
+                changed.append(size)
         si = (old or {}).get("size_info") or {}
         trusted = old is not None and (not si or C.pick_record_trusted(
             old, int(si["M"]), int(si["N"]), int(si["K"]), C.launched_layout(si.get("layout"), b_layout),
