@@ -523,8 +523,8 @@ def pick_config_as_run(rec: dict, compiled: set) -> dict:
     select_config's list without its ninth int, swap_ab: a swapped-operand pick timed through the op was recorded as
     the unswapped kernel of the same tile. The op launches compiled kernels only, so where the record's kernel is not
     compiled unswapped for its dtype and is compiled swapped (compiled: (dtype, compiled_kernel_id) pairs of the
-    build's kernel table), the launch was the swapped kernel. (The swapped kernels' tiles are 80, 96, 112 or 160
-    rows: wgmma's M side is 64 rows, so none of them ever had an unswapped twin that an older build could have run.)"""
+    build's kernel table), the launch was the swapped kernel. (The swapped kernels' tiles have 80, 96, 112 or 160 rows,
+    no multiple of a warpgroup's 64: no build ever compiled them unswapped.) `bench run` times such picks again."""
     cfg = normalize(rec["config"])
     dtype = (rec.get("size_info") or {}).get("dtype", "float16")
     if (cfg.get("swap_ab") or not str(rec.get("via", "")).startswith("origami_nv.matmul(a, b)")
