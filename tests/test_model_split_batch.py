@@ -389,7 +389,21 @@ def test_model_prices_the_cluster_form_where_the_plan_takes_it(tmp_path):
     b0 = _core.predict(1, 2048, 2048, "float16", cfg.replace(split_k=4), plain, o, kr)
     b1 = _core.predict(1, 2048, 2048, "float16", cfg.replace(split_k=4), hw_c, o, kr)
     assert not b0["split_cluster"] and b1["split_cluster"]
-    assert b1["reduction_cycles"] == pytest.approx(max(0.0, b0["reduction_cycles"] - o.nv.cluster_split_saving_cycles))
+    # the cluster form: the reduction kernel's price less the saving, plus each CTA reading (S - 1) / S of a partial
+    # tile's real fp32 bytes (1 row x 128 columns here) from its peers' shared memory
+    dsmem = 1 * 128 * 4.0 * 3 / 4 / o.nv.cluster_dsmem_bytes_per_cycle
+    assert b1["cluster_dsmem_cycles"] == pytest.approx(dsmem) and b0["cluster_dsmem_cycles"] == 0
+    assert b1["reduction_cycles"] == pytest.approx(max(0.0, b0["reduction_cycles"] - o.nv.cluster_split_saving_cycles)
+                                                   + dsmem)
+    # a tile of real rows reads 64 times the bytes (M = 64: the mid-size class where the term matters)
+    b64 = _core.predict(64, 2048, 2048, "float16", cfg.replace(split_k=4), hw_c, o, kr)
+    assert b64["split_cluster"] and b64["cluster_dsmem_cycles"] == pytest.approx(64 * dsmem)
+    off = _core.ModelOptions("nv")
+    nv = off.nv
+    nv.cluster_dsmem_bytes_per_cycle = 0.0  # the term off: the form's price before the fifty-third session
+    off.nv = nv
+    assert _core.predict(1, 2048, 2048, "float16", cfg.replace(split_k=4), hw_c, off, kr)["reduction_cycles"] == \
+        pytest.approx(max(0.0, b0["reduction_cycles"] - o.nv.cluster_split_saving_cycles))
     assert b1["total_cycles"] - b1["reduction_cycles"] == pytest.approx(b0["total_cycles"] - b0["reduction_cycles"])
     # 8 slices do not fit as one wave of clusters: priced as the reduction kernel on the H100 row too
     assert not _core.predict(1, 2048, 2048, "float16", cfg.replace(split_k=8), hw_c, o, kr)["split_cluster"]

@@ -174,6 +174,7 @@ py::dict breakdown_dict(const LatencyBreakdown& b) {
   d["reduction_cycles"] = b.reduction_cycles;
   d["split_launch_cycles"] = b.split_launch_cycles;
   d["split_cluster"] = b.split_cluster;
+  d["cluster_dsmem_cycles"] = b.cluster_dsmem_cycles;
   d["operand_copy_bytes"] = b.operand_copy_bytes;
   d["operand_copy_cycles"] = b.operand_copy_cycles;
   d["operand_copy_reason"] = b.operand_copy_reason;
@@ -435,7 +436,7 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, simt_l2_bandwidth_factor) RW(NvModelConstants, simt_copy_cycles_per_warp_instruction)
       RW(NvModelConstants, simt_split_k_slice_cycles)
       RW(NvModelConstants, split_k_reduce_fixed_cycles) RW(NvModelConstants, split_k_slice_cycles)
-      RW(NvModelConstants, cluster_split_saving_cycles) RW(NvModelConstants, split_k_tail_overhead_fraction) RW(NvModelConstants, operand_copy_fixed_cycles)
+      RW(NvModelConstants, cluster_split_saving_cycles) RW(NvModelConstants, cluster_dsmem_bytes_per_cycle) RW(NvModelConstants, split_k_tail_overhead_fraction) RW(NvModelConstants, operand_copy_fixed_cycles)
       RW(NvModelConstants, realign_load_factor)
       RW(NvModelConstants, split_k_min_k_tiles_per_slice) RW(NvModelConstants, split_k_candidate_kernels)
       RW(NvModelConstants, swapped_split_max_fill);

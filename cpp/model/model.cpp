@@ -1075,7 +1075,15 @@ void split_terms(const Problem& p, const TileConfig& c, const ModelHardware& hw,
   // In a cluster (SplitPlan::cluster) the same partials meet in shared memory instead: the reduction kernel's terms
   // less what the measurements say the cluster form saves (NvModelConstants::cluster_split_saving_cycles).
   b.split_cluster = sp.cluster;
-  if (sp.cluster) b.reduction_cycles = std::max(0.0, b.reduction_cycles - o.nv.cluster_split_saving_cycles);
+  // ...and reads its peers' partials over distributed shared memory (NvModelConstants::cluster_dsmem_bytes_per_cycle;
+  // 0: the term off).
+  if (sp.cluster) {
+    b.reduction_cycles = std::max(0.0, b.reduction_cycles - o.nv.cluster_split_saving_cycles);
+    if (o.nv.cluster_dsmem_bytes_per_cycle > 0)
+      b.cluster_dsmem_cycles = tail.rows_per_tile_m * tail.cols_per_tile_n * 4.0 * double(sp.slices - 1) /
+                               double(sp.slices) / o.nv.cluster_dsmem_bytes_per_cycle;
+    b.reduction_cycles += b.cluster_dsmem_cycles;
+  }
 }
 
 }  // namespace
