@@ -132,6 +132,27 @@ def test_explain_shows_the_ping_pong_schedule_where_the_pick_runs_it(monkeypatch
         _api.clear_caches()
 
 
+def test_explain_prices_the_cluster_forms_reduction_in_the_cluster(monkeypatch):
+    # A decode split whose slices reduce in a thread-block cluster (SplitPlan::cluster): explain says where the slices
+    # meet and shows the distributed-shared-memory reads (NvModelConstants::cluster_dsmem_bytes_per_cycle).
+    import json
+    import pathlib
+    from origami_nv import _api, _kernels
+    table = json.loads((pathlib.Path(__file__).parents[1] / "reports" / "kernel_resources_sm90.json").read_text())
+    monkeypatch.setattr(_kernels, "_table", lambda: table)
+    _api.clear_caches()
+    try:
+        e = origami_nv.explain(16, 2048, 4096, gpu="H100_SXM", layout="nt")
+        b = e.to_dict()["final_breakdown"]
+        if not b["split_cluster"]:
+            pytest.skip(f"the pick is {e.config}: not a cluster-form split")
+        text = str(e)
+        assert "reduction (in the thread-block cluster, slice order)" in text and "second kernel" not in text
+        assert b["cluster_dsmem_cycles"] > 0 and f"distributed shared memory {b['cluster_dsmem_cycles']:,.0f}" in text
+    finally:
+        _api.clear_caches()
+
+
 def test_explain_prints_the_lone_warp_term():
     # A one-warp mma.sync pick at decode: the walk-through names the lone-warp issue term and its value, and the memory
     # time it sets.

@@ -366,7 +366,9 @@ class Explanation:
                      f" {b['tail_k_iters']} K-iterations in {b['tail_waves']} wave(s)")
             L.append(f"  slice = {_n(b['tail_unit_cycles'], 1)} cycles, of which the fp32 partial write"
                      f" {_n(b['tail_epilogue_cycles'], 1)}; split tail = {_n(b['tail_cycles'])} cycles")
-            L.append(f"  reduction (second kernel, slice order) = max({_n(b['reduction_bytes'])} bytes at the L2/DRAM rate,"
+            # (the cluster form is priced from the reduction kernel's terms, but reduces in the cluster: no second kernel)
+            where = "in the thread-block cluster" if b.get("split_cluster") else "second kernel"
+            L.append(f"  reduction ({where}, slice order) = max({_n(b['reduction_bytes'])} bytes at the L2/DRAM rate,"
                      f" {_n(b['reduction_latency_cycles'])} cycles of round trips) + split launch cost"
                      f" {_n(b['split_launch_cycles'])} (fixed + per slice + a share of the tail phase, measured:"
                      f" split_k_reduce_fixed_cycles, split_k_slice_cycles, split_k_tail_overhead_fraction)"
