@@ -65,11 +65,6 @@ def _stored_best(raw_dir: Path, M: int, N: int, K: int, dtype: str, per_family: 
     return out
 
 
-def _label(cfg: dict) -> str:
-    from origami_nv.bench import configs as C
-    return C.config_id(cfg)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", nargs="+", type=_parse_size, default=DEFAULT_SIZES)
@@ -112,7 +107,7 @@ def main(argv=None) -> int:
                 if cfgs:
                     break
         pick = C.normalize(list(ops.select_config(M, N, K, args.dtype)))
-        if all(_label(c) != _label(pick) for c in cfgs):
+        if all(C.config_id(c) != C.config_id(pick) for c in cfgs):
             cfgs.append(pick)
         tri = [c for c in cfgs if c["family"] == "triton"]
         if tri and seed_triton is not None:
@@ -123,10 +118,10 @@ def main(argv=None) -> int:
         items = [("cublas", h.cublas_fn(), None)]
         for c in cfgs:
             if c["family"] == "triton":
-                items.append((_label(c), seed_triton.make_fn(c), None))
+                items.append((C.config_id(c), seed_triton.make_fn(c), None))
             else:
                 fn = (lambda a, b, _c=c: origami_nv.matmul(a, b, config=_c))
-                items += [(_label(c) + " pdl-off", fn, False), (_label(c) + " pdl-on", fn, True)]
+                items += [(C.config_id(c) + " pdl-off", fn, False), (C.config_id(c) + " pdl-on", fn, True)]
         for name, fn, pdl in items:
             with origami_nv.programmatic_dependent_launch(pdl if pdl is not None else True):
                 err = h.check(ctx, fn)
@@ -158,8 +153,8 @@ def main(argv=None) -> int:
             "mma_sync pdl-on": best(lambda n: n.startswith("mma_sync") and n.endswith("pdl-on")),
             "wgmma pdl-off": best(lambda n: n.startswith("wgmma") and n.endswith("pdl-off")),
             "wgmma pdl-on": best(lambda n: n.startswith("wgmma") and n.endswith("pdl-on")),
-            "pick pdl-off": (med[_label(pick) + " pdl-off"], _label(pick)),
-            "pick pdl-on": (med[_label(pick) + " pdl-on"], _label(pick)),
+            "pick pdl-off": (med[C.config_id(pick) + " pdl-off"], C.config_id(pick)),
+            "pick pdl-on": (med[C.config_id(pick) + " pdl-on"], C.config_id(pick)),
         }
         row = {"M": M, "N": N, "K": K, "dtype": args.dtype, "pick": pick,
                "anchors_triton_bf_tflops": ANCHORS_TRITON_BF.get((M, N, K)) if args.dtype == "float16" else None,
@@ -197,7 +192,7 @@ def main(argv=None) -> int:
                 f"| {r['M']} | {r['N']} | {r['K']} | {fmt(b['cublas'])} | {fmt(b['triton'])} | "
                 f"{'-' if anc is None else anc} | {fmt(b['mma_sync pdl-off'])} / {fmt(b['mma_sync pdl-on'])} | "
                 f"{fmt(b['wgmma pdl-off'])} / {fmt(b['wgmma pdl-on'])} | {fmt(b['pick pdl-off'])} / "
-                f"{fmt(b['pick pdl-on'])} | {_label(r['pick'])} |")
+                f"{fmt(b['pick pdl-on'])} | {C.config_id(r['pick'])} |")
         lines += ["", "Best config of each group:", ""]
         for r in rows:
             b = r["best"]

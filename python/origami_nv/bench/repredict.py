@@ -168,12 +168,13 @@ def repredict(records: list[dict], gpu: str | None = None,
             old_pick[r["size"]] = r
         else:
             out.append(r)
+    compiled = set(kernels)  # (dtype, compiled kernel id): what a pick through the op can have launched
     for size, s in sizes.items():
         kid = _kid(s["pick"])
         src = timed.get((size, kid))
         old = old_pick.get(size)
         if old is not None and old.get("config"):
-            ran = C.pick_config_as_run(old, set(kernels))  # (a swapped pick recorded unswapped before 2026-12-07)
+            ran = C.pick_config_as_run(old, compiled)  # (a swapped pick recorded unswapped before 2026-12-07)
             if ran != C.normalize(old["config"]):
                 old = dict(old, config=ran, config_id=C.config_id(ran))
             if _kid(ran) != kid:
