@@ -424,12 +424,25 @@ def test_superseded_up_to_the_newest_retimed_version():
     edge = {"M": 100, "N": 256, "K": 64, "dtype": "float16"}                     # altered by change 3
     sq = {"M": 3000, "N": 3000, "K": 3000, "dtype": "float16"}                   # altered by change 5 only
     wg = dict(A, family="wgmma")
-    old3 = {"kind": "config", "system": "origami", "size": "e", "size_info": edge, "config": A, "kernel_version": 2}
-    new4 = dict(old3, kernel_version=4)
-    sq4 = {"kind": "config", "system": "origami", "size": "q", "size_info": sq, "config": wg, "kernel_version": 4}
+    old3 = {"kind": "config", "system": "origami", "size": "e", "size_info": edge, "config": A, "kernel_version": 2,
+            "t": 1.0, "_file": "first"}
+    retiming = {"kind": "meta", "retime_stale": True, "t": 2.0, "_file": "retime"}
+    new4 = dict(old3, kernel_version=4, t=3.0, _file="retime")
+    done4 = {"kind": "size_done", "system": "origami", "size": "e", "t": 4.0, "_file": "retime"}
+    sq4 = {"kind": "config", "system": "origami", "size": "q", "size_info": sq, "config": wg, "kernel_version": 4,
+           "t": 3.5, "_file": "retime"}
     assert C.KERNEL_VERSION > 4 and C.stale_kernel_record(sq4)
-    kept = C.drop_superseded([old3, new4, sq4])
-    assert kept == [new4, sq4]
+    kept = C.drop_superseded([old3, retiming, new4, sq4, done4])
+    assert kept == [retiming, new4, sq4, done4]
+    # A run that is not a re-timing (it timed a launch the first run lacked: a kernel compiled since) supersedes
+    # nothing, though its launch is of a newer version and the size is marked done after it.
+    plain = dict(retiming, retime_stale=False)
+    assert C.drop_superseded([old3, plain, new4, sq4, done4]) == [old3, plain, new4, sq4, done4]
+    # Older shards say so in their command line only.
+    argv = {"kind": "meta", "argv": ["origami_nv", "bench", "run", "--retime-stale"], "t": 2.0, "_file": "retime"}
+    assert C.drop_superseded([old3, argv, new4, sq4, done4]) == [argv, new4, sq4, done4]
+    # A re-timing cut short before the size's size_done mark leaves the size as it was measured.
+    assert C.drop_superseded([old3, retiming, new4, sq4]) == [old3, retiming, new4, sq4]
 
 
 def _strip_kernel_version(raw):
@@ -588,8 +601,11 @@ def test_a_retiming_cut_short_leaves_the_sizes_it_did_not_finish_as_measured():
 
     def done(size, t):
         return {"kind": "size_done", "system": "origami", "size": size, "t": t}
-    old = [rec(s, 1.0, 2) for s in "efg"] + [rec(s, 1.0, 2, item="y") for s in "efg"] + [done(s, 2.0) for s in "efg"]
-    new = [rec("e", 10.0, 4), rec("e", 11.0, 4, item="y"), done("e", 12.0), rec("f", 13.0, 4)]
+    def run(file, records, retime_stale):
+        return [{"kind": "meta", "retime_stale": retime_stale, "_file": file}] + [dict(r, _file=file) for r in records]
+    old = run("old", [rec(s, 1.0, 2) for s in "efg"] + [rec(s, 1.0, 2, item="y") for s in "efg"] +
+              [done(s, 2.0) for s in "efg"], False)
+    new = run("new", [rec("e", 10.0, 4), rec("e", 11.0, 4, item="y"), done("e", 12.0), rec("f", 13.0, 4)], True)
     kept = C.drop_superseded(old + new)
     by_size = {s: [(r["item"], r["kernel_version"]) for r in kept if r.get("kind") == "config" and r["size"] == s]
                for s in "efg"}
@@ -597,7 +613,7 @@ def test_a_retiming_cut_short_leaves_the_sizes_it_did_not_finish_as_measured():
     assert by_size["f"] == [("x", 2), ("y", 2), ("x", 4)]   # the later result of x wins when loaded in order
     assert by_size["g"] == [("x", 2), ("y", 2)]
     # once "f" is finished it drops its superseded launches too
-    kept = C.drop_superseded(old + new + [rec("f", 14.0, 4, item="y"), done("f", 15.0)])
+    kept = C.drop_superseded(old + new + run("next", [rec("f", 14.0, 4, item="y"), done("f", 15.0)], True))
     assert [(r["item"], r["kernel_version"]) for r in kept if r.get("kind") == "config" and r["size"] == "f"] == \
         [("x", 4), ("y", 4)]
 

@@ -376,24 +376,34 @@ def drop_superseded(records: list[dict]) -> list[dict]:
 
 def _retimed_version_by_size(records: list[dict]) -> dict:
     """size -> the newest kernel version its origami launches were completely (re-)timed with: launches altered by
-    a change up to it are superseded; those only a newer change alters stay until they are re-timed too."""
-    launches: dict = {}
-    done: dict = {}
+    a change up to it are superseded; those only a newer change alters stay until they are re-timed too. Complete:
+    the version of the size's first measurement, or that of a re-timing run (`bench run --retime-stale`: its meta
+    record says so) whose size_done mark for the size (its own or a later re-timing run's) comes after its first
+    launch of the size. A run that only adds launches (kernels compiled since, a changed pick) times them with the
+    newest kernels and re-times nothing: the older launches stay as measured. (Until the fifty-fourth session any
+    launch of a newer version followed by a size_done mark counted as a re-timing: the H100 seed-tf32 run that timed
+    the TF32 kernels added since its last run was taken for one, and the report dropped the 19 picks and ~1,300
+    launches measured before it.)"""
+    retiming = {r.get("_file") for r in records if r.get("kind") == "meta"
+                and (r.get("retime_stale") or "--retime-stale" in (r.get("argv") or []))}
+    first: dict = {}   # size -> (t, version) of its earliest launch
+    began: dict = {}   # (size, version) -> when a re-timing run first timed a launch of the size with that version
+    done: dict = {}    # size -> the latest size_done mark of a re-timing run
     for r in records:
         if r.get("system") != "origami":
             continue
-        t = float(r.get("t") or 0.0)
+        size, t = r.get("size"), float(r.get("t") or 0.0)
         if r.get("kind") in ("config", "pick"):
-            launches.setdefault(r.get("size"), []).append((t, int(r.get("kernel_version", 1))))
-        elif r.get("kind") == "size_done":
-            done[r.get("size")] = max(done.get(r.get("size"), -1.0), t)
-    out = {}
-    for size, tv in launches.items():
-        vmax = max(v for _, v in tv)
-        first = min(t for t, v in tv if v == vmax)
-        before = [v for t, v in tv if t < first]
-        # complete: the size was first measured with vmax (nothing before), or was marked done after the re-timing began
-        out[size] = vmax if (not before or done.get(size, -1.0) >= first) else max(before)
+            v = int(r.get("kernel_version", 1))
+            first[size] = min(first.get(size, (t, v)), (t, v))
+            if r.get("_file") in retiming:
+                began[(size, v)] = min(began.get((size, v), t), t)
+        elif r.get("kind") == "size_done" and r.get("_file") in retiming:
+            done[size] = max(done.get(size, -1.0), t)
+    out = {size: v for size, (_, v) in first.items()}
+    for (size, v), t in began.items():
+        if done.get(size, -1.0) >= t:
+            out[size] = max(out[size], v)
     return out
 
 

@@ -298,7 +298,7 @@ class Runner:
                   systems={s.name: s.describe() for s in self.systems}, shard=list(self.opt.shard),
                   sizes=[s.key for s in sizes], argv=self.opt.argv, cutoff_factor=self.opt.cutoff_factor,
                   bf_limit=self.opt.bf_limit, time_budget_s=self.opt.time_budget_s,
-                  unavailable=self.opt.unavailable)
+                  unavailable=self.opt.unavailable, retime_stale=self.opt.retime_stale)
         try:
             return self._run_sizes(sizes)
         except Interrupted:
