@@ -40,18 +40,19 @@ def test_prune_drops_the_superseded_records_and_keeps_every_other_line(tmp_path)
         f.write("".join(first_lines))
     second = tmp_path / "shard-0-of-1-20260102T000000Z-2.jsonl"
     done = {"kind": "size_done", "system": "origami", "size": "e", "t": 11.0}  # the re-timing of "e" completed
-    second_text = _line(new) + _line(done)
+    retiming = {"kind": "meta", "device": "test GPU", "retime_stale": True, "t": 9.0}  # (bench run --retime-stale)
+    second_text = _line(retiming) + _line(new) + _line(done)
     second.write_text(second_text, encoding="utf-8")
     seen = C.drop_superseded(load_records(tmp_path))
     assert len(seen) == len(load_records(tmp_path)) - 2  # the old launch and its attempt
 
     # A dry run reports and writes nothing.
     before = first.read_bytes()
-    assert prune_superseded.prune(tmp_path, write=False) == (6, 4, 0)
+    assert prune_superseded.prune(tmp_path, write=False) == (7, 5, 0)
     assert first.read_bytes() == before
 
     n, kept, saved = prune_superseded.prune(tmp_path, write=True)
-    assert (n, kept) == (6, 4) and saved != 0
+    assert (n, kept) == (7, 5) and saved != 0
     with lzma.open(first, "rt", encoding="utf-8") as f:  # still xz, the other lines byte for byte, in order
         assert f.read() == "".join(line for line in first_lines if line not in (_line(old), _line(old_attempt)))
     assert second.read_text(encoding="utf-8") == second_text  # a shard that lost nothing is not rewritten
@@ -59,4 +60,4 @@ def test_prune_drops_the_superseded_records_and_keeps_every_other_line(tmp_path)
     assert _without_file(after) == _without_file(seen)  # what every reader sees did not change
     assert _without_file(C.drop_superseded(after)) == _without_file(seen)
     # A second pass has nothing left to drop.
-    assert prune_superseded.prune(tmp_path, write=True) == (4, 4, 0)
+    assert prune_superseded.prune(tmp_path, write=True) == (5, 5, 0)
