@@ -65,6 +65,13 @@ bool wgmma_compiled();
 BenchResult tma_stream_vs_sms(long long bytes, const std::vector<int>& sm_counts, int stage_bytes, int stages,
                               int box_rows, const std::string& walk, int repeats);
 bool tma_stream_compiled();
+// 5e. Distributed shared memory (sm_90a only, dsmem_bench.cu): clusters of `cluster` CTAs (2..8), one per SM, every
+//    cluster the GPU holds at once; each CTA holds a `rows` x `cols` fp32 tile at the GEMM kernels' partial-tile pitch
+//    and its `threads` threads sum 1/cluster of the tile's 16-byte groups over every cluster CTA's tile by
+//    ld.shared::cluster (the wgmma kernels' cluster split-K reduction), `passes` times; sums checked.
+//    samples: bytes_per_cycle_per_sm (every load), remote_bytes_per_cycle_per_sm (the peers' share), clock_mhz.
+BenchResult dsmem_read(int cluster, int rows, int cols, int threads, int passes, int repeats);
+bool dsmem_compiled();
 
 // 5c. FP32 CUDA-core throughput (seed 002): `active_lanes` of 32 lanes do work (theta = lanes/32),
 //    `fma_per_8` of every 8 FP32 instructions are FFMA, the rest FADD (m_FMA = fma_per_8/8).

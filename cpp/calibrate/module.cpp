@@ -65,6 +65,13 @@ PYBIND11_MODULE(_calibrate, m) {
         py::arg("walk") = "k_major", py::arg("repeats") = 3,
         "DRAM bandwidth of TMA box streaming with exactly k active SMs (one CTA each), for each k in sm_counts");
   m.def("tma_stream_compiled", &c::tma_stream_compiled, "True when the sm_90a TMA streaming benchmark was built");
+  m.def("dsmem_read", [](int cluster, int rows, int cols, int threads, int passes, int repeats) {
+          return call([&] { return c::dsmem_read(cluster, rows, cols, threads, passes, repeats); });
+        }, py::arg("cluster"), py::arg("rows") = 128, py::arg("cols") = 128, py::arg("threads") = 256,
+        py::arg("passes") = 64, py::arg("repeats") = 3,
+        "Distributed-shared-memory read rate per SM (bytes/cycle) in clusters of `cluster` CTAs, the cluster split-K "
+        "reduction's pattern (sm_90a devices only)");
+  m.def("dsmem_compiled", &c::dsmem_compiled, "True when the sm_90a distributed shared memory benchmark was built");
   m.def("fp32_throughput", [](int active_lanes, int fma_per_8, int repeats) {
           return call([&] { return c::fp32_throughput(active_lanes, fma_per_8, repeats); });
         }, py::arg("active_lanes"), py::arg("fma_per_8"), py::arg("repeats"),
