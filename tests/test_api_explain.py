@@ -134,7 +134,7 @@ def test_explain_shows_the_ping_pong_schedule_where_the_pick_runs_it(monkeypatch
 
 def test_explain_prices_the_cluster_forms_reduction_in_the_cluster(monkeypatch):
     # A decode split whose slices reduce in a thread-block cluster (SplitPlan::cluster): explain says where the slices
-    # meet and shows the distributed-shared-memory reads (NvModelConstants::cluster_dsmem_bytes_per_cycle).
+    # meet and shows the distributed-shared-memory reads (the row's calibrated dsmem_bytes_per_cycle, dsmem_latency_cycles).
     import json
     import pathlib
     from origami_nv import _api, _kernels

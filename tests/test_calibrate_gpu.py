@@ -19,8 +19,10 @@ def test_every_key_is_measured_and_valid(runs):
     r = runs[0]
     assert not r.meta["errors"]
     expected = set(cal.PARAM_KEYS)
-    if r.meta["compute_capability"] != "9.0":
-        expected.discard("wgmma_flops_per_cycle")
+    if r.meta["compute_capability"] != "9.0":  # (wgmma, clusters and their distributed shared memory: sm_90 only)
+        expected -= {"wgmma_flops_per_cycle", "wgmma_tf32_flops_per_cycle", "dsmem_bytes_per_cycle",
+                     "dsmem_latency_cycles", "dsmem_latency_per_slice_cycles"}
+        expected -= {f"resident_clusters_{s}" for s in range(2, 9)}
     assert expected <= set(r.params)
     cal.validate_params(r.to_dict())
 
@@ -147,3 +149,31 @@ def test_tma_streaming_rejects_bad_arguments():
                       ((1 << 24, [1], 32768, 4, 256, "k_major", 1), "working set too small")):
         with pytest.raises(ValueError, match=msg):
             ext.tma_stream_vs_sms(*args)
+
+
+def test_dsmem_figures(runs):
+    """sm_90: a CTA reads its cluster's shared memory (the cluster split-K reduction's pattern) at a real rate, below
+    what its own shared memory delivers (128 B/cycle: 32 banks x 4 B), faster with more loads in flight (H100,
+    2026-12-07: 9.9, 17.0, 20.5 bytes/cycle at 128, 256, 384 threads), and the latency the model takes from it is
+    longer than a local shared-memory load's (~30 cycles) and shorter than DRAM's."""
+    r = runs[0]
+    if r.meta["compute_capability"] != "9.0":
+        pytest.skip("distributed shared memory benchmark: sm_90 only")
+    few, more = (r.figure(f"DSMEM read, clusters of 2, {t} threads").value for t in (128, 384))
+    assert 1.0 < few < more < 128.0
+    assert r.params["dsmem_bytes_per_cycle"] == more
+    assert 50.0 < r.params["dsmem_latency_cycles"] < r.params["hbm_latency_penalty"] * 2
+    # each further CTA's load adds to a thread's group (H100: 414, 469, 514 cycles at S = 2, 3, 4), less than a group
+    assert 0.0 < r.params["dsmem_latency_per_slice_cycles"] < r.params["dsmem_latency_cycles"]
+
+
+def test_dsmem_rejects_bad_arguments():
+    ext = pytest.importorskip("origami_nv._calibrate", reason="origami_nv._calibrate not built")
+    info = ext.device_info()["info"]
+    if (info["cc_major"], info["cc_minor"]) != (9, 0) or not ext.dsmem_compiled():
+        pytest.skip("distributed shared memory benchmark: sm_90 and an sm_90a build only")
+    for kwargs, msg in (({"cluster": 1}, "cluster"), ({"cluster": 16}, "cluster"), ({"cluster": 2, "rows": 0}, "rows"),
+                        ({"cluster": 2, "cols": 6}, "cols"), ({"cluster": 2, "threads": 100}, "threads"),
+                        ({"cluster": 2, "passes": 0}, "passes"), ({"cluster": 2, "rows": 256, "cols": 256}, "fit")):
+        with pytest.raises(ValueError, match=msg):
+            ext.dsmem_read(**kwargs)

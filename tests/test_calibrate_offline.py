@@ -244,7 +244,8 @@ def test_extension_raises_clearly_without_a_gpu():
         pytest.skip("a GPU is visible: this test checks the no-GPU behaviour")
     for call in (ext.device_info, lambda: ext.read_bandwidth(1 << 20, 1, 3), lambda: ext.mma_sync("float16"),
                  lambda: ext.pointer_chase(512, 64, 64, False, 3), lambda: ext.wgmma("float16", 256),
-                 lambda: ext.tma_stream_vs_sms(1 << 30, [1], 32768, 4, 256, "k_major", 1)):
+                 lambda: ext.tma_stream_vs_sms(1 << 30, [1], 32768, 4, 256, "k_major", 1),
+                 lambda: ext.dsmem_read(2)):
         with pytest.raises(RuntimeError, match="^no CUDA device"):
             call()
     with pytest.raises(RuntimeError, match="no CUDA device"):
@@ -281,6 +282,16 @@ class FakeExt:
     def tma_stream_vs_sms(self, nbytes, ks, stage_bytes, stages, box_rows, walk, repeats):
         self.calls.append(("tma", stage_bytes, tuple(ks)))
         return self._r({f"bytes_per_s@{k}": [2.1e12 * min(1.0, k / 25.0)] * repeats for k in ks})
+
+    def dsmem_compiled(self):
+        return True
+
+    def dsmem_read(self, cluster, rows, cols, threads, passes, repeats):
+        self.calls.append(("dsmem", cluster, threads))
+        # made up: 20 bytes/cycle, a thread's group of loads 400 cycles at S = 2 and 50 more per further CTA
+        every = min(20.0, threads * cluster * 16 / (400.0 + 50.0 * (cluster - 2)))
+        return self._r({"bytes_per_cycle_per_sm": [every] * repeats,
+                        "remote_bytes_per_cycle_per_sm": [every * (cluster - 1) / cluster] * repeats})
 
     def sustained_clock(self, target_ms, repeats, load):
         self.calls.append(("clock", load))
@@ -354,6 +365,14 @@ def test_calibrate_pipeline_on_a_synthetic_device(monkeypatch, quick):
     assert r.figure("TMA streaming, 32 KiB stages x 6, every SM, / the load kernel's rate there").value == \
         pytest.approx(2.1 / 2.4)
     assert r.figure("TMA streaming, 8 KiB stages x 8, 100 SMs").value == pytest.approx(2.1)
+    # Distributed shared memory: clusters of 2 at 128, 256 and 384 threads and of 4 at 128 (and 256 in full mode); the
+    # rate with the most loads in flight and, by Little's law from the 128-thread runs, the latency of a thread's group
+    # of loads at S = 2 and what each further CTA adds are the model's parameters
+    assert [c for c in fake.calls if c[0] == "dsmem"] == \
+        [("dsmem", 2, 128), ("dsmem", 2, 256), ("dsmem", 2, 384), ("dsmem", 4, 128)] + ([] if quick else [("dsmem", 4, 256)])
+    assert p["dsmem_bytes_per_cycle"] == pytest.approx(20.0) and p["dsmem_latency_cycles"] == pytest.approx(400.0)
+    assert p["dsmem_latency_per_slice_cycles"] == pytest.approx(50.0)
+    assert r.figure("DSMEM read, clusters of 2, 256 threads").value == pytest.approx(20.0)
     assert "sustained_clock_mhz" in r.meta["flagged"] or r.figure("sustained SM clock (mma.sync load)").cov < 0.05
     assert any("finished" in x for x in lines)
     cal.validate_params(r.to_dict())

@@ -389,21 +389,30 @@ def test_model_prices_the_cluster_form_where_the_plan_takes_it(tmp_path):
     b0 = _core.predict(1, 2048, 2048, "float16", cfg.replace(split_k=4), plain, o, kr)
     b1 = _core.predict(1, 2048, 2048, "float16", cfg.replace(split_k=4), hw_c, o, kr)
     assert not b0["split_cluster"] and b1["split_cluster"]
-    # the cluster form: the reduction kernel's price less the saving, plus each CTA reading (S - 1) / S of a partial
-    # tile's real fp32 bytes (1 row x 128 columns here) from its peers' shared memory
-    dsmem = 1 * 128 * 4.0 * 3 / 4 / o.nv.cluster_dsmem_bytes_per_cycle
+    # the cluster form: the reduction kernel's price less the saving, plus each CTA loading a whole partial tile's real
+    # fp32 bytes (1 row x 128 columns here) over distributed shared memory, at the smaller of the row's calibrated rate
+    # and the bytes its one consumer warpgroup keeps in flight (128 threads x 4 slices x 16 bytes) over the latency of a
+    # thread's group of 4 loads (the group of 2's and two further CTAs')
+    peak, latency = hw_c.get("dsmem_bytes_per_cycle"), hw_c.get("dsmem_latency_cycles")
+    rate = min(peak, 128 * 4 * 16 / (latency + 2 * hw_c.get("dsmem_latency_per_slice_cycles")))
+    assert rate < peak  # (H100 row: one warpgroup's loads in flight do not reach the peak)
+    dsmem = 1 * 128 * 4.0 / rate
     assert b1["cluster_dsmem_cycles"] == pytest.approx(dsmem) and b0["cluster_dsmem_cycles"] == 0
     assert b1["reduction_cycles"] == pytest.approx(max(0.0, b0["reduction_cycles"] - o.nv.cluster_split_saving_cycles)
                                                    + dsmem)
     # a tile of real rows reads 64 times the bytes (M = 64: the mid-size class where the term matters)
     b64 = _core.predict(64, 2048, 2048, "float16", cfg.replace(split_k=4), hw_c, o, kr)
     assert b64["split_cluster"] and b64["cluster_dsmem_cycles"] == pytest.approx(64 * dsmem)
-    off = _core.ModelOptions("nv")
-    nv = off.nv
-    nv.cluster_dsmem_bytes_per_cycle = 0.0  # the term off: the form's price before the fifty-third session
-    off.nv = nv
-    assert _core.predict(1, 2048, 2048, "float16", cfg.replace(split_k=4), hw_c, off, kr)["reduction_cycles"] == \
-        pytest.approx(max(0.0, b0["reduction_cycles"] - o.nv.cluster_split_saving_cycles))
+    # two consumer warpgroups (w12) keep twice the loads in flight: the calibrated peak binds
+    cfg2, kr2 = _kernel(128, 128, 64, 6, 12, "wgmma", threads=384)
+    b2 = _core.predict(1, 2048, 2048, "float16", cfg2.replace(split_k=4), hw_c, o, kr2)
+    assert b2["split_cluster"] and b2["cluster_dsmem_cycles"] == pytest.approx(1 * 128 * 4.0 / peak)
+    # reads a million times faster cost nothing: what is left is the form's price before the fifty-third session
+    over.write_text(json.dumps({"dsmem_bytes_per_cycle": peak * 1e6, "dsmem_latency_cycles": latency / 1e6,
+                                "dsmem_latency_per_slice_cycles": 1e-6}))
+    fast = _core.resolve_hardware(None, H100, str(over))
+    assert _core.predict(1, 2048, 2048, "float16", cfg.replace(split_k=4), fast, o, kr)["reduction_cycles"] == \
+        pytest.approx(max(0.0, b0["reduction_cycles"] - o.nv.cluster_split_saving_cycles), rel=1e-4)
     assert b1["total_cycles"] - b1["reduction_cycles"] == pytest.approx(b0["total_cycles"] - b0["reduction_cycles"])
     # 8 slices do not fit as one wave of clusters: priced as the reduction kernel on the H100 row too
     assert not _core.predict(1, 2048, 2048, "float16", cfg.replace(split_k=8), hw_c, o, kr)["split_cluster"]

@@ -436,7 +436,7 @@ PYBIND11_MODULE(_core, m) {
       RW(NvModelConstants, simt_l2_bandwidth_factor) RW(NvModelConstants, simt_copy_cycles_per_warp_instruction)
       RW(NvModelConstants, simt_split_k_slice_cycles)
       RW(NvModelConstants, split_k_reduce_fixed_cycles) RW(NvModelConstants, split_k_slice_cycles)
-      RW(NvModelConstants, cluster_split_saving_cycles) RW(NvModelConstants, cluster_dsmem_bytes_per_cycle) RW(NvModelConstants, split_k_tail_overhead_fraction) RW(NvModelConstants, operand_copy_fixed_cycles)
+      RW(NvModelConstants, cluster_split_saving_cycles) RW(NvModelConstants, split_k_tail_overhead_fraction) RW(NvModelConstants, operand_copy_fixed_cycles)
       RW(NvModelConstants, realign_load_factor)
       RW(NvModelConstants, split_k_min_k_tiles_per_slice) RW(NvModelConstants, split_k_candidate_kernels)
       RW(NvModelConstants, swapped_split_max_fill);

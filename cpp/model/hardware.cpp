@@ -68,6 +68,18 @@ const std::vector<HardwareKeyInfo>& hardware_key_info() {
       {"resident_clusters_6", "clusters", "clusters of 6 CTAs resident at once (one CTA per SM)", true, false},
       {"resident_clusters_7", "clusters", "clusters of 7 CTAs resident at once (one CTA per SM)", true, false},
       {"resident_clusters_8", "clusters", "clusters of 8 CTAs resident at once (one CTA per SM)", true, false},
+      // Distributed shared memory (sm_90 clusters), as the cluster split-K reduction reads it (ld.shared::cluster of
+      // 16 bytes, one group's S loads in flight per thread; origami_nv._calibrate.dsmem_read). Optional, with the
+      // resident_clusters_S: absent, the model prices no distributed-shared-memory reads.
+      {"dsmem_bytes_per_cycle", "bytes/SM-cycle",
+       "distributed shared memory: bytes an SM loads per cycle from its cluster's shared memory, enough loads in flight",
+       false, false},
+      {"dsmem_latency_cycles", "cycles",
+       "distributed shared memory: a thread's 2 loads of 16 bytes from 2 CTAs, under load (bytes in flight / rate)",
+       false, false},
+      {"dsmem_latency_per_slice_cycles", "cycles",
+       "distributed shared memory: what each further CTA's load adds to a thread's group of loads under load", false,
+       false},
       {"sustained_clock_mhz", "MHz", "SM clock under a sustained GEMM load (cycles -> seconds)", false, false},
       {"dram_bytes_in_flight_per_sm", "bytes", "DRAM bytes one SM can keep in flight", false, false},
       {"l2_bytes_in_flight_per_sm", "bytes", "L2 bytes one SM can keep in flight", false, false},
@@ -315,6 +327,9 @@ void fill_little_law(HardwareParams& hw) {
     const std::string key = "resident_clusters_" + std::to_string(size);
     if (!have(key.c_str())) set(hw, key.c_str(), 0.0, Tier::Default, "not measured: no split-K reduction in a cluster priced");
   }
+  // ...nor the distributed-shared-memory figures: the cluster form's reads are then not priced (model.cpp split_terms).
+  for (const char* key : {"dsmem_bytes_per_cycle", "dsmem_latency_cycles", "dsmem_latency_per_slice_cycles"})
+    if (!have(key)) set(hw, key, 0.0, Tier::Default, "not measured: the cluster form's distributed-shared-memory reads not priced");
   if (!have("sustained_clock_mhz") && have("sm_clock_mhz"))
     set(hw, "sustained_clock_mhz", hw.get("sm_clock_mhz"), Tier::Default, "sm_clock_mhz (not measured)");
 }

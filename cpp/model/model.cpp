@@ -47,6 +47,10 @@ ModelHardware::ModelHardware(const HardwareParams& hw)
     const std::string key = "resident_clusters_" + std::to_string(size);
     if (hw.values.count(key)) cluster_slots.clusters[size] = static_cast<std::int64_t>(hw.get(key));
   }
+  if (hw.values.count("dsmem_bytes_per_cycle")) dsmem_bytes_per_cycle = hw.get("dsmem_bytes_per_cycle");
+  if (hw.values.count("dsmem_latency_cycles")) dsmem_latency_cycles = hw.get("dsmem_latency_cycles");
+  if (hw.values.count("dsmem_latency_per_slice_cycles"))
+    dsmem_latency_per_slice_cycles = hw.get("dsmem_latency_per_slice_cycles");
 }
 
 const char* mode_name(ModelMode m) { return m == ModelMode::Seed ? "seed" : "nv"; }
@@ -1075,13 +1079,24 @@ void split_terms(const Problem& p, const TileConfig& c, const ModelHardware& hw,
   // In a cluster (SplitPlan::cluster) the same partials meet in shared memory instead: the reduction kernel's terms
   // less what the measurements say the cluster form saves (NvModelConstants::cluster_split_saving_cycles).
   b.split_cluster = sp.cluster;
-  // ...and reads its peers' partials over distributed shared memory (NvModelConstants::cluster_dsmem_bytes_per_cycle;
-  // 0: the term off).
+  // ...and reads the S partial tiles over distributed shared memory: each of the S CTAs sums 1/S of the tile's 16-byte
+  // groups over the S partials, every load by ld.shared::cluster (its own partial's too), so each SM loads one whole
+  // partial tile (real rows x real columns x 4 bytes). Its consumer threads keep one group's S loads in flight each, so
+  // the SM's rate is the smaller of the hardware's (dsmem_bytes_per_cycle) and those bytes in flight over the group's
+  // latency (dsmem_latency_cycles at S = 2, dsmem_latency_per_slice_cycles more per further CTA), all calibrated
+  // (origami_nv._calibrate.dsmem_read, the reduction's pattern; H100: 20.5 bytes per cycle with 384 threads in clusters
+  // of 2; with 128 threads 9.9, 13.1, 16.0 at S = 2, 3, 4: a group's latency 414, 469, 514 cycles;
+  // benchmarks/results/probes/probe_dsmem_h100.txt). This replaced a rate fitted to GEMM times (fifty-third and
+  // fifty-fourth sessions; benchmarks/results/model_dsmem_calibrated.md). No value in the row: no term.
   if (sp.cluster) {
     b.reduction_cycles = std::max(0.0, b.reduction_cycles - o.nv.cluster_split_saving_cycles);
-    if (o.nv.cluster_dsmem_bytes_per_cycle > 0)
-      b.cluster_dsmem_cycles = tail.rows_per_tile_m * tail.cols_per_tile_n * 4.0 * double(sp.slices - 1) /
-                               double(sp.slices) / o.nv.cluster_dsmem_bytes_per_cycle;
+    if (hw.dsmem_bytes_per_cycle > 0) {
+      const double in_flight = 128.0 * std::max(c.warps / 4 - 1, 1) * double(sp.slices) * 16.0;
+      const double latency = hw.dsmem_latency_cycles + hw.dsmem_latency_per_slice_cycles * double(sp.slices - 2);
+      const double rate =
+          latency > 0 ? std::min(hw.dsmem_bytes_per_cycle, in_flight / latency) : hw.dsmem_bytes_per_cycle;
+      b.cluster_dsmem_cycles = tail.rows_per_tile_m * tail.cols_per_tile_n * 4.0 / rate;
+    }
     b.reduction_cycles += b.cluster_dsmem_cycles;
   }
 }

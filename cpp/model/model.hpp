@@ -447,18 +447,6 @@ struct NvModelConstants {
   // gen-valid 0.981 / 0.83 / 0.768 -> 0.981 / 0.83 / 0.769; H200 gen-valid (the other GPU) 0.973 / 0.77 / 0.787 ->
   // 0.973 / 0.77 / 0.788: the picks hardly depend on it.
   double cluster_split_saving_cycles = 2864.0;
-  // A cluster-form split reduces through distributed shared memory: each of the S CTAs sums 1/S of the tile's elements
-  // over the S fp32 partial tiles, so it reads (S - 1) / S of a partial tile (its real rows and columns) from its
-  // peers' shared memory. This is the rate of those reads, bytes per cycle per SM, their time added to the form's price
-  // above. Without it the cluster form ran 7-12 % (H100) and 4-6 % (H200) slower against its prediction than the
-  // reduction-kernel form, least at decode, most at M = 129-512 where a partial tile holds a tile of real rows
-  // (benchmarks/results/model_scan_session53_not_adopted.md). Fitted on both GPUs' gen-train sets (fifty-third session;
-  // benchmarks/fit_model.py --fit cluster_dsmem_bytes_per_cycle --fit-on gen-train --fit-also nvidia-h200:gen-train:H200
-  // --objective rank; benchmarks/results/model_fit_cluster_dsmem.md): 9.5. Not measured by the calibration yet.
-  // Validation, never read by the fit (offline A/BF geomean / min / mean tau, without -> with): H100 gen-valid
-  // 0.978 / 0.86 / 0.780 -> 0.982 / 0.86 / 0.781, gen-mid-valid 0.980 / 0.81 / 0.815 -> 0.984 / 0.88 / 0.816; H200
-  // gen-valid 0.974 / 0.78 / 0.804 -> 0.975 / 0.78 / 0.802, gen-mid-valid 0.984 / 0.85 / 0.823 -> 0.989 / 0.90 / 0.822.
-  double cluster_dsmem_bytes_per_cycle = 9.5;
   // An operand the kernel cannot read in place (misaligned, or a layout the kernel family does not compile)
   // is first copied by the op (cpp/kernels/row_copy.cu): a launch without PDL plus the copy, per copied operand
   // (once per launch until 2026-11-26, though A and B copied are two launches). Estimate: ~2 us.
@@ -705,7 +693,7 @@ struct LatencyBreakdown {
   double reduction_latency_cycles = 0; // its threads' chains of memory round trips (slice batches x passes)
   double split_launch_cycles = 0;      // what a split launch costs beyond its terms: fixed + per slice (measured)
   bool split_cluster = false;          // the slices reduce in a thread-block cluster (make_split_plan)
-  double cluster_dsmem_cycles = 0;     // its CTAs reading their peers' partials (cluster_dsmem_bytes_per_cycle)
+  double cluster_dsmem_cycles = 0;     // its CTAs reading the partials over distributed shared memory (dsmem_*)
   double reduction_cycles = 0;         // max(bytes at the L2 or DRAM rate, the round trips) + split_launch_cycles
   // operand copies the op makes before the kernel (misaligned operand, layout not compiled for the family)
   double operand_copy_bytes = 0;
@@ -776,6 +764,9 @@ struct ModelHardware {
   double fp32_flops_per_cycle = 0;
   double smem_bytes_per_cycle = 0;
   ClusterSlots cluster_slots;  // resident_clusters_S (0 where the row has none: no cluster reduction priced)
+  double dsmem_bytes_per_cycle = 0;  // 0 where the row has none: the cluster form's reads are not priced
+  double dsmem_latency_cycles = 0;
+  double dsmem_latency_per_slice_cycles = 0;
   ModelHardware() = default;
   ModelHardware(const HardwareParams& hw);  // NOLINT(google-explicit-constructor): by design
 };

@@ -374,8 +374,10 @@ class Explanation:
                      f" split_k_reduce_fixed_cycles, split_k_slice_cycles, split_k_tail_overhead_fraction)"
                      + (" - the cluster form's saving (cluster_split_saving_cycles: the slices reduce in a thread-block"
                         " cluster, one wave of clusters) + the CTAs reading their peers' partial tiles from distributed"
-                        f" shared memory {_n(b['cluster_dsmem_cycles'])} ((S - 1) / S of a partial tile's real fp32"
-                        " bytes at cluster_dsmem_bytes_per_cycle)" if b.get("split_cluster") else "")
+                        f" shared memory {_n(b['cluster_dsmem_cycles'])} (each SM loads a whole partial tile's real fp32"
+                        " bytes, S loads in flight per consumer thread: at the smaller of dsmem_bytes_per_cycle and those"
+                        " bytes in flight over the group's latency, dsmem_latency_cycles + (S - 2) x"
+                        " dsmem_latency_per_slice_cycles; calibrated)" if b.get("split_cluster") else "")
                      + f" = {_n(b['reduction_cycles'])} cycles")
         if b["operand_copy_cycles"]:
             L.append(f"[Operand copies] {b['operand_copy_reason']}: {_n(b['operand_copy_bytes'])} bytes read and"

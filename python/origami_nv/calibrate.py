@@ -59,6 +59,9 @@ PARAM_KEYS: Tuple[str, ...] = (
     "resident_clusters_6",
     "resident_clusters_7",
     "resident_clusters_8",
+    "dsmem_bytes_per_cycle",
+    "dsmem_latency_cycles",
+    "dsmem_latency_per_slice_cycles",
 )
 # Keys whose sign is physical (the quadratic's coefficients); every other key must be positive.
 SIGNED_KEYS = frozenset({"dram_bw_c0", "dram_bw_c1", "dram_bw_c2"})
@@ -642,6 +645,39 @@ def calibrate(quick: bool = False, progress: Optional[Callable[[str], None]] = p
                 f"resident_clusters_{size}", "", "cudaOccupancyMaxActiveClusters over the wgmma kernels")
     if cc == (9, 0):
         section("thread-block clusters", clusters)
+
+    # 5e. Distributed shared memory: a CTA reading its cluster's shared memory with the pattern of the wgmma kernels'
+    #     cluster split-K reduction (a 128x128 fp32 partial tile, one 16-byte group's S loads in flight per thread),
+    #     clusters of 2 and 4. The model's three parameters: the rate with many loads in flight (384 threads: three
+    #     consumer warpgroups' worth, clusters of 2), and by Little's law from runs with few in flight (128 threads: one
+    #     warpgroup) the latency of a thread's group of loads at S = 2 (128 x 2 x 16 bytes in flight) and what each
+    #     further CTA adds (S = 4 against S = 2, halved); its cluster-form price takes the smaller of the rate and a
+    #     kernel's bytes in flight over that latency (cpp/model/model.cpp split_terms).
+    def dsmem():
+        passes = 16 if quick else 64
+        rate = {}
+        for threads in (128, 256, 384):
+            r = run(f"distributed shared memory, clusters of 2, {threads} threads", ext.dsmem_read, 2, 128, 128, threads,
+                    passes, reps)
+            rate[threads] = add(f"DSMEM read, clusters of 2, {threads} threads", r["samples"]["bytes_per_cycle_per_sm"],
+                                "B/cycle/SM", "dsmem_bytes_per_cycle" if threads == 384 else None,
+                                "ld.shared::cluster.v4.f32, the cluster reduction's pattern (own tile included)")
+        r = run("distributed shared memory, clusters of 4, 128 threads", ext.dsmem_read, 4, 128, 128, 128, passes, reps)
+        four = add("DSMEM read, clusters of 4, 128 threads", r["samples"]["bytes_per_cycle_per_sm"], "B/cycle/SM")
+        lat2 = [128 * 2 * 16 / x for x in rate[128].samples]
+        lat4 = [128 * 4 * 16 / x for x in four.samples]
+        add("DSMEM latency of a thread's 2 loads under load (Little's law, 128 threads)", lat2, "cycles",
+            "dsmem_latency_cycles", "4096 bytes in flight / the 128-thread rate, clusters of 2")
+        add("DSMEM latency per further CTA (Little's law, 128 threads, clusters of 4 against 2)",
+            [max((b - a) / 2, 1e-3) for a, b in zip(lat2, lat4)], "cycles", "dsmem_latency_per_slice_cycles",
+            "(8192 / the S = 4 rate - 4096 / the S = 2 rate) / 2")
+        if not quick:
+            r = run("distributed shared memory, clusters of 4, 256 threads", ext.dsmem_read, 4, 128, 128, 256, passes,
+                    reps)
+            add("DSMEM read, clusters of 4, 256 threads", r["samples"]["bytes_per_cycle_per_sm"], "B/cycle/SM", None,
+                "every load (own tile included)")
+    if cc == (9, 0) and getattr(ext, "dsmem_compiled", lambda: False)():  # (an extension built before it)
+        section("distributed shared memory", dsmem)
 
     fp32_ref = DATASHEET_FP32_FLOPS_PER_CYCLE.get(cc)
     combos = [(32, 8), (16, 8), (32, 0)] if quick else [(32, 8), (32, 4), (32, 0), (24, 8), (16, 8), (8, 8)]
