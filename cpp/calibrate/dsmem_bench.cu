@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 
+#include "../kernels/wgmma/cluster.cuh"
 #include "common.cuh"
 
 namespace origami::calib {
@@ -21,48 +22,19 @@ namespace {
 
 constexpr int kMaxCluster = 8;  // the portable cluster size limit
 
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-
-__device__ __forceinline__ unsigned cluster_size() {
-  unsigned n;
-  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
-  return n;
-}
-
-__device__ __forceinline__ void cluster_barrier() {
-  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
-}
-
-// 16 bytes at shared-memory address `addr` of cluster CTA `peer`.
-__device__ __forceinline__ float4 ld_cluster_f4(unsigned addr, unsigned peer) {
-  float4 v;
-  asm volatile(
-      "{\n.reg .u32 ra;\n"
-      "mapa.shared::cluster.u32 ra, %4, %5;\n"
-      "ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [ra];\n}"
-      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-      : "r"(addr), "r"(peer)
-      : "memory");
-  return v;
-}
-
 __global__ void dsmem_read_kernel(int rows, int cols, int passes, int* errors, float* sink, BlockTiming* timing,
                                   long long* bytes_read) {
   extern __shared__ float4 smem_f4[];
   float* tile = reinterpret_cast<float*>(smem_f4);
   const int ld = cols + 8;
-  const unsigned rank = cluster_rank(), slices = cluster_size();
+  const unsigned rank = wgmma::cluster_ctarank(), slices = wgmma::cluster_nctarank();
   for (int i = threadIdx.x; i < rows * cols; i += blockDim.x) {
     const int r = i / cols, c = i - r * cols;
     tile[r * ld + c] = float(rank + 1) + float(i % 7);
   }
   __shared__ long long clk0_s;
   __shared__ unsigned long long ns0_s;
-  cluster_barrier();  // every CTA's tile is written
+  wgmma::cluster_sync();  // every CTA's tile is written
   if (threadIdx.x == 0) {
     clk0_s = clock64();
     ns0_s = global_timer_ns();
@@ -83,7 +55,7 @@ __global__ void dsmem_read_kernel(int rows, int cols, int passes, int* errors, f
       float4 v[kMaxCluster];
 #pragma unroll
       for (int s = 0; s < kMaxCluster; ++s)
-        if (s < int(slices)) v[s] = ld_cluster_f4(at, static_cast<unsigned>(s));
+        if (s < int(slices)) v[s] = wgmma::ld_dsmem_f4(at, static_cast<unsigned>(s));  // the kernels' load
       float out[4] = {v[0].x, v[0].y, v[0].z, v[0].w};
 #pragma unroll
       for (int s = 1; s < kMaxCluster; ++s)
@@ -107,7 +79,7 @@ __global__ void dsmem_read_kernel(int rows, int cols, int passes, int* errors, f
     timing[blockIdx.x] = {clk0_s, clock64(), ns0_s, global_timer_ns(), sm_id(), 0};
     bytes_read[blockIdx.x] = static_cast<long long>(passes) * (last > first ? last - first : 0) * 16LL * slices;
   }
-  cluster_barrier();  // the peers have read this CTA's tile
+  wgmma::cluster_sync();  // the peers have read this CTA's tile
   if (bad) atomicAdd(errors, bad);
   if (acc == -1.f) *sink = acc;  // keeps the sums live
 }

@@ -38,6 +38,7 @@
 #include <type_traits>
 
 #include "../gemm_args.hpp"
+#include "cluster.cuh"
 #include "mbarrier.cuh"
 #include "../pdl.hpp"
 
@@ -202,17 +203,6 @@ __device__ __forceinline__ void tma_load_3d_multicast(std::uint32_t dst, const C
       : "memory");
 }
 
-__device__ __forceinline__ std::uint32_t cluster_ctarank() {
-  std::uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-
-// Every thread of every CTA of the cluster (release/acquire: barrier inits before, remote traffic after).
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
-}
-
 // Arrive on the mbarrier at the same offset in CTA `peer` of the cluster. Default semantics
 // (.release at .cta scope), not .release.cluster: the arrive only says "this warp's wgmmas have finished
 // reading the stage" (wgmma.wait_group already ordered those reads); a cluster-scope release adds a
@@ -230,18 +220,6 @@ __device__ __forceinline__ void mbar_arrive_peer(std::uint32_t bar, std::uint32_
 __device__ __forceinline__ uint2 ld_shared_u2(std::uint32_t addr) {
   uint2 v;
   asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "r"(addr));
-  return v;
-}
-// 16 bytes of CTA `peer`'s shared memory at the offset `addr` has in this CTA's (distributed shared memory).
-__device__ __forceinline__ float4 ld_dsmem_f4(std::uint32_t addr, std::uint32_t peer) {
-  float4 v;
-  asm volatile(
-      "{\n.reg .b32 ra;\n"
-      "mapa.shared::cluster.u32 ra, %4, %5;\n"
-      "ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [ra];\n}"
-      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-      : "r"(addr), "r"(peer)
-      : "memory");
   return v;
 }
 // stmatrix .trans (sm_90): each 8x8 matrix of 16-bit values a warp holds as mma fragments (lane l: row l / 4, the
