@@ -1,7 +1,7 @@
 // Distributed shared memory (sm_90 thread-block clusters): the rate at which a CTA reads its cluster peers' shared
 // memory, with the access pattern of the wgmma kernels' cluster split-K reduction (gemm_wgmma.cuh cluster_reduce).
-// The model prices those reads with the rate and latency this measures (the GPU table's dsmem_bytes_per_cycle and
-// dsmem_latency_cycles; python/origami_nv/calibrate.py says which runs give them).
+// The model prices those reads with the rate and latencies this measures (the GPU table's dsmem_bytes_per_cycle,
+// dsmem_latency_cycles and dsmem_latency_per_slice_cycles; python/origami_nv/calibrate.py says which runs give them).
 //
 // Each CTA of a cluster of S (one CTA per SM: more than half an SM's shared memory) holds a `rows` x `cols` fp32
 // partial tile at the kernels' row pitch (cols + 8 floats). After a cluster barrier, rank r's `threads` threads sum the
