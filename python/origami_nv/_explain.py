@@ -373,7 +373,7 @@ class Explanation:
                      f" {_n(b['split_launch_cycles'])} (fixed + per slice + a share of the tail phase, measured:"
                      f" split_k_reduce_fixed_cycles, split_k_slice_cycles, split_k_tail_overhead_fraction)"
                      + (" - the cluster form's saving (cluster_split_saving_cycles: the slices reduce in a thread-block"
-                        " cluster, one wave of clusters) + the CTAs reading their peers' partial tiles from distributed"
+                        " cluster, one wave of clusters) + the CTAs reading the partial tiles over distributed"
                         f" shared memory {_n(b['cluster_dsmem_cycles'])} (each SM loads a whole partial tile's real fp32"
                         " bytes, S loads in flight per consumer thread: at the smaller of dsmem_bytes_per_cycle and those"
                         " bytes in flight over the group's latency, dsmem_latency_cycles + (S - 2) x"
