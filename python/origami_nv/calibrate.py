@@ -676,7 +676,7 @@ def calibrate(quick: bool = False, progress: Optional[Callable[[str], None]] = p
                     reps)
             add("DSMEM read, clusters of 4, 256 threads", r["samples"]["bytes_per_cycle_per_sm"], "B/cycle/SM", None,
                 "every load (own tile included)")
-    if cc == (9, 0) and getattr(ext, "dsmem_compiled", lambda: False)():  # (an extension built before it)
+    if cc == (9, 0) and ext.dsmem_compiled():
         section("distributed shared memory", dsmem)
 
     fp32_ref = DATASHEET_FP32_FLOPS_PER_CYCLE.get(cc)
