@@ -65,6 +65,40 @@ inline double real_rows_per_tile(std::int64_t extent, std::int64_t grid) {
   return double(extent) / double(std::max<std::int64_t>(grid, 1));
 }
 
+// The waves of a phase of `units` work units (tiles or split-K slices) with `blocks_per_sm` CTAs resident per SM
+// (occupancy_and_waves; split_launch_floor bounds a phase by them).
+struct PhaseWaves {
+  int active_sms = 0;
+  std::int64_t concurrent_tiles = 0, num_waves = 0;
+  // nv: the blocks resident on one busy SM (at least 1): the tiles in flight over the SMs they occupy
+  double resident_blocks = 1;
+};
+PhaseWaves phase_waves(std::int64_t units, int n_sm, int blocks_per_sm) {
+  PhaseWaves w;
+  w.active_sms = static_cast<int>(std::min<std::int64_t>(units, n_sm));
+  const std::int64_t slots = std::int64_t(n_sm) * blocks_per_sm;
+  w.concurrent_tiles = std::min<std::int64_t>(units, slots);
+  w.num_waves = ceil_div(units, slots);
+  w.resident_blocks = std::max<double>(1.0, std::ceil(double(w.concurrent_tiles) / std::max(w.active_sms, 1)));
+  return w;
+}
+
+// The per-K-iteration synchronisation cost of a family (tile_latency).
+double k_iter_overhead_cycles(const TileConfig& c, const NvModelConstants& nv) {
+  return c.family == Family::Wgmma  ? nv.wgmma_k_iter_overhead_cycles
+         : c.family == Family::Simt ? nv.simt_k_iter_overhead_cycles
+                                    : nv.mma_sync_k_iter_overhead_cycles;
+}
+
+// What a split launch costs beyond its terms, per launch, per slice and in proportion to its tail phase
+// (NvModelConstants; split_terms).
+double split_launch_cycles(const TileConfig& c, const NvModelConstants& nv, int slices, double tail_cycles) {
+  const double per_slice = c.family == Family::Simt ? nv.simt_split_k_slice_cycles : nv.split_k_slice_cycles;
+  // (the tail share was fitted on the tensor-core families' launches only: the simt family has none)
+  const double tail_share = c.family == Family::Simt ? 0.0 : nv.split_k_tail_overhead_fraction;
+  return nv.split_k_reduce_fixed_cycles + per_slice * double(slices) + tail_share * tail_cycles;
+}
+
 // Rows (or columns) of one operand that a wgmma stage loads by TMA, per tile. An extent shorter than the tile side
 // (one tile: decode, small batches) is loaded without the rows past its end: a K-major operand by a box of its own
 // rows, an MN-major one by the 64-row slabs that hold them (the wgmma launcher, cpp/kernels/wgmma/gemm_wgmma.cuh).
@@ -301,6 +335,31 @@ KernelTerms kernel_terms(const TileConfig& c, DType dtype, const ModelHardware& 
 }
 
 // ---- [Algorithm 3] compute latency per K-iteration ----------------------------------------------
+namespace {
+// nv: throughput-based, for `resident` blocks on an SM (compute_latency; split_launch_floor reads the cycles too).
+struct NvCompute {
+  double sm_rate = 0;         // the SM's flop per cycle for these blocks
+  double compute_cycles = 0;  // the tensor (simt: FFMA) issue of one K-iteration
+  double smem_cycles = 0;     // mma.sync: its shared-memory traffic (0 where kernel_terms gives no warp layout)
+};
+NvCompute nv_compute(const TileConfig& c, const ModelHardware& hw, const NvModelConstants& nv, const KernelTerms& k,
+                     double resident) {
+  NvCompute r;
+  // The blocks resident on one SM share its tensor cores; a block's warps (all blocks of the SM together) must cover
+  // the 4 sub-partitions to reach the SM's peak (mma.sync issues from one warp per sub-partition; a wgmma warpgroup
+  // covers all four).
+  double coverage = 1.0;
+  if (c.family != Family::Wgmma) coverage = std::min(1.0, resident * c.warps / nv.smsp_per_sm);
+  r.sm_rate = k.roof * coverage;
+  r.compute_cycles = k.flops_per_k_iter * resident / r.sm_rate;  // = flops / (sm_rate / resident), one division
+  // mma.sync: the fragments of every warp come through the SM's shared memory (NvModelConstants::
+  // mma_sync_smem_efficiency), shared by the resident blocks. kernel_terms gives a warp layout only where the term
+  // applies (mma.sync, its efficiency and the SM's rate known).
+  if (k.warps_m > 0) r.smem_cycles = resident * k.smem_bytes / (hw.smem_bytes_per_cycle * nv.mma_sync_smem_efficiency);
+  return r;
+}
+}  // namespace
+
 void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                      const KernelTerms& k, LatencyBreakdown& b) {
   (void)p;
@@ -312,13 +371,10 @@ void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware&
     b.compute_cycles = b.mma_issue_cycles * b.n_mma;
     return;
   }
-  // nv: throughput-based. The blocks resident on one SM share its tensor cores; a block's warps
-  // (all blocks of the SM together) must cover the 4 sub-partitions to reach the SM's peak
-  // (mma.sync issues from one warp per sub-partition; a wgmma warpgroup covers all four).
+  // nv: throughput-based (nv_compute), the shared-memory time where it is longer.
   const NvModelConstants& nv = o.nv;
   const double resident = b.resident_blocks;
-  double coverage = 1.0;
-  if (c.family != Family::Wgmma) coverage = std::min(1.0, resident * c.warps / nv.smsp_per_sm);
+  const NvCompute nc = nv_compute(c, hw, nv, k, resident);
   if (c.family == Family::Simt) {
     b.fp32_thread_tile_m = k.fp32_thread_tile_m;
     b.fp32_thread_tile_n = k.fp32_thread_tile_n;
@@ -326,19 +382,15 @@ void compute_latency(const Problem& p, const TileConfig& c, const ModelHardware&
     b.fp32_fma_fraction = 1.0;
     b.fp32_sm_flops_per_cycle = k.fp32_sm_flops_per_cycle;
   }
-  const double sm_rate = k.roof * coverage;
-  b.tensor_flops_per_cycle = sm_rate / resident;
-  b.compute_cycles = b.flops_per_k_iter * resident / sm_rate;  // = flops / tensor_flops_per_cycle, one division
+  b.tensor_flops_per_cycle = nc.sm_rate / resident;
+  b.compute_cycles = nc.compute_cycles;
   b.mma_issue_cycles = b.compute_cycles / b.n_mma;
   b.compute_limiter = c.family == Family::Simt ? "FFMA issue" : "tensor issue";
-  // mma.sync: the fragments of every warp come through the SM's shared memory (NvModelConstants::
-  // mma_sync_smem_efficiency), shared by the resident blocks. kernel_terms gives a warp layout only where the term
-  // applies (mma.sync, its efficiency and the SM's rate known).
   if (k.warps_m > 0) {
     b.warps_m = k.warps_m;
     b.warps_n = k.warps_n;
     b.smem_bytes = k.smem_bytes;
-    b.smem_cycles = resident * b.smem_bytes / (hw.smem_bytes_per_cycle * nv.mma_sync_smem_efficiency);
+    b.smem_cycles = nc.smem_cycles;
     if (b.smem_cycles > b.compute_cycles) {
       b.compute_cycles = b.smem_cycles;
       b.compute_limiter = "shared memory";
@@ -403,7 +455,6 @@ void occupancy_and_waves(const Problem& p, const TileConfig& c, const ModelHardw
   // nv: predict() presets the work units of the phase it times (tiles or split-K slices); otherwise every
   // tile of every batch (batch = 1: the seed's grid_m x grid_n).
   if (o.mode == ModelMode::Seed || b.total_tiles <= 0) b.total_tiles = b.grid_m * b.grid_n * std::max<std::int64_t>(p.batch, 1);
-  b.active_sms = static_cast<int>(std::min<std::int64_t>(b.total_tiles, n_sm));
   if (o.mode == ModelMode::Seed || kr == nullptr) {
     b.blocks_per_sm = 1;
     b.occupancy_limiter = "seed: one block per SM";
@@ -412,18 +463,18 @@ void occupancy_and_waves(const Problem& p, const TileConfig& c, const ModelHardw
     b.blocks_per_sm = std::max(bps.blocks, 1);
     b.occupancy_limiter = bps.limiter;
   }  // else: predict() filled blocks_per_sm and the limiter once for all phases
-  const std::int64_t slots = std::int64_t(n_sm) * b.blocks_per_sm;
-  b.concurrent_tiles = std::min<std::int64_t>(b.total_tiles, slots);
-  b.num_waves = ceil_div(b.total_tiles, slots);
-  if (b.total_tiles < slots && o.mode == ModelMode::Nv) b.occupancy_limiter = "grid";
+  const PhaseWaves w = phase_waves(b.total_tiles, n_sm, b.blocks_per_sm);
+  b.active_sms = w.active_sms;
+  b.concurrent_tiles = w.concurrent_tiles;
+  b.num_waves = w.num_waves;
+  if (b.total_tiles < std::int64_t(n_sm) * b.blocks_per_sm && o.mode == ModelMode::Nv) b.occupancy_limiter = "grid";
   b.occupancy = o.mode == ModelMode::Seed ? o.seed.occupancy : double(b.blocks_per_sm);
   b.k_tiles = ceil_div(p.K, c.block_k);
   if (o.mode == ModelMode::Nv) {
     b.rows_per_tile_m = real_rows_per_tile(p.M, b.grid_m);
     b.cols_per_tile_n = real_rows_per_tile(p.N, b.grid_n);
-    // The blocks resident on one busy SM (at least 1): the tiles in flight over the SMs they occupy. The nv terms
-    // that an SM's blocks share (tensor or FFMA rate, cp.async issue, the simt copy floor) divide by it.
-    b.resident_blocks = std::max<double>(1.0, std::ceil(double(b.concurrent_tiles) / std::max(b.active_sms, 1)));
+    // The nv terms that an SM's blocks share (tensor or FFMA rate, cp.async issue, the simt copy floor) divide by it.
+    b.resident_blocks = w.resident_blocks;
   }
 }
 
@@ -842,10 +893,7 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
   const double hi = std::max(b.compute_cycles, b.memory_cycles), lo = std::min(b.compute_cycles, b.memory_cycles);
   b.steady_cycles = c.stages >= 2 ? hi + (1.0 - nv.overlap_efficiency) * lo : hi + lo;
   b.bound = b.compute_cycles >= b.memory_cycles ? "compute" : "memory";
-  const double per_iter_overhead = c.family == Family::Wgmma  ? nv.wgmma_k_iter_overhead_cycles
-                                   : c.family == Family::Simt ? nv.simt_k_iter_overhead_cycles
-                                                              : nv.mma_sync_k_iter_overhead_cycles;
-  b.loop_overhead_cycles = per_iter_overhead * double(unit_k_iters);
+  b.loop_overhead_cycles = k_iter_overhead_cycles(c, nv) * double(unit_k_iters);
   b.epilogue_bw = hw.dram_perf_ratio * dram_bw_fraction(hw, o, b.active_sms);
   const double out_bytes = b.output_elem_bytes > 0 ? b.output_elem_bytes : bytes;
   b.output_bytes = double(b.concurrent_tiles) * b.rows_per_tile_m * b.cols_per_tile_n * out_bytes;
@@ -1069,12 +1117,8 @@ void split_terms(const Problem& p, const TileConfig& c, const ModelHardware& hw,
     b.reduction_bytes += bias_bytes;
     b.reduction_latency_cycles += passes * hw.l2_latency_cycles;
   }
-  // ...plus what a split launch costs beyond these terms, per launch, per slice and in proportion to its tail phase
-  // (NvModelConstants).
-  const double per_slice = c.family == Family::Simt ? o.nv.simt_split_k_slice_cycles : o.nv.split_k_slice_cycles;
-  // (the tail share was fitted on the tensor-core families' launches only: the simt family has none)
-  const double tail_share = c.family == Family::Simt ? 0.0 : o.nv.split_k_tail_overhead_fraction;
-  b.split_launch_cycles = o.nv.split_k_reduce_fixed_cycles + per_slice * double(sp.slices) + tail_share * b.tail_cycles;
+  // ...plus what a split launch costs beyond these terms.
+  b.split_launch_cycles = split_launch_cycles(c, o.nv, sp.slices, b.tail_cycles);
   b.reduction_cycles = std::max(b.reduction_bytes / rate, b.reduction_latency_cycles) + b.split_launch_cycles;
   // In a cluster (SplitPlan::cluster) the same partials meet in shared memory instead: the reduction kernel's terms
   // less what the measurements say the cluster form saves (NvModelConstants::cluster_split_saving_cycles).
@@ -1310,5 +1354,52 @@ void predict_launch(const Problem& p, const TileConfig& c, const ModelHardware& 
   b.total_cycles = b.dp_cycles + b.tail_cycles + b.reduction_cycles + b.operand_copy_cycles;
 }
 }  // namespace
+
+namespace {
+// split_launch_floor for the launch as the kernel runs it (the swapped kernels' transposed problem, types.hpp).
+double split_launch_floor_kernel(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                                 const KernelTerms& k) {
+  const NvModelConstants& nv = o.nv;
+  const SplitPlan sp = make_split_plan(p.M, p.N, p.K, std::max<std::int64_t>(p.batch, 1), c.block_m, c.block_n,
+                                       c.block_k, c.split_k, resident_slots(c, hw, &k.occupancy),
+                                       cluster_slots_of(c, hw));
+  if (sp.slices <= 1) return 0.0;
+  // The tail phase (predict_launch): tail_tiles x slices units of k_tiles_per_slice K-iterations, in the waves and
+  // with the blocks per SM occupancy_and_waves gives it.
+  const PhaseWaves w = phase_waves(sp.tail_tiles * sp.slices, static_cast<int>(hw.n_sm), std::max(k.occupancy.blocks, 1));
+  // compute_latency: the tensor issue or the shared-memory time, whichever is longer.
+  const NvCompute nc = nv_compute(c, hw, nv, k, w.resident_blocks);
+  const double compute = std::max(nc.compute_cycles, nc.smem_cycles);
+  // tile_latency: the prologue waits a latency between the L2's and DRAM's (by the hit rate); each K-iteration takes
+  // at least its compute (the steady state is max(compute, memory) plus a non-negative share of the other) and its
+  // overhead; the epilogue writes the partials (>= 0) and drains one DRAM latency; the tile's setup.
+  const double k_iters = double(sp.k_tiles_per_slice);
+  const double unit = nv.prologue_latency_factor * std::min(hw.l2_latency_cycles, hw.hbm_latency_penalty) +
+                      compute * k_iters + k_iter_overhead_cycles(c, nv) * k_iters +
+                      nv.epilogue_latency_factor * hw.hbm_latency_penalty + nv.tile_setup_cycles;
+  const double tail = unit * double(w.num_waves);
+  // split_terms: the reduction is its bytes or round trips (>= 0) plus split_launch_cycles; in a cluster, less the
+  // saving (clamped at 0), plus the distributed-shared-memory reads (>= 0).
+  double reduction = split_launch_cycles(c, nv, sp.slices, tail);
+  if (sp.cluster) reduction -= nv.cluster_split_saving_cycles;
+  // predict_launch: total = whole tiles' phase (>= 0: the hidden epilogues are a share <= 1 of all but the last
+  // wave's) + tail + reduction + operand copies (>= 0).
+  return tail + reduction;
+}
+}  // namespace
+
+double split_launch_floor(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                          const KernelTerms& k) {
+  const NvModelConstants& nv = o.nv;
+  // The bounds above take the model's terms as non-negative, its overlaps as shares <= 1 of what they overlap and the
+  // tail share as >= 0; constants outside those ranges (a fit could move a share) bound nothing.
+  if (o.mode != ModelMode::Nv || !k.has_occupancy || k.dtype != p.dtype ||
+      !(nv.overlap_efficiency >= 0 && nv.overlap_efficiency <= 1) || !(nv.wgmma_epilogue_overlap <= 1) ||
+      !(nv.split_k_tail_overhead_fraction >= 0))
+    return 0.0;
+  // (predict_into: a swapped kernel runs the transposed problem with its own tile; its terms serve both)
+  if (c.swap_ab) return split_launch_floor_kernel(swapped_problem(p), swapped_kernel_tile(c), hw, o, k);
+  return split_launch_floor_kernel(p, c, hw, o, k);
+}
 
 }  // namespace origami

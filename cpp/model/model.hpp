@@ -850,6 +850,14 @@ std::int64_t resident_slots(const TileConfig& c, const ModelHardware& hw, const 
 // family on sm_90, none for the others.
 ClusterSlots cluster_slots_of(const TileConfig& c, const ModelHardware& hw);
 
+// A lower bound of the total_cycles predict_into gives a split launch of c (c.split_k > 1; nv mode) with the kernel's
+// terms `k` (from its resources), from its schedule and terms alone: the tail phase's waves of prologue, compute-bound
+// K-iterations and epilogue latency, and the split launch's own cost; no L2, memory or copy term. The selector skips
+// the split launches it puts above the launches a selection keeps (selector.cpp, split_candidates). 0 where it bounds
+// nothing: no split, seed mode, no occupancy in `k`, or constants outside the ranges its reasoning takes (model.cpp).
+double split_launch_floor(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                          const KernelTerms& k);
+
 // Why a kernel cannot be chosen (register spill, cannot keep one block resident, smem too big);
 // empty string = admissible.
 std::string kernel_exclusion_reason(const KernelResources& kr, const ModelHardware& hw);

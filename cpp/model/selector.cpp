@@ -219,8 +219,14 @@ Scored compact(const TileConfig& c, const Candidate* cand, const LatencyBreakdow
 // selection over the reference sm_90 kernel list 12.6 -> 8.2 us median (benchmarks/bench_selection.py, 3000 random
 // shapes, the development machine, 2026-11-26); tests/test_api_select.py checks the pick against the unpruned
 // ranking. A full ranking (rank()) passes infinity.
-void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Scored>& unsplit, const ModelOptions& o,
-                      Scratch& s, double prune_at) {
+// Of the chosen kernels' split launches, those whose split_launch_floor (model.hpp: their tail phase compute-bound, no
+// memory term) exceeds prune_at are not scored either: the model predicts each above its floor, so it ranks below
+// the launch that set prune_at. The margin (1e-6 of prune_at) is far above the floor's rounding (it sums the model's
+// terms in another order) and the ranking's ties (within 1e-9). On the gen-valid shapes (H100, fp16, the reference
+// sm_90 kernel list; the floor replayed offline from rank()'s breakdowns) about half of a selection's ~90 split
+// launches are above it.
+void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Scored>& unsplit,
+                      const ModelHardware& mhw, const ModelOptions& o, Scratch& s, double prune_at) {
   const NvModelConstants& nv = o.nv;
   std::vector<Scored>& out = s.split;
   out.clear();
@@ -296,6 +302,7 @@ void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Sc
       r.config = c;
       r.config.split_k = sp.slices;
       r.candidate = kernel;
+      if (kernel != nullptr && split_launch_floor(p, r.config, mhw, o, kernel->terms) > prune_at * (1 + 1e-6)) continue;
       out.push_back(r);  // scored by the caller
     }
   }
@@ -439,7 +446,7 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
       std::nth_element(c.begin(), c.begin() + (full - 1), c.end());
       prune_at = c[full - 1];
     }
-    split_candidates(p, pd, scored, o, sc, prune_at);
+    split_candidates(p, pd, scored, mhw, o, sc, prune_at);
     for (const Scored& one : sc.split) score(one.config, one.candidate);
   }
   std::vector<RankKey>& keys = sc.keys;
