@@ -1023,8 +1023,6 @@ struct OffLineShares {
 };
 
 OperandCopyPlan operand_copy_plan(const Problem& p, const KernelResources* kr) {
-  const double bytes = dtype_bytes(p.dtype), batch = double(std::max<std::int64_t>(p.batch, 1));
-  const double a_bytes = double(p.M) * p.K * bytes * batch, b_bytes = double(p.K) * p.N * bytes * batch;
   unsigned layouts = kr == nullptr ? kAllLayouts : kr->layouts;
   // TF32 with B row-major (A K-major): the swapped kernels' layout, run only up to kSwappedTf32MaxM (types.hpp);
   // above it the op copies B into the K-major layout, as charged here.
@@ -1032,12 +1030,21 @@ OperandCopyPlan operand_copy_plan(const Problem& p, const KernelResources* kr) {
   const bool swapped_bound = p.dtype == DType::TFloat32 && !swapped_tf32_variant_runs(p.M) &&
                              (layouts & swapped) != 0 && (layouts & ~swapped) != 0;
   if (swapped_bound) layouts &= ~swapped;
+  OperandCopyPlan plan;
+  // Aligned operands in a compiled layout: that variant copies nothing, and every other one copies a positive number
+  // of bytes (a transposition) or comes later (a realigning variant) and loses the tie: the loop below would choose it.
+  const unsigned own = layout_bit(p.a_k_contiguous, p.b_k_contiguous);
+  if (p.a_aligned && p.b_aligned && (layouts & own) != 0) {
+    plan.layout = own;
+    return plan;
+  }
+  const double bytes = dtype_bytes(p.dtype), batch = double(std::max<std::int64_t>(p.batch, 1));
+  const double a_bytes = double(p.M) * p.K * bytes * batch, b_bytes = double(p.K) * p.N * bytes * batch;
   const unsigned realign_layouts = kr == nullptr ? 0u : kr->realign_layouts;
   auto cost = [](double op_bytes, bool aligned, bool have_k, bool want_k) {
     if (have_k != want_k) return op_bytes * kTransposingCopyFactor;
     return aligned ? 0.0 : op_bytes;
   };
-  OperandCopyPlan plan;
   double copied = -1;
   for (int realign = 0; realign < 2; ++realign)  // aligned variants first: they win a tie
     for (int a_k = 0; a_k < 2; ++a_k)
