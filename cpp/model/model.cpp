@@ -79,7 +79,9 @@ PhaseWaves phase_waves(std::int64_t units, int n_sm, int blocks_per_sm) {
   const std::int64_t slots = std::int64_t(n_sm) * blocks_per_sm;
   w.concurrent_tiles = std::min<std::int64_t>(units, slots);
   w.num_waves = ceil_div(units, slots);
-  w.resident_blocks = std::max<double>(1.0, std::ceil(double(w.concurrent_tiles) / std::max(w.active_sms, 1)));
+  // ceil(concurrent / active) as integers: the ceiling of the correctly rounded quotient of two integers below 2^53
+  // is theirs (one integer division instead of a floating-point one and a software std::ceil).
+  w.resident_blocks = std::max<double>(1.0, double(ceil_div(w.concurrent_tiles, std::max(w.active_sms, 1))));
   return w;
 }
 
