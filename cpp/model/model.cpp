@@ -1400,11 +1400,12 @@ double split_launch_floor_kernel(const Problem& p, const TileConfig& c, const Mo
 double split_launch_floor(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                           const KernelTerms& k) {
   const NvModelConstants& nv = o.nv;
-  // The bounds above take the model's terms as non-negative, its overlaps as shares <= 1 of what they overlap and the
-  // tail share as >= 0; constants outside those ranges (a fit could move a share) bound nothing.
+  // The bounds above take the model's terms as non-negative, its overlaps as shares <= 1 of what they overlap, the
+  // tail share as >= 0 and the prologue's latency factor as >= 0 (its latency is bounded below by the smaller of the
+  // two); constants outside those ranges (a fit could move a share) bound nothing.
   if (o.mode != ModelMode::Nv || !k.has_occupancy || k.dtype != p.dtype ||
       !(nv.overlap_efficiency >= 0 && nv.overlap_efficiency <= 1) || !(nv.wgmma_epilogue_overlap <= 1) ||
-      !(nv.split_k_tail_overhead_fraction >= 0))
+      !(nv.split_k_tail_overhead_fraction >= 0) || !(nv.prologue_latency_factor >= 0))
     return 0.0;
   // (predict_into: a swapped kernel runs the transposed problem with its own tile; its terms serve both)
   if (c.swap_ab) return split_launch_floor_kernel(swapped_problem(p), swapped_kernel_tile(c), hw, o, k);
