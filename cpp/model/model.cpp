@@ -75,6 +75,12 @@ struct PhaseWaves {
 };
 PhaseWaves phase_waves(std::int64_t units, int n_sm, int blocks_per_sm) {
   PhaseWaves w;
+  if (units >= 1 && units <= n_sm) {  // one unit per busy SM, one wave (what the divisions below give, without them)
+    w.active_sms = static_cast<int>(units);
+    w.concurrent_tiles = units;
+    w.num_waves = 1;
+    return w;  // (resident_blocks 1)
+  }
   w.active_sms = static_cast<int>(std::min<std::int64_t>(units, n_sm));
   const std::int64_t slots = std::int64_t(n_sm) * blocks_per_sm;
   w.concurrent_tiles = std::min<std::int64_t>(units, slots);
@@ -452,8 +458,12 @@ std::pair<int, int> mma_sync_warp_layout(int block_m, int block_n, int warps) {
 void occupancy_and_waves(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                          const KernelResources* kr, LatencyBreakdown& b) {
   const int n_sm = static_cast<int>(hw.n_sm);
-  b.grid_m = ceil_div(p.M, c.block_m);
-  b.grid_n = ceil_div(p.N, c.block_n);
+  // predict() presets the grid and the k-tiles (LaunchGrid: computed once per launch, not once per phase).
+  if (b.grid_m <= 0 || b.grid_n <= 0 || b.k_tiles <= 0) {
+    b.grid_m = ceil_div(p.M, c.block_m);
+    b.grid_n = ceil_div(p.N, c.block_n);
+    b.k_tiles = ceil_div(p.K, c.block_k);
+  }
   // nv: predict() presets the work units of the phase it times (tiles or split-K slices); otherwise every
   // tile of every batch (batch = 1: the seed's grid_m x grid_n).
   if (o.mode == ModelMode::Seed || b.total_tiles <= 0) b.total_tiles = b.grid_m * b.grid_n * std::max<std::int64_t>(p.batch, 1);
@@ -471,7 +481,6 @@ void occupancy_and_waves(const Problem& p, const TileConfig& c, const ModelHardw
   b.num_waves = w.num_waves;
   if (b.total_tiles < std::int64_t(n_sm) * b.blocks_per_sm && o.mode == ModelMode::Nv) b.occupancy_limiter = "grid";
   b.occupancy = o.mode == ModelMode::Seed ? o.seed.occupancy : double(b.blocks_per_sm);
-  b.k_tiles = ceil_div(p.K, c.block_k);
   if (o.mode == ModelMode::Nv) {
     b.rows_per_tile_m = real_rows_per_tile(p.M, b.grid_m);
     b.cols_per_tile_n = real_rows_per_tile(p.N, b.grid_n);
@@ -491,6 +500,7 @@ Footprint triton_raster_footprint(std::int64_t grid_m, std::int64_t grid_n, int 
   const std::int64_t total = grid_m * grid_n;
   last_tile = std::min(last_tile, total);
   if (first_tile >= last_tile || grid_m <= 0 || grid_n <= 0) return f;
+  if (first_tile == 0 && last_tile == total) return {grid_m, grid_n};  // every tile (what the groups below sum to)
   const std::int64_t G = std::max(group_size_m, 1);
   const std::int64_t per_group = G * grid_n;
   const std::int64_t g0 = first_tile / per_group, g1 = (last_tile - 1) / per_group;
@@ -574,7 +584,9 @@ void l2_hit_rate(const Problem& p, const TileConfig& c, const ModelHardware& hw,
     // B columns they touch; every other byte they load is an L2 hit. Units of different batches, or of
     // different K slices, read disjoint data: the footprint repeats every l2_reuse_units units.
     const std::int64_t period = std::max<std::int64_t>(1, b.l2_reuse_units > 0 ? b.l2_reuse_units : b.grid_m * b.grid_n);
-    const std::int64_t full_sets = b.concurrent_tiles / period, rest = b.concurrent_tiles % period;
+    // (one set or less, the common case, without the division)
+    const std::int64_t full_sets = b.concurrent_tiles < period ? 0 : b.concurrent_tiles == period ? 1 : b.concurrent_tiles / period;
+    const std::int64_t rest = b.concurrent_tiles - full_sets * period;
     Footprint f = triton_raster_footprint(b.grid_m, b.grid_n, static_cast<int>(WGM), 0, rest);
     if (full_sets > 0) {
       const Footprint f_set =
@@ -947,10 +959,11 @@ void total_latency(LatencyBreakdown& b) {
   b.total_cycles = b.tile_cycles * double(b.num_waves) - b.epilogue_hidden_cycles;  // hidden: nv wgmma only
 }
 
-ClusterSlots cluster_slots_of(const TileConfig& c, const ModelHardware& hw) {
+const ClusterSlots& cluster_slots_of(const TileConfig& c, const ModelHardware& hw) {
   // The in-cluster reduction is the wgmma family's (sm_90a); the other families also run on sm_80. Not the swapped-
   // operand kernels': it would store C as their rows (C^T's); their slices reduce through the workspace.
-  return c.family == Family::Wgmma && !c.swap_ab && hw.compute_capability >= 90 ? hw.cluster_slots : ClusterSlots{};
+  static const ClusterSlots none{};  // (a reference: a copy of the 72-byte table per prediction otherwise)
+  return c.family == Family::Wgmma && !c.swap_ab && hw.compute_capability >= 90 ? hw.cluster_slots : none;
 }
 
 std::int64_t resident_slots(const TileConfig& c, const ModelHardware& hw, const KernelResources* kr) {
@@ -969,13 +982,25 @@ std::int64_t resident_slots(const TileConfig& c, const ModelHardware& hw, const 
 
 namespace {
 
-// Algorithms 3-9 for one phase of a launch. nv: `units` work units of `k_iters` K-iterations (0, 0: every
+// The launch's grid and k-tiles, ceil_div(M, BLOCK_M), ceil_div(N, BLOCK_N), ceil_div(K, BLOCK_K): every phase and the
+// split plan read them (computed once per launch: integer divisions were ~6 % of a cold selection, perf 2026-12-07).
+struct LaunchGrid {
+  std::int64_t grid_m = 0, grid_n = 0, k_tiles = 0;
+};
+LaunchGrid launch_grid(const Problem& p, const TileConfig& c) {
+  return {ceil_div(p.M, c.block_m), ceil_div(p.N, c.block_n), ceil_div(p.K, c.block_k)};
+}
+
+// Algorithms 3-9 for one phase of a launch of grid `g`. nv: `units` work units of `k_iters` K-iterations (0, 0: every
 // tile, all of K), the L2 reuse period and the bytes per output element.
 void predict_phase(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
-                   const KernelResources* kr, const KernelTerms& k, const BlocksPerSm* bps, std::int64_t units,
-                   std::int64_t k_iters, std::int64_t reuse_units, double out_elem_bytes, bool epilogue_bias,
-                   bool realign, LatencyBreakdown& b) {
+                   const KernelResources* kr, const KernelTerms& k, const BlocksPerSm* bps, const LaunchGrid& g,
+                   std::int64_t units, std::int64_t k_iters, std::int64_t reuse_units, double out_elem_bytes,
+                   bool epilogue_bias, bool realign, LatencyBreakdown& b) {
   b.mode = o.mode;
+  b.grid_m = g.grid_m;
+  b.grid_n = g.grid_n;
+  b.k_tiles = g.k_tiles;
   b.epilogue_bias = epilogue_bias;
   if (bps != nullptr) {
     b.blocks_per_sm = std::max(bps->blocks, 1);
@@ -1230,7 +1255,7 @@ namespace {
 void predict_into_kernel(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                          const KernelResources* kr, const KernelTerms& k, LatencyBreakdown& b) {
   if (o.mode == ModelMode::Seed) {
-    predict_phase(p, c, hw, o, kr, k, nullptr, 0, 0, 0, 0.0, false, false, b);
+    predict_phase(p, c, hw, o, kr, k, nullptr, launch_grid(p, c), 0, 0, 0, 0.0, false, false, b);
     return;
   }
   // Which kernel variant the op launches and what it copies first (before the phases: a realigning launch's
@@ -1315,11 +1340,13 @@ void predict_launch(const Problem& p, const TileConfig& c, const ModelHardware& 
   b.off_sector_share_b = off.sectors_b;
   b.pitch_copy_a = b.pitch_copy_b = false;
   const std::int64_t batch = std::max<std::int64_t>(p.batch, 1);
-  const std::int64_t tiles_per_batch = ceil_div(p.M, c.block_m) * ceil_div(p.N, c.block_n);
+  const LaunchGrid g = launch_grid(p, c);
+  const std::int64_t tiles_per_batch = g.grid_m * g.grid_n;
   const BlocksPerSm* bps = k.has_occupancy ? &k.occupancy : nullptr;  // (given with kr)
   const std::int64_t slots = resident_slots(c, hw, bps);
-  const SplitPlan sp = make_split_plan(p.M, p.N, p.K, batch, c.block_m, c.block_n, c.block_k, c.split_k, slots,
-                                       cluster_slots_of(c, hw));
+  // (make_split_plan of the same launch, from the grid already computed; k_tiles_of counts at least one k-tile)
+  const SplitPlan sp = make_split_plan_of_tiles(tiles_per_batch * batch, std::max<std::int64_t>(g.k_tiles, 1),
+                                                c.split_k, slots, cluster_slots_of(c, hw));
   const double bytes = dtype_bytes(p.dtype);
   // The launcher's choice of the ping-pong schedule (gemm_wgmma.cuh ping_pong_pays): the config's kernel in the
   // layout launched has one, the launch is unsplit and not the multicast twin, and every CTA (one per SM) has two or
@@ -1328,8 +1355,8 @@ void predict_launch(const Problem& p, const TileConfig& c, const ModelHardware& 
                 (kr->ping_pong_layouts & copies.layout) != 0 && !multicast && c.split_k <= 1 &&
                 batch * tiles_per_batch >= 2 * static_cast<std::int64_t>(hw.n_sm);
   if (sp.dp_tiles > 0)
-    predict_phase(p, c, hw, o, kr, k, bps, sp.dp_tiles, ceil_div(p.K, c.block_k), tiles_per_batch, bytes, p.bias,
-                  copies.realign, b);
+    predict_phase(p, c, hw, o, kr, k, bps, g, sp.dp_tiles, g.k_tiles, tiles_per_batch, bytes, p.bias, copies.realign,
+                  b);
   if (sp.slices > 1) {
     // The split tail: S slices of each of its tiles, slice-major; units of one slice read one K range. With whole
     // tiles too, the tail is a phase of its own (a breakdown built only here: an unsplit launch, most of a
@@ -1338,7 +1365,7 @@ void predict_launch(const Problem& p, const TileConfig& c, const ModelHardware& 
     // tile's rows, an L2 hit rate of 1 and a DRAM time of 0; reports/nvidia-h100/batched.md).
     const std::int64_t tail_reuse_units = std::min(sp.tail_tiles, tiles_per_batch);
     if (sp.dp_tiles == 0) {
-      predict_phase(p, c, hw, o, kr, k, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, tail_reuse_units, 4.0,
+      predict_phase(p, c, hw, o, kr, k, bps, g, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, tail_reuse_units, 4.0,
                     false, copies.realign, b);
       split_terms(p, c, hw, o, sp, bytes, b, b);
     } else {
@@ -1347,7 +1374,7 @@ void predict_launch(const Problem& p, const TileConfig& c, const ModelHardware& 
       tail.off_line_share_b = off.lines_b;
       tail.off_sector_share_a = off.sectors_a;
       tail.off_sector_share_b = off.sectors_b;
-      predict_phase(p, c, hw, o, kr, k, bps, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, tail_reuse_units, 4.0,
+      predict_phase(p, c, hw, o, kr, k, bps, g, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice, tail_reuse_units, 4.0,
                     false, copies.realign, tail);
       split_terms(p, c, hw, o, sp, bytes, tail, b);
     }

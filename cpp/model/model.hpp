@@ -848,7 +848,7 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
 std::int64_t resident_slots(const TileConfig& c, const ModelHardware& hw, const KernelResources* kr);
 // The clusters a split launch of this config may reduce in (make_split_plan): the hardware row's for the wgmma
 // family on sm_90, none for the others.
-ClusterSlots cluster_slots_of(const TileConfig& c, const ModelHardware& hw);
+const ClusterSlots& cluster_slots_of(const TileConfig& c, const ModelHardware& hw);
 
 // A lower bound of the total_cycles predict_into gives a split launch of c (c.split_k > 1; nv mode) with the kernel's
 // terms `k` (from its resources), from its schedule and terms alone: the tail phase's waves of prologue, compute-bound

@@ -291,9 +291,10 @@ void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Sc
     }
     for (int sk : splits) {
       if (sk < 2 || sk > max_split) continue;
-      // (the slices and whole tiles only: where the slices reduce does not tell two candidates apart)
-      const SplitPlan sp = make_split_plan(p.M, p.N, p.K, p.batch, c.block_m, c.block_n, c.block_k, sk, slots,
-                                           ClusterSlots{});
+      // (the slices and whole tiles only: where the slices reduce does not tell two candidates apart; make_split_plan
+      // from the unsplit launch's tiles, all batches, and the k-tiles above)
+      static const ClusterSlots no_clusters{};
+      const SplitPlan sp = make_split_plan_of_tiles(tiles, k_tiles, sk, slots, no_clusters);
       if (sp.slices < 2) continue;
       const std::pair<int, std::int64_t> key{sp.slices, sp.dp_tiles};
       if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;

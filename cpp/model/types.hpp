@@ -70,16 +70,26 @@ struct TileConfig {
 // dropped (K = 640, block_k = 64, split_k = 4: 10 k-tiles as 3+3+3+1, four slices; split_k = 8:
 // 2+2+2+2+2, five). One definition for the model, the op (workspace size) and the launchers.
 constexpr std::int64_t ceil_div_i64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-constexpr int effective_split_k(std::int64_t K, int block_k, int split_k) {
-  const std::int64_t k_tiles = ceil_div_i64(K < 1 ? 1 : K, block_k < 1 ? 1 : block_k);
+// The k-tiles of K (at least 1).
+constexpr std::int64_t k_tiles_of(std::int64_t K, int block_k) {
+  return ceil_div_i64(K < 1 ? 1 : K, block_k < 1 ? 1 : block_k);
+}
+// ...the same two from the k-tiles (the model has them already: fewer integer divisions per prediction).
+constexpr int effective_split_k_of_tiles(std::int64_t k_tiles, int split_k) {
   if (split_k <= 1 || k_tiles <= 1) return 1;
   const std::int64_t per_slice = ceil_div_i64(k_tiles, split_k);
   return static_cast<int>(ceil_div_i64(k_tiles, per_slice));
 }
+constexpr std::int64_t k_tiles_per_split_of_tiles(std::int64_t k_tiles, int split_k) {
+  const int slices = effective_split_k_of_tiles(k_tiles, split_k);
+  return slices == 1 ? k_tiles : ceil_div_i64(k_tiles, slices);
+}
+constexpr int effective_split_k(std::int64_t K, int block_k, int split_k) {
+  return effective_split_k_of_tiles(k_tiles_of(K, block_k), split_k);
+}
 // k-tiles of every slice but the last (the whole K when split_k is 1).
 constexpr std::int64_t k_tiles_per_split(std::int64_t K, int block_k, int split_k) {
-  const std::int64_t k_tiles = ceil_div_i64(K < 1 ? 1 : K, block_k < 1 ? 1 : block_k);
-  return ceil_div_i64(k_tiles, effective_split_k(K, block_k, split_k));
+  return k_tiles_per_split_of_tiles(k_tiles_of(K, block_k), split_k);
 }
 
 // The split-K schedule of one launch: a data-parallel prefix plus a split tail (the "DP + SK" schedule of
@@ -145,23 +155,29 @@ constexpr std::int64_t kClusterMaxKTilesPerSlice = 24;
 struct ClusterSlots {
   std::int64_t clusters[kMaxClusterSlices + 1] = {};
 };
-constexpr SplitPlan make_split_plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t batch, int block_m,
-                                    int block_n, int block_k, int split_k, std::int64_t slots,
-                                    const ClusterSlots& cluster_slots) {
+// The plan from the launch's tile count (all batches) and k-tiles (k_tiles_of), which the model has already.
+constexpr SplitPlan make_split_plan_of_tiles(std::int64_t tiles, std::int64_t k_tiles, int split_k, std::int64_t slots,
+                                             const ClusterSlots& cluster_slots) {
   SplitPlan s;
-  s.tiles = ceil_div_i64(M, block_m) * ceil_div_i64(N, block_n) * (batch < 1 ? 1 : batch);
-  s.slices = effective_split_k(K, block_k, split_k);
-  s.k_tiles_per_slice = k_tiles_per_split(K, block_k, split_k);
+  s.tiles = tiles;
+  s.slices = effective_split_k_of_tiles(k_tiles, split_k);
+  s.k_tiles_per_slice = k_tiles_per_split_of_tiles(k_tiles, split_k);
   s.dp_tiles = s.slices > 1 && slots > 0 ? (s.tiles / slots) * slots : s.tiles;
   s.tail_tiles = s.tiles - s.dp_tiles;
   if (s.tail_tiles == 0) {  // whole waves: nothing to split
     s.slices = 1;
-    s.k_tiles_per_slice = ceil_div_i64(K < 1 ? 1 : K, block_k < 1 ? 1 : block_k);
+    s.k_tiles_per_slice = k_tiles;
     s.dp_tiles = s.tiles;
   }
   s.cluster = s.slices > 1 && s.dp_tiles == 0 && s.slices <= kMaxClusterSlices &&
               s.k_tiles_per_slice <= kClusterMaxKTilesPerSlice && s.tiles <= cluster_slots.clusters[s.slices];
   return s;
+}
+constexpr SplitPlan make_split_plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t batch, int block_m,
+                                    int block_n, int block_k, int split_k, std::int64_t slots,
+                                    const ClusterSlots& cluster_slots) {
+  return make_split_plan_of_tiles(ceil_div_i64(M, block_m) * ceil_div_i64(N, block_n) * (batch < 1 ? 1 : batch),
+                                  k_tiles_of(K, block_k), split_k, slots, cluster_slots);
 }
 
 // Operand layouts in BLAS letters, for C = A @ B with A (M x K) and B (K x N) as torch sees them:
