@@ -339,6 +339,23 @@ KernelTerms kernel_terms(const TileConfig& c, DType dtype, const ModelHardware& 
     k.copy_throttle_cycles = std::max(0.0, per_warp_bytes - nv.mma_sync_warp_copy_queue_bytes) /
                              nv.mma_sync_warp_copy_throttled_bytes_per_cycle;
   }
+  // mma.sync, 16-bit operands (the m16n8k16 k-steps NvModelConstants::mma_sync_lone_warp_k_step_cycles was fitted on):
+  // the k-iteration of a warp alone on its sub-partition (memory_latency takes it where the SM's warps are that few).
+  if (c.family == Family::MmaSync && bytes == 2.0 && nv.mma_sync_lone_warp_k_step_cycles > 0) {
+    k.has_lone_warp_term = true;
+    const auto [wm, wn] = mma_sync_warp_layout(c.block_m, c.block_n, c.warps);
+    const double hmma_per_k_step = wm > 0 ? double(c.block_m / wm / 16) * double(c.block_n / wn / 8) : 1.0;
+    // one m16n8k16 at one sub-partition's share of the SM's mma.sync rate
+    const double hmma_cycles = 2.0 * 16 * 8 * 16 / (hw.mma_sync_flops_per_cycle / nv.smsp_per_sm);
+    const double k_steps = std::ceil(c.block_k / 16.0);
+    const double warp_loads = std::ceil((double(c.block_m) + c.block_n) * c.block_k * bytes / std::max(c.warps, 1) / 512.0);
+    k.lone_warp_cycles = (k_steps * std::max(nv.mma_sync_lone_warp_k_step_cycles, hmma_per_k_step * hmma_cycles) +
+                          warp_loads * nv.mma_sync_lone_warp_cycles_per_warp_load) *
+                         (c.block_k <= 64 ? nv.mma_sync_lone_warp_short_k_factor : 1.0);
+  }
+  // wgmma: how C leaves the tile (tile_latency; the swapped kernels' neither, whichever side is which).
+  k.wgmma_split_n = c.family == Family::Wgmma && !c.swap_ab && wgmma_consumer_columns(c) != c.block_n;
+  k.wgmma_tma_stored_epilogue = wgmma_tma_stored_epilogue(c);
   return k;
 }
 
@@ -585,7 +602,9 @@ void l2_hit_rate(const Problem& p, const TileConfig& c, const ModelHardware& hw,
     // different K slices, read disjoint data: the footprint repeats every l2_reuse_units units.
     const std::int64_t period = std::max<std::int64_t>(1, b.l2_reuse_units > 0 ? b.l2_reuse_units : b.grid_m * b.grid_n);
     // (one set or less, the common case, without the division)
-    const std::int64_t full_sets = b.concurrent_tiles < period ? 0 : b.concurrent_tiles == period ? 1 : b.concurrent_tiles / period;
+    const std::int64_t full_sets = b.concurrent_tiles < period    ? 0
+                                   : b.concurrent_tiles == period ? 1
+                                                                  : b.concurrent_tiles / period;
     const std::int64_t rest = b.concurrent_tiles - full_sets * period;
     Footprint f = triton_raster_footprint(b.grid_m, b.grid_n, static_cast<int>(WGM), 0, rest);
     if (full_sets > 0) {
@@ -776,18 +795,10 @@ void memory_latency(const Problem& p, const TileConfig& c, const ModelHardware& 
   // mma.sync warps alone on their sub-partition: the serial issue of one warp (NvModelConstants::
   // mma_sync_lone_warp_k_step_cycles) instead of the per-warp copy floor (16-bit operands: the m16n8k16 k-steps it
   // was fitted on).
+  // (the k-iteration of a lone warp is the kernel's own: kernel_terms)
   const NvModelConstants& nv = o.nv;
-  if (c.family == Family::MmaSync && bytes == 2.0 && nv.mma_sync_lone_warp_k_step_cycles > 0 &&
-      b.resident_blocks * c.warps <= nv.smsp_per_sm) {
-    const auto [wm, wn] = mma_sync_warp_layout(c.block_m, c.block_n, c.warps);
-    const double hmma_per_k_step = wm > 0 ? double(c.block_m / wm / 16) * double(c.block_n / wn / 8) : 1.0;
-    // one m16n8k16 at one sub-partition's share of the SM's mma.sync rate
-    const double hmma_cycles = 2.0 * 16 * 8 * 16 / (hw.mma_sync_flops_per_cycle / nv.smsp_per_sm);
-    const double k_steps = std::ceil(c.block_k / 16.0);
-    const double warp_loads = std::ceil((double(c.block_m) + c.block_n) * c.block_k * bytes / std::max(c.warps, 1) / 512.0);
-    b.lone_warp_cycles = (k_steps * std::max(nv.mma_sync_lone_warp_k_step_cycles, hmma_per_k_step * hmma_cycles) +
-                          warp_loads * nv.mma_sync_lone_warp_cycles_per_warp_load) *
-                         (c.block_k <= 64 ? nv.mma_sync_lone_warp_short_k_factor : 1.0);
+  if (k.has_lone_warp_term && b.resident_blocks * c.warps <= nv.smsp_per_sm) {
+    b.lone_warp_cycles = k.lone_warp_cycles;
     b.copy_throttle_cycles = 0.0;
   }
   if (b.copy_throttle_cycles > b.memory_cycles) {
@@ -913,7 +924,7 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
   b.output_bytes = double(b.concurrent_tiles) * b.rows_per_tile_m * b.cols_per_tile_n * out_bytes;
   b.epilogue_write_cycles = b.output_bytes / b.epilogue_bw;
   // (a tile split along N writes C in 64-byte-row slices: NvModelConstants::wgmma_split_n_store_factor)
-  b.split_n_store = c.family == Family::Wgmma && !c.swap_ab && out_bytes == bytes && wgmma_consumer_columns(c) != c.block_n;
+  b.split_n_store = k.wgmma_split_n && out_bytes == bytes;
   if (b.split_n_store) b.epilogue_write_cycles *= nv.wgmma_split_n_store_factor;
   b.epilogue_cycles = b.epilogue_write_cycles + nv.epilogue_latency_factor * hw.hbm_latency_penalty;
   if (b.epilogue_bias) {
@@ -943,7 +954,7 @@ void tile_latency(const Problem& p, const TileConfig& c, const ModelHardware& hw
   // main loop takes the next tile's k-blocks from the ring. Its share is NvModelConstants::
   // wgmma_ping_pong_epilogue_overlap (the cooperative kernel's until a fit holds on both GPUs: see there).
   b.epilogue_hidden_cycles = 0.0;
-  const bool overlapped = b.ping_pong || (wgmma_tma_stored_epilogue(c) && !b.multicast_b &&
+  const bool overlapped = b.ping_pong || (k.wgmma_tma_stored_epilogue && !b.multicast_b &&
                                           (p.N * static_cast<std::int64_t>(bytes)) % 16 == 0);
   const double share = b.ping_pong ? nv.wgmma_ping_pong_epilogue_overlap : nv.wgmma_epilogue_overlap;
   if (c.family == Family::Wgmma && share > 0 && b.num_waves > 1 && out_bytes == bytes && overlapped) {

@@ -806,8 +806,12 @@ struct KernelTerms {
   double row_bytes = 0;          // nv: one K-contiguous tile row, BLOCK_K x bytes in whole 32-byte sectors
   double l2_feed_factor = 1;
   double copy_throttle_cycles = 0;
+  bool has_lone_warp_term = false;  // nv mma.sync, 16-bit: the lone-warp k-iteration applies where warps are alone...
+  double lone_warp_cycles = 0;      // ...and is this
   // [Alg 8]
   double arithmetic_intensity = 0;
+  bool wgmma_split_n = false;              // nv wgmma: a consumer computes fewer columns than the tile (split_n_store)
+  bool wgmma_tma_stored_epilogue = false;  // wgmma_tma_stored_epilogue(c)
 };
 // `kr`: the kernel's real (or estimated) resources, nullptr without (seed mode / no resources).
 KernelTerms kernel_terms(const TileConfig& c, DType dtype, const ModelHardware& hw, const ModelOptions& o,
