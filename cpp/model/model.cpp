@@ -1408,13 +1408,10 @@ void predict_launch(const Problem& p, const TileConfig& c, const ModelHardware& 
 }  // namespace
 
 namespace {
-// split_launch_floor for the launch as the kernel runs it (the swapped kernels' transposed problem, types.hpp).
-double split_launch_floor_kernel(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
-                                 const KernelTerms& k) {
+// split_launch_floor for the launch as the kernel runs it (the swapped kernels' tile, types.hpp), of schedule `sp`.
+double split_launch_floor_kernel(const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                                 const KernelTerms& k, const SplitPlan& sp) {
   const NvModelConstants& nv = o.nv;
-  const SplitPlan sp = make_split_plan(p.M, p.N, p.K, std::max<std::int64_t>(p.batch, 1), c.block_m, c.block_n,
-                                       c.block_k, c.split_k, resident_slots(c, hw, &k.occupancy),
-                                       cluster_slots_of(c, hw));
   if (sp.slices <= 1) return 0.0;
   // The tail phase (predict_launch): tail_tiles x slices units of k_tiles_per_slice K-iterations, in the waves and
   // with the blocks per SM occupancy_and_waves gives it.
@@ -1441,7 +1438,7 @@ double split_launch_floor_kernel(const Problem& p, const TileConfig& c, const Mo
 }  // namespace
 
 double split_launch_floor(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
-                          const KernelTerms& k) {
+                          const KernelTerms& k, const SplitPlan& sp) {
   const NvModelConstants& nv = o.nv;
   // The bounds above take the model's terms as non-negative, its overlaps as shares <= 1 of what they overlap, the
   // tail share as >= 0 and the prologue's latency factor as >= 0 (its latency is bounded below by the smaller of the
@@ -1451,8 +1448,8 @@ double split_launch_floor(const Problem& p, const TileConfig& c, const ModelHard
       !(nv.split_k_tail_overhead_fraction >= 0) || !(nv.prologue_latency_factor >= 0))
     return 0.0;
   // (predict_into: a swapped kernel runs the transposed problem with its own tile; its terms serve both)
-  if (c.swap_ab) return split_launch_floor_kernel(swapped_problem(p), swapped_kernel_tile(c), hw, o, k);
-  return split_launch_floor_kernel(p, c, hw, o, k);
+  if (c.swap_ab) return split_launch_floor_kernel(swapped_kernel_tile(c), hw, o, k, sp);
+  return split_launch_floor_kernel(c, hw, o, k, sp);
 }
 
 }  // namespace origami

@@ -859,8 +859,10 @@ const ClusterSlots& cluster_slots_of(const TileConfig& c, const ModelHardware& h
 // K-iterations and epilogue latency, and the split launch's own cost; no L2, memory or copy term. The selector skips
 // the split launches it puts above the launches a selection keeps (selector.cpp, split_candidates). 0 where it bounds
 // nothing: no split, seed mode, no occupancy in `k`, or constants outside the ranges its reasoning takes (model.cpp).
+// `sp`: the launch's schedule, make_split_plan of p with c.split_k over resident_slots(c) and cluster_slots_of(c) (the
+// caller has it: the selector computes it to tell its split launches apart).
 double split_launch_floor(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
-                          const KernelTerms& k);
+                          const KernelTerms& k, const SplitPlan& sp);
 
 // Why a kernel cannot be chosen (register spill, cannot keep one block resident, smem too big);
 // empty string = admissible.

@@ -291,11 +291,11 @@ void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Sc
     }
     for (int sk : splits) {
       if (sk < 2 || sk > max_split) continue;
-      // (the slices and whole tiles only: where the slices reduce does not tell two candidates apart; make_split_plan
-      // from the unsplit launch's tiles, all batches, and the k-tiles above)
-      static const ClusterSlots no_clusters{};
-      const SplitPlan sp = make_split_plan_of_tiles(tiles, k_tiles, sk, slots, no_clusters);
+      // make_split_plan from the unsplit launch's tiles (all batches) and the k-tiles above; the plan of split_k = sk is
+      // that of split_k = its slices (the launch below: the same slices of the same k-tiles), which the floor reads.
+      const SplitPlan sp = make_split_plan_of_tiles(tiles, k_tiles, sk, slots, cluster_slots_of(c, mhw));
       if (sp.slices < 2) continue;
+      // (the slices and whole tiles only: where the slices reduce does not tell two candidates apart)
       const std::pair<int, std::int64_t> key{sp.slices, sp.dp_tiles};
       if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
       seen.push_back(key);
@@ -303,7 +303,8 @@ void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Sc
       r.config = c;
       r.config.split_k = sp.slices;
       r.candidate = kernel;
-      if (kernel != nullptr && split_launch_floor(p, r.config, mhw, o, kernel->terms) > prune_at * (1 + 1e-6)) continue;
+      if (kernel != nullptr && split_launch_floor(p, r.config, mhw, o, kernel->terms, sp) > prune_at * (1 + 1e-6))
+        continue;
       out.push_back(r);  // scored by the caller
     }
   }
