@@ -190,16 +190,13 @@ struct Scratch {
   return s;
 }
 
-Scored compact(const TileConfig& c, const Candidate* cand, const LatencyBreakdown& b) {
-  Scored r;
-  r.config = c;
-  r.candidate = cand;
+// (r's config and candidate set: the launch b is the breakdown of)
+void take_scores(const LatencyBreakdown& b, Scored& r) {
   r.cycles = b.total_cycles;
   r.intensity = b.arithmetic_intensity;
   r.total_tiles = b.total_tiles;
   r.resident_slots = b.resident_slots;
   r.num_waves = b.num_waves;
-  return r;
 }
 
 // Split-K candidates (nv): a split can only pay where the last wave of a kernel's grid leaves resident
@@ -298,14 +295,15 @@ void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Sc
       // (the slices and whole tiles only: where the slices reduce does not tell two candidates apart)
       const std::pair<int, std::int64_t> key{sp.slices, sp.dp_tiles};
       if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
-      seen.push_back(key);
-      Scored r;
+      seen.emplace_back(sp.slices, sp.dp_tiles);  // (built in place: phase1's score says why)
+      TileConfig split = c;
+      split.split_k = sp.slices;
+      if (kernel != nullptr && split_launch_floor(p, split, mhw, o, kernel->terms, sp) > prune_at * (1 + 1e-6))
+        continue;
+      Scored& r = out.emplace_back();  // scored by the caller
       r.config = c;
       r.config.split_k = sp.slices;
       r.candidate = kernel;
-      if (kernel != nullptr && split_launch_floor(p, r.config, mhw, o, kernel->terms, sp) > prune_at * (1 + 1e-6))
-        continue;
-      out.push_back(r);  // scored by the caller
     }
   }
 }
@@ -425,17 +423,22 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
   std::vector<LatencyBreakdown>& breakdowns = sc.breakdowns;
   breakdowns.clear();  // keeps its capacity
   breakdowns.reserve(pd.candidates.size() + 64);
-  auto score = [&](const TileConfig& c, const Candidate* cand) {
+  // Each launch is written field by field in its place in `scored` and predicted from there: a Scored or TileConfig
+  // built on the stack and copied in is read back in 16-byte pieces across its narrower stores just made, which stalls
+  // store forwarding (perf, 2026-12-07: ~4 % of a cold selection's samples next to those copies).
+  auto score = [&](const TileConfig& c, int group_size_m, const Candidate* cand) {
+    Scored& r = scored.emplace_back();
+    r.config = c;
+    r.config.group_size_m = group_size_m;
+    r.candidate = cand;
     LatencyBreakdown& b = breakdowns.emplace_back();  // value-initialised in place
-    predict_candidate(p, c, cand, mhw, o, b);
-    scored.push_back(compact(c, cand, b));
+    predict_candidate(p, r.config, cand, mhw, o, b);
+    take_scores(b, r);
   };
   const bool swapped = swapped_kernels_ranked(p.N, p.dtype);
   for (const Candidate& cand : pd.candidates) {
     if (cand.config.swap_ab && !swapped) continue;  // (types.hpp says why)
-    TileConfig c = cand.config;
-    c.group_size_m = phase1_g;
-    score(c, &cand);
+    score(cand.config, phase1_g, &cand);
   }
   if (splits) {
     // (split_candidates says why) A split launch can enter the first `full` places only below the full-th best
@@ -449,7 +452,7 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
       prune_at = c[full - 1];
     }
     split_candidates(p, pd, scored, mhw, o, sc, prune_at);
-    for (const Scored& one : sc.split) score(one.config, one.candidate);
+    for (const Scored& one : sc.split) score(one.config, one.config.group_size_m, one.candidate);
   }
   std::vector<RankKey>& keys = sc.keys;
   keys.resize(scored.size());
