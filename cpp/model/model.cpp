@@ -1280,12 +1280,12 @@ namespace {
   // wgmma: the operands read in place whose rows are off 128-byte lines (a copy pads them onto lines).
   const double eb = dtype_bytes(p.dtype);
   const bool term = c.family == Family::Wgmma && o.nv.wgmma_tma_off_line_row_cost > 0 && o.pitch_copy_plan;
-  auto pitch = [&](bool copied, bool aligned, std::int64_t ld, std::int64_t contiguous_ld) -> std::int64_t {
+  auto pitch = [&](bool copied, bool aligned, bool a) -> std::int64_t {
     if (copied || !aligned || !term) return 0;  // 0 bytes: on lines
-    return (ld > 0 ? ld : contiguous_ld) * static_cast<std::int64_t>(eb);
+    return operand_row_pitch_bytes(p, a);
   };
-  const std::int64_t pitch_a = pitch(copies.copy_a, p.a_aligned, p.a_ld, p.a_k_contiguous ? p.K : p.M);
-  const std::int64_t pitch_b = pitch(copies.copy_b, p.b_aligned, p.b_ld, p.b_k_contiguous ? p.K : p.N);
+  const std::int64_t pitch_a = pitch(copies.copy_a, p.a_aligned, true);
+  const std::int64_t pitch_b = pitch(copies.copy_b, p.b_aligned, false);
   const OffLineShares off{rows_off_lines_share(pitch_a), rows_off_lines_share(pitch_b),
                           rows_off_sectors_share(pitch_a), rows_off_sectors_share(pitch_b)};
   const double share_a = off.lines_a, share_b = off.lines_b;

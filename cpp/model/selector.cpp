@@ -604,8 +604,10 @@ const Selection& Selector::select(const Problem& p) const {
   // the term for rows off lines, so where rows are off lines a tile with a twin ranks as its 1-CTA kernel, whose
   // straddling rows the twin halves for B. Each such tile is predicted here as the pick is (its plan: copies, twin),
   // and replaces the pick where its twin's launch beats the pick's final plan by NvModelConstants::multicast_min_gain.
-  // (Few tiles have twins: a handful of predictions per cold selection, none where no kernel has one.)
-  if (o.mode == ModelMode::Nv) {
+  // (Few tiles have twins: a handful of predictions per cold selection, none where no kernel has one.) A twin is
+  // launched only where B's rows are read off 128-byte lines (predict_into), so none where B's rows, as stored, are on
+  // them (most problems: 103 of the 118 gen-valid shapes; a swapped kernel has no twin).
+  if (o.mode == ModelMode::Nv && rows_off_lines_share(operand_row_pitch_bytes(p, false)) > 0) {
     const TileConfig ranked = sel->config;
     for (const Candidate& c : pd.candidates) {
       if (!c.resources || c.resources->multicast_layouts == 0 || c.config.split_k > 1 ||

@@ -314,6 +314,14 @@ struct Problem {
   bool bias = false;
 };
 
+// The bytes between the rows of operand A (`a`) or B as stored: its leading dimension, or the contiguous operand's
+// (Problem::a_ld / b_ld), in elements of the dtype. What rows_off_lines_share reads for an operand read in place.
+constexpr std::int64_t operand_row_pitch_bytes(const Problem& p, bool a) {
+  const std::int64_t ld = a ? p.a_ld : p.b_ld;
+  const std::int64_t contiguous_ld = a ? (p.a_k_contiguous ? p.K : p.M) : (p.b_k_contiguous ? p.K : p.N);
+  return (ld > 0 ? ld : contiguous_ld) * dtype_bytes(p.dtype);
+}
+
 // The swapped-operand kernels (TileConfig::swap_ab) as they run: the problem C^T (N x M) = B^T (N x K) A^T (K x M),
 // whose A is the problem's B (K-contiguous where B is) and whose B is the problem's A, and the tile in the kernel's
 // terms (BLOCK_M along the problem's N). swap_ab stays set on the kernel's tile: what differs beyond the transposition
