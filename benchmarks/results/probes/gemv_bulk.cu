@@ -100,6 +100,37 @@ __device__ __forceinline__ void stage_a(float* a_s, const T* A, long long lda, i
   consumers_sync();
 }
 
+// The ring's barriers (thread 0): stage st's "full" at bars[st] (the producer's arrive.expect_tx), its "empty" at
+// bars[ST + st] (one arrive per consumer warp).
+__device__ __forceinline__ void init_ring(std::uint64_t* bars, int ST) {
+  if (threadIdx.x != 0) return;
+  for (int st = 0; st < ST; ++st) {
+    mbar_init(smem_addr(bars + st), 1);
+    mbar_init(smem_addr(bars + ST + st), kConsumerWarps);
+  }
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+// The producer (one thread): rows [row0, row0 + rows) of a row-major operand (leading dimension ld), elements
+// [col0, col0 + count) of each, R row segments per stage into a ring of ST stages of R slots of slot_bytes, each
+// segment one bulk copy of the aligned span that holds it.
+template <typename T>
+__device__ __forceinline__ void produce(unsigned char* ring, int slot_bytes, int R, int ST, std::uint64_t* bars,
+                                       const T* base, long long ld, int row0, int rows, int col0, long long count) {
+  const int iters = (rows + R - 1) / R;
+  for (int it = 0; it < iters; ++it) {
+    const int st = it % ST, r0 = it * R, rn = min(R, rows - r0);
+    mbar_wait(smem_addr(bars + ST + st), ((it / ST) & 1) ^ 1);
+    std::uint32_t total = 0;
+    for (int r = 0; r < rn; ++r) total += span_of(base + (row0 + r0 + r) * ld + col0, count).bytes;
+    mbar_arrive_expect_tx(smem_addr(bars + st), total);
+    for (int r = 0; r < rn; ++r) {
+      const Span sp = span_of(base + (row0 + r0 + r) * ld + col0, count);
+      bulk_copy(smem_addr(ring + std::size_t(st * R + r) * slot_bytes), sp.start, sp.bytes, smem_addr(bars + st));
+    }
+  }
+}
+
 // The split's last CTA of a block: true in every thread of the one CTA that finished the block last (after every
 // slice's partials are visible to it).
 __device__ __forceinline__ bool last_of_block(int* counter, int slices, int* flag) {
@@ -129,13 +160,7 @@ __global__ void __launch_bounds__(kThreads) gemv_nn(const T* __restrict__ A, lon
   int* flag = reinterpret_cast<int*>(bars + 2 * ST);
   auto full = [&](int st) { return smem_addr(bars + st); };
   auto empty = [&](int st) { return smem_addr(bars + ST + st); };
-  if (tid == 0) {
-    for (int st = 0; st < ST; ++st) {
-      mbar_init(full(st), 1);
-      mbar_init(empty(st), kConsumerWarps);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
+  init_ring(bars, ST);
   __syncthreads();
   const int iters = (rows + R - 1) / R;
   float acc[MR][JMAX];
@@ -144,19 +169,7 @@ __global__ void __launch_bounds__(kThreads) gemv_nn(const T* __restrict__ A, lon
 #pragma unroll
     for (int j = 0; j < JMAX; ++j) acc[m][j] = 0.f;
   if (warp == kConsumerWarps) {
-    if (lane == 0) {
-      for (int it = 0; it < iters; ++it) {
-        const int st = it % ST, r0 = it * R, rn = min(R, rows - r0);
-        mbar_wait(empty(st), ((it / ST) & 1) ^ 1);
-        std::uint32_t total = 0;
-        for (int r = 0; r < rn; ++r) total += span_of(B + (k0 + r0 + r) * ldb + n0, cols).bytes;
-        mbar_arrive_expect_tx(full(st), total);
-        for (int r = 0; r < rn; ++r) {
-          const Span sp = span_of(B + (k0 + r0 + r) * ldb + n0, cols);
-          bulk_copy(smem_addr(ring + std::size_t(st * R + r) * slot_bytes), sp.start, sp.bytes, full(st));
-        }
-      }
-    }
+    if (lane == 0) produce(ring, slot_bytes, R, ST, bars, B, ldb, k0, rows, n0, cols);
   } else {
     stage_a<T, MR>(a_s, A, lda, M, k0, rows, tid);
     for (int it = 0; it < iters; ++it) {
@@ -228,29 +241,11 @@ __global__ void __launch_bounds__(kThreads) gemv_nt(const T* __restrict__ A, lon
   int* flag = reinterpret_cast<int*>(bars + 2 * ST);
   auto full = [&](int st) { return smem_addr(bars + st); };
   auto empty = [&](int st) { return smem_addr(bars + ST + st); };
-  if (tid == 0) {
-    for (int st = 0; st < ST; ++st) {
-      mbar_init(full(st), 1);
-      mbar_init(empty(st), kConsumerWarps);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
+  init_ring(bars, ST);
   __syncthreads();
   const int iters = (nrows + R - 1) / R;
   if (warp == kConsumerWarps) {
-    if (lane == 0) {
-      for (int it = 0; it < iters; ++it) {
-        const int st = it % ST, r0 = it * R, rn = min(R, nrows - r0);
-        mbar_wait(empty(st), ((it / ST) & 1) ^ 1);
-        std::uint32_t total = 0;
-        for (int r = 0; r < rn; ++r) total += span_of(W + (n0 + r0 + r) * ldw + k0, klen).bytes;
-        mbar_arrive_expect_tx(full(st), total);
-        for (int r = 0; r < rn; ++r) {
-          const Span sp = span_of(W + (n0 + r0 + r) * ldw + k0, klen);
-          bulk_copy(smem_addr(ring + std::size_t(st * R + r) * slot_bytes), sp.start, sp.bytes, full(st));
-        }
-      }
-    }
+    if (lane == 0) produce(ring, slot_bytes, R, ST, bars, W, ldw, n0, nrows, k0, klen);
   } else {
     stage_a<T, MR>(a_s, A, lda, M, k0, klen, tid);
     for (int it = 0; it < iters; ++it) {
