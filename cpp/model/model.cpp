@@ -1005,8 +1005,8 @@ LaunchGrid launch_grid(const Problem& p, const TileConfig& c) {
 // Algorithms 3-9 for one phase of a launch of grid `g`. nv: `units` work units of `k_iters` K-iterations (0, 0: every
 // tile, all of K), the L2 reuse period and the bytes per output element.
 // Flattened (the algorithms' functions inlined here): their calls' register saves and the breakdown fields reloaded
-// across them were ~10 % of a cold selection's instructions (callgrind, 2026-12-07). No FP contraction on the baseline
-// x86-64 target, so the same operations give the same bits inlined or not.
+// across them were ~10 % of a cold selection's instructions (callgrind, 2026-12-07). The library is built without FP
+// contraction (-ffp-contract=off, cpp/model/CMakeLists.txt), so the same operations give the same bits inlined or not.
 [[gnu::flatten, gnu::noinline]] void predict_phase(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                    const KernelResources* kr, const KernelTerms& k, const BlocksPerSm* bps, const LaunchGrid& g,
                    std::int64_t units, std::int64_t k_iters, std::int64_t reuse_units, double out_elem_bytes,
