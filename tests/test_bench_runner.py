@@ -418,6 +418,31 @@ def test_kernel_change_13_edge_boxes_stale_but_kept_for_evaluation():
     assert not v13(dict(rec, config=dict(wg, family="mma_sync")))
 
 
+def test_kernel_change_17_launches_with_an_operand_copy():
+    # Change 17 (the op's operand copies take part in programmatic dependent launch) alters every launch whose op call
+    # copies an operand; the evaluation keeps them until re-timed (the data behind the model's copy terms).
+    wg = dict(A, family="wgmma", block_m=128, block_n=128, block_k=64)
+    info = {"M": 512, "N": 4096, "K": 4096, "dtype": "float16", "layout": "nn"}
+    rec = {"kind": "config", "system": "origami", "size": "s", "config": wg, "kernel_version": 16, "size_info": info}
+    v17 = lambda r: C.stale_kernel_record(r, upto=17, since=17)  # noqa: E731
+    assert not v17(rec)                                                                   # aligned, compiled layout
+    assert v17(dict(rec, size_info=dict(info, K=4099)))                                   # A rows of 4099: copied
+    assert v17(dict(rec, size_info=dict(info, K=3000)))                                   # 6000-byte rows: may be
+    assert not v17(dict(rec, config=A, size_info=dict(info, K=3000)))                     # ...mma.sync reads them
+    assert v17(dict(rec, config=dict(wg, block_n=96)))                                    # N-major B, BLOCK_N 96
+    assert not v17(dict(rec, config=dict(wg, block_n=96), size_info=dict(info, layout="nt")))
+    assert v17(dict(rec, config=A, size_info=dict(info, layout="tt")))                    # mma.sync has no "mk"
+    assert not v17(dict(rec, config=A, size_info=dict(info, layout="tn")))
+    ra = dict(A, block_m=16, block_n=16, block_k=64)                                      # an `_ra` tile reads it
+    assert not v17(dict(rec, config=ra, size_info=dict(info, K=4099)))
+    tf = dict(info, dtype="tfloat32", M=4096)                                             # M > 2048: B transposed
+    assert v17(dict(rec, size_info=tf)) and not v17(dict(rec, size_info=dict(tf, layout="nt")))
+    assert not v17(dict(rec, size_info=dict(tf, M=512)))                                  # the swapped kernel
+    assert not v17(dict(rec, kernel_version=17, size_info=dict(info, K=4099)))
+    stale = dict(rec, size_info=dict(info, K=4099))
+    assert C.stale_kernel_record(stale) and not C.stale_for_evaluation(stale)
+
+
 def test_superseded_up_to_the_newest_retimed_version():
     # A set re-timed with version 4 keeps a launch only a newer change (5) alters, and drops the launches that
     # changes up to 4 altered: a version bump does not bring superseded records back.

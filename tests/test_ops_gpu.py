@@ -409,6 +409,47 @@ def test_graph_overlaps_only_after_our_kernels():
             assert torch.equal(got, want), f"graph replay differs from eager (pdl={pdl})"
 
 
+def test_graph_gemm_overlaps_its_operand_copy():
+    """An operand the op copies first (rows off the 16-byte rule, for a wgmma tile, which has no realigning variant)
+    goes through the op's row copy (cpp/kernels/row_copy.cu), a kernel of this library: while a CUDA graph is
+    captured, the GEMM after its copy overlaps it (programmatic dependent launch; before the fifty-seventh session it
+    never did), whether the copy followed a torch kernel or our GEMM; with PDL off none does. The copies wait for the
+    kernel before them (K = 257: A is the torch kernel's fresh output; then a view of the previous GEMM's output at a
+    2-byte offset), so the replayed graph computes what eager mode does, and both match fp32."""
+    from origami_nv.ops import load_op
+    load_op()
+    counts = torch.ops.origami_nv.gemm_launch_counts
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("the wgmma family (sm_90a) and programmatic dependent launch")
+    cfg = [c for c in _chain_configs() if c.get("family") == "wgmma"][0]
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    x = torch.randn(64, 257, device="cuda", generator=gen).half()
+    w0 = (torch.randn(257, 256, device="cuda", generator=gen) / 16).half()
+    w1 = (torch.randn(255, 128, device="cuda", generator=gen) / 16).half()
+
+    def step(x):
+        h = x * 2.0                                         # a torch kernel; its output's rows are 514 bytes
+        y = origami_nv.matmul(h, w0, config=cfg)            # copy of h (after torch's kernel), GEMM after the copy
+        return y, origami_nv.matmul(y[:, 1:], w1, config=cfg)  # copy of a misaligned view (after our GEMM), GEMM
+
+    for pdl in (True, False):
+        with origami_nv.programmatic_dependent_launch(pdl):
+            want_y, want = step(x)
+            torch.cuda.synchronize()
+            _check(want_y, x * 2.0, w0, torch.float16, f"eager first GEMM (pdl={pdl})")
+            _check(want, want_y[:, 1:], w1, torch.float16, f"eager second GEMM (pdl={pdl})")
+            c1 = counts()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                _, got = step(x)
+            c2 = counts()
+            assert c2[0] - c1[0] == 2 and c2[1] - c1[1] == (2 if pdl else 0), (pdl, c1, c2)
+            got.fill_(float("nan"))
+            g.replay()
+            torch.cuda.synchronize()
+            assert torch.equal(got, want), f"graph replay differs from eager (pdl={pdl})"
+
+
 SANITIZER_SCRIPT = textwrap.dedent("""
     import torch, origami_nv
     from origami_nv import _kernels

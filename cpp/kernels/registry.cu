@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "registry.hpp"
+#include "row_copy.hpp"
 #include "split_k.hpp"
 
 namespace origami {
@@ -116,7 +117,7 @@ bool follows_library_kernels(cudaStream_t stream) {
       return false;
     }
     if (!std::binary_search(ours.begin(), ours.end(), static_cast<const void*>(params.func)) &&
-        !is_split_k_reduce_kernel(params.func))
+        !is_split_k_reduce_kernel(params.func) && !is_operand_copy_kernel(params.func))
       return false;
   }
   return true;

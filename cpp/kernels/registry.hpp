@@ -32,7 +32,7 @@ const std::vector<KernelEntry>& compiled_kernels();
 // Whether a GEMM launched now on `stream` should overlap the kernel before it (GemmArgs::overlap_previous_kernel).
 // Outside CUDA-graph capture: yes (the stream's previous kernel cannot be seen, and following any kernel is safe:
 // pdl.hpp). While the stream is captured: only when every node the launch will depend on is a kernel of this
-// library (a GEMM or a split-K reduction), whose successors PDL serves. After another library's kernel it costs
+// library (a GEMM, a split-K reduction or an operand copy), whose successors PDL serves. After another library's kernel it costs
 // instead: on the H100 and the H200 (benchmarks/results/probes/probe_decode_context.py, Llama-3.2-1B decode GEMMs
 // after an element-wise kernel, CUDA graphs) our GEMMs took ~0.15-0.2 us longer with the programmatic edge than
 // without, the whole synthetic decode step 1-1.6 % longer.

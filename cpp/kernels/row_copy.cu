@@ -8,8 +8,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
+#include "pdl.hpp"
 #include "realign.cuh"
 #include "row_copy.hpp"
 
@@ -27,7 +29,14 @@ struct RowCopyParams {
   long long rows_per_batch;
 };
 
+// The early trigger (the next grid, e.g. the GEMM, launches while this one copies; its CTAs do their set-up and wait
+// for this grid's completion): it fires once every CTA of this grid has issued it, i.e. once its last CTA has
+// started. The grid is a grid-stride loop of at most 8 CTAs per SM (launch_row_copy; 6 resident per SM at 35
+// registers, ptxas -v sm_90), so that is early in the copy, and the next grid's waiting CTAs then take only slots
+// this grid no longer needs.
 __global__ void __launch_bounds__(256) row_copy_kernel(const RowCopyParams p) {
+  pdl_wait_for_prior_grids();
+  pdl_launch_dependents();
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < p.total; i += stride) {
     const long long r = i / p.chunks_per_row;
@@ -82,6 +91,9 @@ __global__ void __launch_bounds__(32 * kTransposeRowsPerPass) transpose_copy_ker
   T* dst = static_cast<T*>(p.dst);
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long r0 = static_cast<long long>(blockIdx.x) * kTransposeTile;  // along the source's contiguous rows
+  // No early trigger: a grid of one CTA per tile can be several waves deep, and the next grid's waiting CTAs would
+  // take the slots of its later waves (pdl.hpp); the next grid still launches as this one's CTAs exit.
+  pdl_wait_for_prior_grids();
   for (long long b = blockIdx.z; b < p.batch; b += gridDim.z) {
     const T* s = src + b * p.src_batch;
     T* d = dst + b * p.rows * p.dst_ld;
@@ -112,11 +124,33 @@ __global__ void __launch_bounds__(32 * kTransposeRowsPerPass) transpose_copy_ker
   }
 }
 
+// Launches `kernel` with programmatic stream serialisation where `overlap` and the kernel, as loaded, waits (pdl.hpp).
+template <typename Params>
+cudaError_t launch_copy(void (*kernel)(Params), dim3 grid, dim3 block, const Params& p, cudaStream_t stream,
+                        bool overlap, std::atomic<unsigned char> (&waits)[64]) {
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attr[1];
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  int dev = 0;
+  if (overlap && cudaGetDevice(&dev) != cudaSuccess) return cudaGetLastError();
+  cfg.numAttrs = add_pdl_attribute(overlap, reinterpret_cast<const void*>(kernel), dev, waits, attr, 0);
+  return cudaLaunchKernelEx(&cfg, kernel, p);
+}
+
 }  // namespace
+
+bool is_operand_copy_kernel(const void* func) {
+  return func == reinterpret_cast<const void*>(&row_copy_kernel) ||
+         func == reinterpret_cast<const void*>(&transpose_copy_kernel<std::uint16_t>) ||
+         func == reinterpret_cast<const void*>(&transpose_copy_kernel<std::uint32_t>);
+}
 
 cudaError_t launch_transpose_copy(const void* src, std::int64_t src_ld, std::int64_t src_batch, void* dst,
                                   std::int64_t dst_ld, std::int64_t batch, std::int64_t rows, std::int64_t cols,
-                                  int elem_bytes, cudaStream_t stream) {
+                                  int elem_bytes, cudaStream_t stream, bool overlap_previous_kernel) {
   if ((elem_bytes != 2 && elem_bytes != 4) || batch < 0 || rows < 0 || cols < 0 || dst_ld < cols ||
       reinterpret_cast<std::uintptr_t>(src) % elem_bytes != 0 ||
       reinterpret_cast<std::uintptr_t>(dst) % elem_bytes != 0)
@@ -138,14 +172,15 @@ cudaError_t launch_transpose_copy(const void* src, std::int64_t src_ld, std::int
   const dim3 grid(static_cast<unsigned>(tiles_r), static_cast<unsigned>(std::min<long long>(tiles_c, 65535)),
                   static_cast<unsigned>(std::min<long long>(batch, 65535)));
   const dim3 block(32, kTransposeRowsPerPass);
-  if (elem_bytes == 4) transpose_copy_kernel<std::uint32_t><<<grid, block, 0, stream>>>(p);
-  else transpose_copy_kernel<std::uint16_t><<<grid, block, 0, stream>>>(p);
-  return cudaGetLastError();
+  static std::atomic<unsigned char> waits32[64], waits16[64];  // per kernel and device (pdl.hpp)
+  return elem_bytes == 4
+             ? launch_copy(&transpose_copy_kernel<std::uint32_t>, grid, block, p, stream, overlap_previous_kernel, waits32)
+             : launch_copy(&transpose_copy_kernel<std::uint16_t>, grid, block, p, stream, overlap_previous_kernel, waits16);
 }
 
 cudaError_t launch_row_copy(const void* src, std::int64_t src_ld, std::int64_t src_batch, void* dst, std::int64_t dst_ld,
                             std::int64_t batch, std::int64_t rows, std::int64_t cols, int elem_bytes, int sm_count,
-                            cudaStream_t stream) {
+                            cudaStream_t stream, bool overlap_previous_kernel) {
   if ((elem_bytes != 2 && elem_bytes != 4) || batch < 0 || rows < 0 || cols < 0 ||
       reinterpret_cast<std::uintptr_t>(src) % elem_bytes != 0 || reinterpret_cast<std::uintptr_t>(dst) % 16 != 0 ||
       (dst_ld * elem_bytes) % 16 != 0 || dst_ld < cols)
@@ -167,8 +202,8 @@ cudaError_t launch_row_copy(const void* src, std::int64_t src_ld, std::int64_t s
   // per SM, each with one or two 16-byte loads in flight), no more.
   const long long want = (p.total + 255) / 256;
   const int blocks = static_cast<int>(std::min<long long>(want, 8ll * std::max(sm_count, 1)));
-  row_copy_kernel<<<blocks, 256, 0, stream>>>(p);
-  return cudaGetLastError();
+  static std::atomic<unsigned char> waits[64];  // per device (pdl.hpp)
+  return launch_copy(&row_copy_kernel, dim3(blocks), dim3(256), p, stream, overlap_previous_kernel, waits);
 }
 
 }  // namespace origami

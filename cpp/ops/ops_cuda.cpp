@@ -166,8 +166,10 @@ bool try_layout(const at::Tensor& t, int d_contig, int d_lead, int64_t align, Op
 constexpr int64_t kCopyRowAlignElems = 64;
 
 // Copy t (batch, D0, D1) into a fresh buffer with dimension `d_contig` contiguous, leading dimension
-// padded to a multiple of kCopyRowAlignElems (and of the kernel's `align`).
-Operand padded_copy(const at::Tensor& t, int d_contig, int64_t align) {
+// padded to a multiple of kCopyRowAlignElems (and of the kernel's `align`). `pdl`: programmatic dependent launch is
+// allowed for this call (Plan::pdl_capable and the user's setting); the copy then overlaps the kernel before it by the
+// GEMMs' rule (follows_library_kernels), and the GEMM after it may overlap it.
+Operand padded_copy(const at::Tensor& t, int d_contig, int64_t align, bool pdl) {
   const int d_lead = d_contig == 1 ? 2 : 1;
   const int64_t B = t.size(0), n_lead = t.size(d_lead), n_contig = t.size(d_contig);
   const int64_t ld = round_up(round_up(std::max<int64_t>(n_contig, 1), align), kCopyRowAlignElems);
@@ -181,15 +183,16 @@ Operand padded_copy(const at::Tensor& t, int d_contig, int64_t align) {
   const bool transposed = !rows_contiguous && t.stride(d_lead) == 1;
   if (t.is_cuda() && (elem == 2 || elem == 4) && (rows_contiguous || transposed)) {
     const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(t.get_device()).stream();
+    const bool overlap = pdl && origami::follows_library_kernels(stream);
     if (rows_contiguous) {
       int sms = 0;  // the row copy's grid-stride loop sizes its grid by the SMs; the transpose does not
       check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, t.get_device()), "cudaDeviceGetAttribute");
       check_cuda(origami::launch_row_copy(t.data_ptr(), t.stride(d_lead), t.stride(0), buf.data_ptr(), ld, B, n_lead,
-                                          n_contig, static_cast<int>(elem), sms, stream),
+                                          n_contig, static_cast<int>(elem), sms, stream, overlap),
                  "row copy");
     } else {
       check_cuda(origami::launch_transpose_copy(t.data_ptr(), t.stride(d_contig), t.stride(0), buf.data_ptr(), ld, B,
-                                                n_lead, n_contig, static_cast<int>(elem), stream),
+                                                n_lead, n_contig, static_cast<int>(elem), stream, overlap),
                  "transpose copy");
     }
   } else {
@@ -206,7 +209,9 @@ Operand padded_copy(const at::Tensor& t, int d_contig, int64_t align) {
 }
 
 // A is (batch, M, K): K-contiguous = dim 2 contiguous. B is (batch, K, N): K-contiguous = dim 1.
-Operand prepare(const at::Tensor& t, bool is_a, bool want_k_contig, bool force_layout, int64_t align, bool& ok) {
+// force_layout: copy (padded_copy, `pdl` its permission) where the operand cannot be read in place as wanted.
+Operand prepare(const at::Tensor& t, bool is_a, bool want_k_contig, bool force_layout, int64_t align, bool& ok,
+                bool pdl = false) {
   const int d_k = is_a ? 2 : 1;
   const int d_other = is_a ? 1 : 2;
   const int d_contig = want_k_contig ? d_k : d_other;
@@ -214,7 +219,7 @@ Operand prepare(const at::Tensor& t, bool is_a, bool want_k_contig, bool force_l
   Operand op;
   ok = try_layout(t, d_contig, d_lead, align, op);
   if (!ok && force_layout) {
-    op = padded_copy(t, d_contig, align);
+    op = padded_copy(t, d_contig, align, pdl);
     ok = true;
   }
   op.first_contig = want_k_contig;
@@ -695,10 +700,11 @@ at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor*
   // An operand the model copies to put its rows on 128-byte lines (Plan::pitch_copy_a/b) goes through the same
   // padded copy as a misaligned one.
   bool ok = false;
-  Operand A = plan.pitch_copy_a ? padded_copy(a3, chosen->a_k_contiguous ? 2 : 1, chosen->alignment_elems)
-                                : prepare(a3, true, chosen->a_k_contiguous, true, chosen->alignment_elems, ok);
-  Operand B = plan.pitch_copy_b ? padded_copy(b3, chosen->b_k_contiguous ? 1 : 2, chosen->alignment_elems)
-                                : prepare(b3, false, chosen->b_k_contiguous, true, chosen->alignment_elems, ok);
+  const bool pdl = plan.pdl_capable && programmatic_dependent_launch_enabled();
+  Operand A = plan.pitch_copy_a ? padded_copy(a3, chosen->a_k_contiguous ? 2 : 1, chosen->alignment_elems, pdl)
+                                : prepare(a3, true, chosen->a_k_contiguous, true, chosen->alignment_elems, ok, pdl);
+  Operand B = plan.pitch_copy_b ? padded_copy(b3, chosen->b_k_contiguous ? 1 : 2, chosen->alignment_elems, pdl)
+                                : prepare(b3, false, chosen->b_k_contiguous, true, chosen->alignment_elems, ok, pdl);
   A.first_contig = chosen->a_k_contiguous;
   B.first_contig = chosen->b_k_contiguous;
 
@@ -734,7 +740,7 @@ at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor*
     g.bias = bias_c.data_ptr();
   }
   g.stream = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(key.dev)).stream();
-  g.programmatic_dependent_launch = plan.pdl_capable && programmatic_dependent_launch_enabled();
+  g.programmatic_dependent_launch = pdl;
   // (while a CUDA graph is captured: only after one of our kernels; registry.hpp says why)
   g.overlap_previous_kernel = g.programmatic_dependent_launch && origami::follows_library_kernels(g.stream);
   const cudaError_t err = origami::launch_gemm(*chosen, g);
