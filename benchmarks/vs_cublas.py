@@ -71,6 +71,7 @@ def _projections():
 
 def shape_sets() -> dict:
     """name -> [(label, M, N, K, layout, batch)]."""
+    from origami_nv.bench.configs import _operand_copied
     from origami_nv.bench.suites import BATCHED_SIZES, ODD_SIZES, SEED_SIZES, SMALL_LM_SIZES, SUITES, UNSEEN_SIZES
     sets = {
         "seed": [("seed", m, n, k, "nn") for m, n, k in SEED_SIZES],
@@ -93,6 +94,12 @@ def shape_sets() -> dict:
         # its own dtype and layout
         **{name: [(s.label, s.M, s.N, s.K, s.layout, s.batch, s.dtype) for s in suite.sizes]
            for name, suite in SUITES.items() if name.startswith("gen-") and "fp32" not in name},
+        # the 16-bit generalisation sets' shapes with an operand the op copies (rows off the 16-byte rule), once each
+        "misaligned": sorted({(s.label, s.M, s.N, s.K, s.layout, s.batch, s.dtype)
+                              for name, suite in SUITES.items() if name.startswith("gen-") and "fp32" not in name
+                              for s in suite.sizes
+                              if _operand_copied(dict(M=s.M, N=s.N, K=s.K, dtype=s.dtype, layout=s.layout,
+                                                      batch=s.batch), {})}, key=lambda t: t[1:4]),
     }
     # (label, M, N, K, layout, batch, dtype or None: the --dtypes)
     return {name: [t + (1, None)[len(t) - 5:] for t in shapes] for name, shapes in sets.items()}

@@ -11,9 +11,10 @@
 #                  filed under this machine's GPU (reports/nvidia-h100 or nvidia-h200); shards back as $OUT/shards.tar
 #   retime:SUITE   the same, and re-time the stored launches a later kernel change altered (bench run --retime-stale;
 #                  bench/configs.py KERNEL_CHANGES, e.g. 15: the PDL fill rule's grids)
-#   vs:NAME:SETS:DTYPES[:ROUNDS]   benchmarks/vs_cublas.py --sets SETS --dtypes DTYPES --rounds ROUNDS (default 2;
-#                  lists comma-separated) into $OUT/NAME_<gpu>.{json,md},
-#                  e.g. vs:vs_cublas_fp32_tf32:squares,squares-nt,seed:float32,tfloat32:4
+#   vs:NAME:SETS:DTYPES[:ROUNDS[:VAR=VALUE]]   benchmarks/vs_cublas.py --sets SETS --dtypes DTYPES --rounds ROUNDS
+#                  (default 2; lists comma-separated) into $OUT/NAME_<gpu>.{json,md}, with VAR=VALUE in its environment
+#                  if given, e.g. vs:vs_cublas_fp32_tf32:squares,squares-nt,seed:float32,tfloat32:4
+#                  or vs:copy_off:misaligned,odd:float16:1:ORIGAMI_NV_COPY_PDL=0
 #   e2e:NAME[:BATCHES]   benchmarks/e2e_llama.py, Llama-3-8B under torch.compile, batch 1 and 8 (or BATCHES, e.g. 1:
 #                  half the grid, when a call cannot hold the whole), prefill 512 and 2048, 128 decode steps, cuBLAS
 #                  against the dispatcher (issue 14's grid) into $OUT/NAME_<gpu>/e2e_llama.*
@@ -39,8 +40,8 @@ for step in "$@"; do
       (cd /tmp && timeout $(( 580 - ($(date +%s) - t0) )) python3 "$R/$p" > "$OUT/${n}_$gpu.txt" 2>&1)
       echo "$n rc=$?"; tail -5 "$OUT/${n}_$gpu.txt" ;;
     vs:*)
-      IFS=: read -r _ n sets dts rounds <<< "$step"
-      (cd /tmp && timeout $(( 585 - ($(date +%s) - t0) )) python3 "$R/benchmarks/vs_cublas.py" --sets ${sets//,/ } \
+      IFS=: read -r _ n sets dts rounds envset <<< "$step"
+      (cd /tmp && env ${envset:-ORIGAMI_NV_VS_STEP=1} timeout $(( 585 - ($(date +%s) - t0) )) python3 "$R/benchmarks/vs_cublas.py" --sets ${sets//,/ } \
         --dtypes ${dts//,/ } --rounds "${rounds:-2}" --out "$OUT/${n}_$gpu" > "$OUT/${n}_$gpu.log" 2>&1)
       echo "$n rc=$?"; sed -n '/^| set | dtype/,/^$/p' "$OUT/${n}_$gpu.md" ;;
     e2e:*)
