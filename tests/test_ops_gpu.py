@@ -411,9 +411,9 @@ def test_graph_overlaps_only_after_our_kernels():
 
 def test_graph_gemm_overlaps_its_operand_copy():
     """An operand the op copies first (rows off the 16-byte rule, for a wgmma tile, which has no realigning variant)
-    goes through the op's row copy (cpp/kernels/row_copy.cu), a kernel of this library: while a CUDA graph is
-    captured, the GEMM after its copy overlaps it (programmatic dependent launch; before the fifty-seventh session it
-    never did), whether the copy followed a torch kernel or our GEMM; with PDL off none does. The copies wait for the
+    goes through the op's row copy (cpp/kernels/row_copy.cu), chained at this size (a kernel of this library): while a
+    CUDA graph is captured, the GEMM after its copy overlaps it (programmatic dependent launch; before the fifty-seventh
+    session it never did), whether the copy followed a torch kernel or our GEMM; with PDL off none does. The copies wait for the
     kernel before them (K = 257: A is the torch kernel's fresh output; then a view of the previous GEMM's output at a
     2-byte offset), so the replayed graph computes what eager mode does, and both match fp32."""
     from origami_nv.ops import load_op
@@ -448,6 +448,21 @@ def test_graph_gemm_overlaps_its_operand_copy():
             g.replay()
             torch.cuda.synchronize()
             assert torch.equal(got, want), f"graph replay differs from eager (pdl={pdl})"
+    # Above the op's bound (ops_cuda.cpp kCopyChainMaxFlop, 16 GFLOP) the copy is not chained: the GEMM after it does
+    # not overlap it while captured (2 x 2048 x 2048 x 2049 = 17.2 GFLOP).
+    xb = torch.randn(2048, 2049, device="cuda", generator=gen).half()
+    wb = (torch.randn(2049, 2048, device="cuda", generator=gen) / 64).half()
+    want = origami_nv.matmul(xb * 2.0, wb, config=cfg)
+    torch.cuda.synchronize()
+    c1 = counts()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        got = origami_nv.matmul(xb * 2.0, wb, config=cfg)
+    c2 = counts()
+    assert c2[0] - c1[0] == 1 and c2[1] - c1[1] == 0, (c1, c2)
+    g.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(got, want), "graph replay differs from eager (a copy not chained)"
 
 
 SANITIZER_SCRIPT = textwrap.dedent("""

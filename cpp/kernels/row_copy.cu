@@ -28,17 +28,20 @@ struct RowCopyParams {
   long long total;                      // rows * chunks_per_row
   int elem_bytes;
   long long rows_per_batch;
-  int early_trigger;  // operand_copies_overlap()
 };
 
-// The early trigger (the next grid, e.g. the GEMM, launches while this one copies; its CTAs do their set-up and wait
-// for this grid's completion): it fires once every CTA of this grid has issued it, i.e. once its last CTA has
-// started. The grid is a grid-stride loop of at most 8 CTAs per SM (launch_row_copy; 6 resident per SM at 35
-// registers, ptxas -v sm_90), so that is early in the copy, and the next grid's waiting CTAs then take only slots
-// this grid no longer needs.
+// CHAINED: the instance that takes part in programmatic dependent launch (row_copy.hpp): it waits for the previous
+// grid and triggers the next one early (the next grid, e.g. the GEMM, launches while this one copies; its CTAs do
+// their set-up and wait for this grid's completion). The trigger fires once every CTA of this grid has issued it,
+// i.e. once its last CTA has started; the grid is a grid-stride loop of at most 8 CTAs per SM (launch_row_copy; 6
+// resident per SM at 35 registers, ptxas -v sm_90), so that is early in the copy, and the next grid's waiting CTAs
+// then take only slots this grid no longer needs. The other instance is the copy as it was before.
+template <bool CHAINED>
 __global__ void __launch_bounds__(256) row_copy_kernel(const RowCopyParams p) {
-  pdl_wait_for_prior_grids();
-  if (p.early_trigger) pdl_launch_dependents();
+  if constexpr (CHAINED) {
+    pdl_wait_for_prior_grids();
+    pdl_launch_dependents();
+  }
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < p.total; i += stride) {
     const long long r = i / p.chunks_per_row;
@@ -83,7 +86,8 @@ struct TransposeParams {
 // Block (x, y, z) moves tile (x, y) of batch z; the grid's y and z stride over what exceeds their 65,535 limit. No
 // division per tile: with one 64-bit division per tile of a grid-stride loop (4 elements a thread) the copy of B for
 // 4096^3 fp32 ran at ~1.7 TB/s on the H200.
-template <typename T>
+// CHAINED: as row_copy_kernel's, without the early trigger (below).
+template <typename T, bool CHAINED>
 __global__ void __launch_bounds__(32 * kTransposeRowsPerPass) transpose_copy_kernel(const TransposeParams p) {
   constexpr int kPasses = kTransposeTile / kTransposeRowsPerPass;  // tile rows per thread
   constexpr int kLanes = kTransposeTile / 32;                      // 32-element pieces of a tile row
@@ -95,7 +99,7 @@ __global__ void __launch_bounds__(32 * kTransposeRowsPerPass) transpose_copy_ker
   const long long r0 = static_cast<long long>(blockIdx.x) * kTransposeTile;  // along the source's contiguous rows
   // No early trigger: a grid of one CTA per tile can be several waves deep, and the next grid's waiting CTAs would
   // take the slots of its later waves (pdl.hpp); the next grid still launches as this one's CTAs exit.
-  pdl_wait_for_prior_grids();
+  if constexpr (CHAINED) pdl_wait_for_prior_grids();
   for (long long b = blockIdx.z; b < p.batch; b += gridDim.z) {
     const T* s = src + b * p.src_batch;
     T* d = dst + b * p.rows * p.dst_ld;
@@ -142,10 +146,9 @@ cudaError_t launch_copy(void (*kernel)(Params), dim3 grid, dim3 block, const Par
   return cudaLaunchKernelEx(&cfg, kernel, p);
 }
 
-// ORIGAMI_NV_COPY_PDL=0 in the environment when the library loads: the copies as before the fifty-seventh session (no
-// PDL attribute, no early trigger, not counted as this library's kernels by follows_library_kernels), for measuring
-// the change (benchmarks/results/probes/probe_copy_pdl.sh).
-bool operand_copies_overlap() {
+// ORIGAMI_NV_COPY_PDL=0 in the environment when the library loads: no copy is chained (every copy as before the
+// fifty-seventh session), for measuring the change (device_session.sh's vs step with ORIGAMI_NV_COPY_PDL=0).
+bool copies_chain() {
   static const bool on = [] {
     const char* v = std::getenv("ORIGAMI_NV_COPY_PDL");
     return !(v != nullptr && v[0] == '0');
@@ -155,16 +158,15 @@ bool operand_copies_overlap() {
 
 }  // namespace
 
-bool is_operand_copy_kernel(const void* func) {
-  if (!operand_copies_overlap()) return false;
-  return func == reinterpret_cast<const void*>(&row_copy_kernel) ||
-         func == reinterpret_cast<const void*>(&transpose_copy_kernel<std::uint16_t>) ||
-         func == reinterpret_cast<const void*>(&transpose_copy_kernel<std::uint32_t>);
+bool is_operand_copy_kernel(const void* func) {  // the chained instances only
+  return func == reinterpret_cast<const void*>(&row_copy_kernel<true>) ||
+         func == reinterpret_cast<const void*>(&transpose_copy_kernel<std::uint16_t, true>) ||
+         func == reinterpret_cast<const void*>(&transpose_copy_kernel<std::uint32_t, true>);
 }
 
 cudaError_t launch_transpose_copy(const void* src, std::int64_t src_ld, std::int64_t src_batch, void* dst,
                                   std::int64_t dst_ld, std::int64_t batch, std::int64_t rows, std::int64_t cols,
-                                  int elem_bytes, cudaStream_t stream, bool overlap_previous_kernel) {
+                                  int elem_bytes, cudaStream_t stream, bool chained, bool overlap_previous_kernel) {
   if ((elem_bytes != 2 && elem_bytes != 4) || batch < 0 || rows < 0 || cols < 0 || dst_ld < cols ||
       reinterpret_cast<std::uintptr_t>(src) % elem_bytes != 0 ||
       reinterpret_cast<std::uintptr_t>(dst) % elem_bytes != 0)
@@ -187,14 +189,19 @@ cudaError_t launch_transpose_copy(const void* src, std::int64_t src_ld, std::int
                   static_cast<unsigned>(std::min<long long>(batch, 65535)));
   const dim3 block(32, kTransposeRowsPerPass);
   static std::atomic<unsigned char> waits32[64], waits16[64];  // per kernel and device (pdl.hpp)
-  const bool overlap = overlap_previous_kernel && operand_copies_overlap();
-  return elem_bytes == 4 ? launch_copy(&transpose_copy_kernel<std::uint32_t>, grid, block, p, stream, overlap, waits32)
-                         : launch_copy(&transpose_copy_kernel<std::uint16_t>, grid, block, p, stream, overlap, waits16);
+  const bool chain = chained && copies_chain();
+  const bool overlap = chain && overlap_previous_kernel;
+  if (elem_bytes == 4) {
+    return chain ? launch_copy(&transpose_copy_kernel<std::uint32_t, true>, grid, block, p, stream, overlap, waits32)
+                 : launch_copy(&transpose_copy_kernel<std::uint32_t, false>, grid, block, p, stream, false, waits32);
+  }
+  return chain ? launch_copy(&transpose_copy_kernel<std::uint16_t, true>, grid, block, p, stream, overlap, waits16)
+               : launch_copy(&transpose_copy_kernel<std::uint16_t, false>, grid, block, p, stream, false, waits16);
 }
 
 cudaError_t launch_row_copy(const void* src, std::int64_t src_ld, std::int64_t src_batch, void* dst, std::int64_t dst_ld,
                             std::int64_t batch, std::int64_t rows, std::int64_t cols, int elem_bytes, int sm_count,
-                            cudaStream_t stream, bool overlap_previous_kernel) {
+                            cudaStream_t stream, bool chained, bool overlap_previous_kernel) {
   if ((elem_bytes != 2 && elem_bytes != 4) || batch < 0 || rows < 0 || cols < 0 ||
       reinterpret_cast<std::uintptr_t>(src) % elem_bytes != 0 || reinterpret_cast<std::uintptr_t>(dst) % 16 != 0 ||
       (dst_ld * elem_bytes) % 16 != 0 || dst_ld < cols)
@@ -211,15 +218,15 @@ cudaError_t launch_row_copy(const void* src, std::int64_t src_ld, std::int64_t s
   p.chunks_per_row = (p.row_bytes + 15) / 16;
   p.total = p.rows * p.chunks_per_row;
   p.elem_bytes = elem_bytes;
-  p.early_trigger = operand_copies_overlap() ? 1 : 0;
   if (p.total == 0) return cudaSuccess;
   // A grid-stride loop over 16-byte chunks: enough blocks to keep every SM's memory pipes full (8 x 256 threads
   // per SM, each with one or two 16-byte loads in flight), no more.
   const long long want = (p.total + 255) / 256;
   const int blocks = static_cast<int>(std::min<long long>(want, 8ll * std::max(sm_count, 1)));
-  static std::atomic<unsigned char> waits[64];  // per device (pdl.hpp)
-  return launch_copy(&row_copy_kernel, dim3(blocks), dim3(256), p, stream,
-                     overlap_previous_kernel && operand_copies_overlap(), waits);
+  static std::atomic<unsigned char> waits[64];  // per device (pdl.hpp), the chained instance's
+  if (!(chained && copies_chain()))
+    return launch_copy(&row_copy_kernel<false>, dim3(blocks), dim3(256), p, stream, false, waits);
+  return launch_copy(&row_copy_kernel<true>, dim3(blocks), dim3(256), p, stream, overlap_previous_kernel, waits);
 }
 
 }  // namespace origami

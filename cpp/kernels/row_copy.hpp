@@ -2,11 +2,12 @@
 // 16-byte rule, copied into a buffer whose rows start on 128-byte lines; and the transposing copy of an operand whose
 // contiguous dimension is not the one a kernel reads (e.g. a row-major B for the K-major-only TF32 kernels).
 //
-// Both take part in programmatic dependent launch (pdl.hpp) like the GEMM kernels: they wait for the previous grid
-// before their first global access, so `overlap_previous_kernel` (the caller's rule, the GEMMs' one: registry.hpp
-// follows_library_kernels) may let them launch while it still runs; and the GEMM after them may overlap them
-// (is_operand_copy_kernel: they count as this library's kernels). Why: at small misaligned sizes a copy is mostly
-// launch latency, and a GEMM after it in a CUDA graph ran without any overlap.
+// Chained copies (`chained`) take part in programmatic dependent launch (pdl.hpp) like the GEMM kernels: they wait for
+// the previous grid before their first global access, so `overlap_previous_kernel` (the caller's rule, the GEMMs' one:
+// registry.hpp follows_library_kernels) may let them launch while it still runs; the row copy lets the next grid
+// launch early; and the GEMM after a chained copy may overlap it in a CUDA graph too (is_operand_copy_kernel: they
+// count as this library's kernels). Unchained copies are the copies as they were (no PDL). Why: at small misaligned
+// sizes the op is mostly launch latency; the op chains its copies only there (ops_cuda.cpp kCopyChainMaxFlop).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -20,7 +21,7 @@ namespace origami {
 // columns [cols, dst_ld) are left as they are (no kernel reads them). On `stream`; no host synchronisation.
 cudaError_t launch_row_copy(const void* src, std::int64_t src_ld, std::int64_t src_batch, void* dst, std::int64_t dst_ld,
                             std::int64_t batch, std::int64_t rows, std::int64_t cols, int elem_bytes, int sm_count,
-                            cudaStream_t stream, bool overlap_previous_kernel);
+                            cudaStream_t stream, bool chained, bool overlap_previous_kernel);
 
 // dst[b][r][c] = src[b][c][r] for b < batch, r < rows, c < cols, elements of elem_bytes (2 or 4) bytes: src row c of
 // batch b starts at src + b * src_batch + c * src_ld (elements) and is contiguous along r; dst has row stride dst_ld
@@ -28,9 +29,9 @@ cudaError_t launch_row_copy(const void* src, std::int64_t src_ld, std::int64_t s
 // On `stream`; no host synchronisation.
 cudaError_t launch_transpose_copy(const void* src, std::int64_t src_ld, std::int64_t src_batch, void* dst,
                                   std::int64_t dst_ld, std::int64_t batch, std::int64_t rows, std::int64_t cols,
-                                  int elem_bytes, cudaStream_t stream, bool overlap_previous_kernel);
+                                  int elem_bytes, cudaStream_t stream, bool chained, bool overlap_previous_kernel);
 
-// Whether `func` is one of the copy kernels above (registry.cu follows_library_kernels).
+// Whether `func` is a chained copy kernel (registry.cu follows_library_kernels).
 bool is_operand_copy_kernel(const void* func);
 
 }  // namespace origami

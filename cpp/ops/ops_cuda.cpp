@@ -165,11 +165,20 @@ bool try_layout(const at::Tensor& t, int d_contig, int d_lead, int64_t align, Op
 // 128x128 287 vs 542, mma_sync 128x128 245 vs 292 (benchmarks/results/split_k_probes_h100.md, issue 13).
 constexpr int64_t kCopyRowAlignElems = 64;
 
+// The op chains its operand copies (row_copy.hpp: programmatic dependent launch into and out of the copy) only for
+// problems of at most this many flops (2 x batch x M x N x K), where launch latency is a large part of the op's time.
+// Measured on the H100 (fifty-seventh session, benchmarks/results/copy_chain_h100.md: vs_cublas.py sets `misaligned`
+// and `odd`, every copy chained against none, alternated, same process per arm): the 10 gen-train shapes, which set the
+// bound, gained 1.003-1.18x up to 10.9 GFLOP and lost 0.98x at 220 GFLOP; shapes of the other sets lost up to 0.72x
+// above it (333x4096x12289: 33.5 GFLOP, a 128-CTA persistent grid of 193 K-iterations per CTA after the copy; the
+// loss is not explained, like pdl.hpp's fill rule) and gained 1.01-1.20x below it but for one 0.98x.
+constexpr double kCopyChainMaxFlop = 16e9;
+
 // Copy t (batch, D0, D1) into a fresh buffer with dimension `d_contig` contiguous, leading dimension
-// padded to a multiple of kCopyRowAlignElems (and of the kernel's `align`). `pdl`: programmatic dependent launch is
-// allowed for this call (Plan::pdl_capable and the user's setting); the copy then overlaps the kernel before it by the
-// GEMMs' rule (follows_library_kernels), and the GEMM after it may overlap it.
-Operand padded_copy(const at::Tensor& t, int d_contig, int64_t align, bool pdl) {
+// padded to a multiple of kCopyRowAlignElems (and of the kernel's `align`). `chain`: a chained copy (row_copy.hpp),
+// which overlaps the kernel before it by the GEMMs' rule (follows_library_kernels) and which the GEMM after it may
+// overlap.
+Operand padded_copy(const at::Tensor& t, int d_contig, int64_t align, bool chain) {
   const int d_lead = d_contig == 1 ? 2 : 1;
   const int64_t B = t.size(0), n_lead = t.size(d_lead), n_contig = t.size(d_contig);
   const int64_t ld = round_up(round_up(std::max<int64_t>(n_contig, 1), align), kCopyRowAlignElems);
@@ -183,16 +192,16 @@ Operand padded_copy(const at::Tensor& t, int d_contig, int64_t align, bool pdl) 
   const bool transposed = !rows_contiguous && t.stride(d_lead) == 1;
   if (t.is_cuda() && (elem == 2 || elem == 4) && (rows_contiguous || transposed)) {
     const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(t.get_device()).stream();
-    const bool overlap = pdl && origami::follows_library_kernels(stream);
+    const bool overlap = chain && origami::follows_library_kernels(stream);
     if (rows_contiguous) {
       int sms = 0;  // the row copy's grid-stride loop sizes its grid by the SMs; the transpose does not
       check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, t.get_device()), "cudaDeviceGetAttribute");
       check_cuda(origami::launch_row_copy(t.data_ptr(), t.stride(d_lead), t.stride(0), buf.data_ptr(), ld, B, n_lead,
-                                          n_contig, static_cast<int>(elem), sms, stream, overlap),
+                                          n_contig, static_cast<int>(elem), sms, stream, chain, overlap),
                  "row copy");
     } else {
       check_cuda(origami::launch_transpose_copy(t.data_ptr(), t.stride(d_contig), t.stride(0), buf.data_ptr(), ld, B,
-                                                n_lead, n_contig, static_cast<int>(elem), stream, overlap),
+                                                n_lead, n_contig, static_cast<int>(elem), stream, chain, overlap),
                  "transpose copy");
     }
   } else {
@@ -209,9 +218,9 @@ Operand padded_copy(const at::Tensor& t, int d_contig, int64_t align, bool pdl) 
 }
 
 // A is (batch, M, K): K-contiguous = dim 2 contiguous. B is (batch, K, N): K-contiguous = dim 1.
-// force_layout: copy (padded_copy, `pdl` its permission) where the operand cannot be read in place as wanted.
+// force_layout: copy (padded_copy, `chain` as there) where the operand cannot be read in place as wanted.
 Operand prepare(const at::Tensor& t, bool is_a, bool want_k_contig, bool force_layout, int64_t align, bool& ok,
-                bool pdl = false) {
+                bool chain = false) {
   const int d_k = is_a ? 2 : 1;
   const int d_other = is_a ? 1 : 2;
   const int d_contig = want_k_contig ? d_k : d_other;
@@ -219,7 +228,7 @@ Operand prepare(const at::Tensor& t, bool is_a, bool want_k_contig, bool force_l
   Operand op;
   ok = try_layout(t, d_contig, d_lead, align, op);
   if (!ok && force_layout) {
-    op = padded_copy(t, d_contig, align, pdl);
+    op = padded_copy(t, d_contig, align, chain);
     ok = true;
   }
   op.first_contig = want_k_contig;
@@ -701,10 +710,12 @@ at::Tensor run(const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor*
   // padded copy as a misaligned one.
   bool ok = false;
   const bool pdl = plan.pdl_capable && programmatic_dependent_launch_enabled();
-  Operand A = plan.pitch_copy_a ? padded_copy(a3, chosen->a_k_contiguous ? 2 : 1, chosen->alignment_elems, pdl)
-                                : prepare(a3, true, chosen->a_k_contiguous, true, chosen->alignment_elems, ok, pdl);
-  Operand B = plan.pitch_copy_b ? padded_copy(b3, chosen->b_k_contiguous ? 1 : 2, chosen->alignment_elems, pdl)
-                                : prepare(b3, false, chosen->b_k_contiguous, true, chosen->alignment_elems, ok, pdl);
+  const bool chain = pdl && 2.0 * static_cast<double>(s.batch) * static_cast<double>(s.M) * static_cast<double>(s.N) *
+                                    static_cast<double>(s.K) <= kCopyChainMaxFlop;
+  Operand A = plan.pitch_copy_a ? padded_copy(a3, chosen->a_k_contiguous ? 2 : 1, chosen->alignment_elems, chain)
+                                : prepare(a3, true, chosen->a_k_contiguous, true, chosen->alignment_elems, ok, chain);
+  Operand B = plan.pitch_copy_b ? padded_copy(b3, chosen->b_k_contiguous ? 1 : 2, chosen->alignment_elems, chain)
+                                : prepare(b3, false, chosen->b_k_contiguous, true, chosen->alignment_elems, ok, chain);
   A.first_contig = chosen->a_k_contiguous;
   B.first_contig = chosen->b_k_contiguous;
 
