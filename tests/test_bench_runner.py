@@ -422,7 +422,7 @@ def test_kernel_change_17_launches_with_an_operand_copy():
     # Change 17 (the op's operand copies take part in programmatic dependent launch) alters every launch whose op call
     # copies an operand; the evaluation keeps them until re-timed (the data behind the model's copy terms).
     wg = dict(A, family="wgmma", block_m=128, block_n=128, block_k=64)
-    info = {"M": 512, "N": 4096, "K": 4096, "dtype": "float16", "layout": "nn"}
+    info = {"M": 512, "N": 2048, "K": 4096, "dtype": "float16", "layout": "nn"}                # 8.6 GFLOP
     rec = {"kind": "config", "system": "origami", "size": "s", "config": wg, "kernel_version": 16, "size_info": info}
     v17 = lambda r: C.stale_kernel_record(r, upto=17, since=17)  # noqa: E731
     assert not v17(rec)                                                                   # aligned, compiled layout
@@ -435,12 +435,23 @@ def test_kernel_change_17_launches_with_an_operand_copy():
     assert not v17(dict(rec, config=A, size_info=dict(info, layout="tn")))
     ra = dict(A, block_m=16, block_n=16, block_k=64)                                      # an `_ra` tile reads it
     assert not v17(dict(rec, config=ra, size_info=dict(info, K=4099)))
-    tf = dict(info, dtype="tfloat32", M=4096)                                             # M > 2048: B transposed
+    assert not v17(dict(rec, size_info=dict(info, M=1024, K=4099)))                       # 17.2 GFLOP: unchained
+    tf = dict(info, dtype="tfloat32", M=2056, N=512)                                      # M > 2048: B transposed
     assert v17(dict(rec, size_info=tf)) and not v17(dict(rec, size_info=dict(tf, layout="nt")))
     assert not v17(dict(rec, size_info=dict(tf, M=512)))                                  # the swapped kernel
     assert not v17(dict(rec, kernel_version=17, size_info=dict(info, K=4099)))
     stale = dict(rec, size_info=dict(info, K=4099))
     assert C.stale_kernel_record(stale) and not C.stale_for_evaluation(stale)
+
+
+def test_copy_chain_bound_is_the_ops():
+    # configs.COPY_CHAIN_MAX_FLOP restates the op's kCopyChainMaxFlop (cpp/ops/ops_cuda.cpp): the stale rule of change
+    # 17 must mark exactly the launches whose copies the op chains.
+    import pathlib
+    import re
+    src = (pathlib.Path(__file__).parents[1] / "cpp" / "ops" / "ops_cuda.cpp").read_text()
+    m = re.search(r"constexpr double kCopyChainMaxFlop = ([0-9.e+]+);", src)
+    assert m and float(m.group(1)) == C.COPY_CHAIN_MAX_FLOP
 
 
 def test_superseded_up_to_the_newest_retimed_version():

@@ -172,7 +172,7 @@ constexpr int64_t kCopyRowAlignElems = 64;
 // bound, gained 1.003-1.18x up to 10.9 GFLOP and lost 0.98x at 220 GFLOP; shapes of the other sets lost up to 0.72x
 // above it (333x4096x12289: 33.5 GFLOP, a 128-CTA persistent grid of 193 K-iterations per CTA after the copy; the
 // loss is not explained, like pdl.hpp's fill rule) and gained 1.01-1.20x below it but for one 0.98x.
-constexpr double kCopyChainMaxFlop = 16e9;
+constexpr double kCopyChainMaxFlop = 16e9;  // python/origami_nv/bench/configs.py COPY_CHAIN_MAX_FLOP: the same
 
 // Copy t (batch, D0, D1) into a fresh buffer with dimension `d_contig` contiguous, leading dimension
 // padded to a multiple of kCopyRowAlignElems (and of the kernel's `align`). `chain`: a chained copy (row_copy.hpp),

@@ -206,12 +206,19 @@ def _wgmma_descriptors_stepped(info: dict, cfg: dict) -> bool:
     return cfg["family"] == "wgmma" and not _wgmma_tf32_row_major_b_in_place(info, cfg)
 
 
+# The op chains its operand copies up to this many flops (cpp/ops/ops_cuda.cpp kCopyChainMaxFlop; the same value).
+COPY_CHAIN_MAX_FLOP = 16e9
+
+
 def _op_copies_an_operand(info: dict, cfg: dict) -> bool:
-    """A launch whose op call copies an operand before the kernel: rows off the 16-byte rule that no realigning kernel
-    reads in place; rows off 128-byte lines for a wgmma tile (the model may copy them onto lines, Plan::pitch_copy);
-    a layout the kernel is not compiled for (16-bit wgmma: an N-major B at a BLOCK_N not a multiple of 64; TF32: an
-    M-major A, or a row-major B no swapped kernel reads in place; mma_sync and simt: A M-contiguous with B
-    K-contiguous, "tt"). A superset where the model's copy decision is not in the record."""
+    """A launch of a problem of at most COPY_CHAIN_MAX_FLOP whose op call copies an operand before the kernel: rows off
+    the 16-byte rule that no realigning kernel reads in place; rows off 128-byte lines for a wgmma tile (the model may
+    copy them onto lines, Plan::pitch_copy); a layout the kernel is not compiled for (16-bit wgmma: an N-major B at a
+    BLOCK_N not a multiple of 64; TF32: an M-major A, or a row-major B no swapped kernel reads in place; mma_sync and
+    simt: A M-contiguous with B K-contiguous, "tt"). A superset where the model's copy decision is not in the record."""
+    flop = 2.0 * int(info.get("batch", 1) or 1) * int(info.get("M", 0)) * int(info.get("N", 0)) * int(info.get("K", 0))
+    if flop > COPY_CHAIN_MAX_FLOP:
+        return False
     lay = info.get("layout", "nn") or "nn"
     if (_operand_copied(info, cfg) and not _mma_sync_realigned(info, cfg)) or _wgmma_rows_off_lines(info, cfg):
         return True
@@ -258,8 +265,8 @@ KERNEL_CHANGES = (
      "CTA launch without programmatic dependent launch", _wgmma_pdl_fill_rule),
     (16, "forty-eighth session", "wgmma: the consumers' descriptors are built once and stepped by one add per k-step "
      "and stage, not built per wgmma", _wgmma_descriptors_stepped),
-    (17, "fifty-seventh session", "op: an operand copy (row or transposing) launches with programmatic dependent "
-     "launch, and the GEMM after it overlaps it while a CUDA graph is captured", _op_copies_an_operand),
+    (17, "fifty-seventh session", "op: up to 16 GFLOP an operand copy (row or transposing) launches with programmatic "
+     "dependent launch, and the GEMM after it overlaps it while a CUDA graph is captured", _op_copies_an_operand),
 )
 KERNEL_VERSION = KERNEL_CHANGES[-1][0]
 
