@@ -1265,6 +1265,73 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
 }
 
 namespace {
+// What a launch reads and copies before the kernel, and whether the config's 2-CTA twin is weighed (predict_into).
+struct LaunchOperands {
+  OperandCopyPlan copies;  // the op's copies (operand_copy_plan)
+  OffLineShares off;       // wgmma: the operands read in place whose rows are off 128-byte lines (a copy pads them)
+  bool twin = false;       // the config's 2-CTA multicast twin is weighed (predict_into_kernel says when)
+};
+LaunchOperands launch_operands(const Problem& p, const TileConfig& c, const ModelOptions& o, const KernelResources* kr) {
+  LaunchOperands r;
+  // Which kernel variant the op launches and what it copies first (before the phases: a realigning launch's
+  // memory time differs).
+  r.copies = operand_copy_plan(p, kr);
+  const bool term = c.family == Family::Wgmma && o.nv.wgmma_tma_off_line_row_cost > 0 && o.pitch_copy_plan;
+  auto pitch = [&](bool copied, bool aligned, bool a) -> std::int64_t {
+    if (copied || !aligned || !term) return 0;  // 0 bytes: on lines
+    return operand_row_pitch_bytes(p, a);
+  };
+  const std::int64_t pitch_a = pitch(r.copies.copy_a, p.a_aligned, true);
+  const std::int64_t pitch_b = pitch(r.copies.copy_b, p.b_aligned, false);
+  r.off = {rows_off_lines_share(pitch_a), rows_off_lines_share(pitch_b), rows_off_sectors_share(pitch_a),
+           rows_off_sectors_share(pitch_b)};
+  // The config's 2-CTA twin (KernelResources::multicast_layouts) in the layout the plan launches: its CTA pairs share
+  // the B tile by TMA multicast, each issuing half of its rows (memory_latency's TMA stage term), and store C through
+  // the threads (tile_latency); the launcher has no split-K for it. Weighed for the pick's plan alone, like the copies.
+  // Only where B's rows are off 128-byte lines: on lines a twin was measured no faster or slower (128x256 at 4096^3
+  // 0.13 slower, cpp/kernels/wgmma/NOTES.md v12; 64x128 at 1024^3 6.7 -> 8.1 us on the H100,
+  // benchmarks/results/probes/probe_small_odd_h100.txt), though halving B's rows in the TMA stage term predicts a gain
+  // wherever that term binds (the 64- and 128-row tiles at small sizes).
+  r.twin = c.family == Family::Wgmma && o.pitch_copy_plan && c.split_k <= 1 && kr != nullptr && !r.copies.realign &&
+           (kr->multicast_layouts & r.copies.layout) != 0 && r.off.lines_b > 0;
+  return r;
+}
+
+// One form of the kernel (the 1-CTA kernel, or `multicast`: its 2-CTA twin) with its best copy plan: the operands read
+// in place, or those off lines copied into padded rows first (a streamed copy of their bytes, as for a misaligned one:
+// the pick's pitch_copy_a/b, cpp/ops/ops_cuda.cpp make_plan). A copy is taken where it beats reading in place by
+// NvModelConstants::pitch_copy_min_gain (with the same kernel).
+void predict_copy_plans(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                        const KernelResources* kr, const KernelTerms& k, const LaunchOperands& ops, bool multicast,
+                        LatencyBreakdown& b) {
+  predict_launch(p, c, hw, o, kr, k, ops.copies, ops.off, multicast, b);
+  const OffLineShares& off = ops.off;
+  if (off.lines_a == 0 && off.lines_b == 0) return;
+  const double eb = dtype_bytes(p.dtype);
+  const double batch_d = double(std::max<std::int64_t>(p.batch, 1));
+  const double in_place = b.total_cycles;
+  for (int mask = 1; mask < 4; ++mask) {
+    const bool ca = (mask & 1) != 0, cb = (mask & 2) != 0;
+    if ((ca && off.lines_a == 0) || (cb && off.lines_b == 0)) continue;
+    OperandCopyPlan alt = ops.copies;
+    alt.pitch = true;
+    if (ca) alt.bytes += double(p.M) * p.K * eb * batch_d;
+    if (cb) alt.bytes += double(p.K) * p.N * eb * batch_d;
+    alt.copies += (ca ? 1 : 0) + (cb ? 1 : 0);
+    LatencyBreakdown t;
+    const OffLineShares left{ca ? 0.0 : off.lines_a, cb ? 0.0 : off.lines_b, ca ? 0.0 : off.sectors_a,
+                             cb ? 0.0 : off.sectors_b};
+    predict_launch(p, c, hw, o, kr, k, alt, left, multicast, t);
+    // (b: the in-place plan until a copy plan replaces it; predict_launch leaves pitch_copy_a/b false)
+    if (t.total_cycles * o.nv.pitch_copy_min_gain < in_place &&
+        (!(b.pitch_copy_a || b.pitch_copy_b) || t.total_cycles < b.total_cycles)) {
+      t.pitch_copy_a = ca;
+      t.pitch_copy_b = cb;
+      b = t;
+    }
+  }
+}
+
 // predict_into for the launch as the kernel runs it (the swapped kernels' transposed problem, types.hpp).
 // Flattened like predict_phase (which stays a call of its own: a launch times up to two phases).
 [[gnu::flatten]] void predict_into_kernel(const Problem& p, const TileConfig& c, const ModelHardware& hw,
@@ -1274,74 +1341,28 @@ namespace {
     predict_phase(p, c, hw, o, kr, k, nullptr, launch_grid(p, c), 0, 0, 0, 0.0, false, false, b);
     return;
   }
-  // Which kernel variant the op launches and what it copies first (before the phases: a realigning launch's
-  // memory time differs).
-  const OperandCopyPlan copies = operand_copy_plan(p, kr);
-  // wgmma: the operands read in place whose rows are off 128-byte lines (a copy pads them onto lines).
-  const double eb = dtype_bytes(p.dtype);
-  const bool term = c.family == Family::Wgmma && o.nv.wgmma_tma_off_line_row_cost > 0 && o.pitch_copy_plan;
-  auto pitch = [&](bool copied, bool aligned, bool a) -> std::int64_t {
-    if (copied || !aligned || !term) return 0;  // 0 bytes: on lines
-    return operand_row_pitch_bytes(p, a);
-  };
-  const std::int64_t pitch_a = pitch(copies.copy_a, p.a_aligned, true);
-  const std::int64_t pitch_b = pitch(copies.copy_b, p.b_aligned, false);
-  const OffLineShares off{rows_off_lines_share(pitch_a), rows_off_lines_share(pitch_b),
-                          rows_off_sectors_share(pitch_a), rows_off_sectors_share(pitch_b)};
-  const double share_a = off.lines_a, share_b = off.lines_b;
-  predict_launch(p, c, hw, o, kr, k, copies, off, false, b);
-  // The config's 2-CTA twin (KernelResources::multicast_layouts) in the layout the plan launches: its CTA pairs share
-  // the B tile by TMA multicast, each issuing half of its rows (memory_latency's TMA stage term), and store C through
-  // the threads (tile_latency); the launcher has no split-K for it. Weighed for the pick's plan alone, like the copies.
-  // Only where B's rows are off 128-byte lines: on lines a twin was measured no faster or slower (128x256 at 4096^3
-  // 0.13 slower, cpp/kernels/wgmma/NOTES.md v12; 64x128 at 1024^3 6.7 -> 8.1 us on the H100,
-  // benchmarks/results/probes/probe_small_odd_h100.txt), though halving B's rows in the TMA stage term predicts a gain
-  // wherever that term binds (the 64- and 128-row tiles at small sizes).
-  const bool twin = c.family == Family::Wgmma && o.pitch_copy_plan && c.split_k <= 1 && kr != nullptr &&
-                    !copies.realign && (kr->multicast_layouts & copies.layout) != 0 && share_b > 0;
-  if (share_a == 0 && share_b == 0 && !twin) return;
-  // Each plan: the operands read in place, or those off lines copied into padded rows first (a streamed copy of their
-  // bytes, as for a misaligned one: the pick's pitch_copy_a/b, cpp/ops/ops_cuda.cpp make_plan), each with the 1-CTA
-  // kernel and with the twin. A copy is taken where it beats reading in place by NvModelConstants::pitch_copy_min_gain
-  // (with the same kernel), the twin where its best plan beats the 1-CTA kernel's by multicast_min_gain.
-  const double batch_d = double(std::max<std::int64_t>(p.batch, 1));
-  LatencyBreakdown best_twin;
-  bool have_twin = false;
-  for (int use_twin = 0; use_twin < (twin ? 2 : 1); ++use_twin) {
-    LatencyBreakdown in_place_t;
-    if (use_twin) predict_launch(p, c, hw, o, kr, k, copies, off, true, in_place_t);
-    LatencyBreakdown& best = use_twin ? in_place_t : b;
-    const double in_place = best.total_cycles;
-    LatencyBreakdown chosen = best;
-    for (int mask = 1; mask < 4; ++mask) {
-      const bool ca = (mask & 1) != 0, cb = (mask & 2) != 0;
-      if ((ca && share_a == 0) || (cb && share_b == 0)) continue;
-      OperandCopyPlan alt = copies;
-      alt.pitch = true;
-      if (ca) alt.bytes += double(p.M) * p.K * eb * batch_d;
-      if (cb) alt.bytes += double(p.K) * p.N * eb * batch_d;
-      alt.copies += (ca ? 1 : 0) + (cb ? 1 : 0);
-      LatencyBreakdown t;
-      const OffLineShares left{ca ? 0.0 : share_a, cb ? 0.0 : share_b, ca ? 0.0 : off.sectors_a,
-                               cb ? 0.0 : off.sectors_b};
-      predict_launch(p, c, hw, o, kr, k, alt, left, use_twin != 0, t);
-      if (t.total_cycles * o.nv.pitch_copy_min_gain < in_place && (!(chosen.pitch_copy_a || chosen.pitch_copy_b) ||
-                                                                    t.total_cycles < chosen.total_cycles)) {
-        t.pitch_copy_a = ca;
-        t.pitch_copy_b = cb;
-        chosen = t;
-      }
-    }
-    if (use_twin) {
-      best_twin = chosen;
-      have_twin = true;
-    } else {
-      b = chosen;
-    }
-  }
-  if (have_twin && best_twin.total_cycles * o.nv.multicast_min_gain < b.total_cycles) b = best_twin;
+  const LaunchOperands ops = launch_operands(p, c, o, kr);
+  predict_copy_plans(p, c, hw, o, kr, k, ops, false, b);
+  // The twin where its best plan beats the 1-CTA kernel's by NvModelConstants::multicast_min_gain.
+  if (!ops.twin) return;
+  LatencyBreakdown twin;
+  predict_copy_plans(p, c, hw, o, kr, k, ops, true, twin);
+  if (twin.total_cycles * o.nv.multicast_min_gain < b.total_cycles) b = twin;
 }
 }  // namespace
+
+bool predict_multicast_twin(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                            const KernelResources& kr, const KernelTerms* known, LatencyBreakdown& b) {
+  if (o.mode != ModelMode::Nv || c.swap_ab) return false;  // (the swapped kernels have no twin)
+  const LaunchOperands ops = launch_operands(p, c, o, &kr);
+  if (!ops.twin) return false;
+  if (known == nullptr || known->dtype != p.dtype || !known->has_occupancy) {
+    predict_copy_plans(p, c, hw, o, &kr, kernel_terms(c, p.dtype, hw, o, &kr), ops, true, b);
+  } else {
+    predict_copy_plans(p, c, hw, o, &kr, *known, ops, true, b);
+  }
+  return true;
+}
 
 namespace {
 // predict_into's launch for one copy plan: the phases, the split-K terms and the copies; multicast: the config's 2-CTA

@@ -846,6 +846,13 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
 // when `known` is nullptr, is for another dtype, or has an occupancy where kr is nullptr (or none where it is not).
 void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                   const KernelResources* kr, const KernelTerms* known, LatencyBreakdown& b);
+// With ModelOptions::pitch_copy_plan, predict_into weighs a wgmma config's 2-CTA multicast twin
+// (KernelResources::multicast_layouts) against the kernel itself and returns the twin's launch where it is faster by
+// NvModelConstants::multicast_min_gain. This is that twin's launch alone (its best copy plan, the same bits), into a
+// default-constructed `b`; false (b untouched) where predict_into would not weigh a twin for (p, c, kr). `known`: as
+// predict_into's.
+bool predict_multicast_twin(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                            const KernelResources& kr, const KernelTerms* known, LatencyBreakdown& b);
 
 // The resident CTA slots of a kernel (n_sm x blocks per SM; the wgmma family is persistent, one CTA per SM),
 // as the split-K schedule counts them. nullptr resources: one per SM.

@@ -615,6 +615,14 @@ const Selection& Selector::select(const Problem& p) const {
         continue;
       TileConfig cfg = c.config;
       cfg.group_size_m = impl_->phase1_g;
+      // Only the tile's twin can replace the pick (t.multicast_b below), and only where the twin's launch beats the
+      // pick's final plan: the tile is predicted as the pick is (both forms, every copy plan) only past that test.
+      // (Most tiles fail it: 4 launches each instead of 8; bench_selection.py's random shapes, whose B rows are
+      // mostly off lines.)
+      LatencyBreakdown twin;
+      if (!predict_multicast_twin(p, cfg, impl_->mhw, final_options, *c.resources, &c.terms, twin) ||
+          !(twin.total_cycles * o.nv.multicast_min_gain < sel->final_breakdown.total_cycles))
+        continue;
       LatencyBreakdown t;
       predict_candidate(p, cfg, &c, impl_->mhw, final_options, t);
       if (t.multicast_b && t.total_cycles * o.nv.multicast_min_gain < sel->final_breakdown.total_cycles) {
