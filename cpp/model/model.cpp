@@ -1429,25 +1429,38 @@ void predict_launch(const Problem& p, const TileConfig& c, const ModelHardware& 
 }  // namespace
 
 namespace {
+// One work unit of a phase of `units` units of `k_iters` K-iterations (predict_phase), at least (split_launch_floor,
+// unsplit_launch_floor): in the waves and with the blocks per SM occupancy_and_waves gives the phase, the prologue waits a
+// latency between the L2's and DRAM's (by the hit rate); each K-iteration takes at least its compute (compute_latency:
+// the tensor issue or the shared-memory time, whichever is longer; the steady state is max(compute, memory) plus a
+// non-negative share of the other) and its overhead; the epilogue writes (>= 0) and drains one DRAM latency (`drain`);
+// the tile's setup.
+struct PhaseFloor {
+  double unit = 0, drain = 0;
+  std::int64_t waves = 0;
+};
+PhaseFloor phase_floor(const TileConfig& c, const ModelHardware& hw, const NvModelConstants& nv, const KernelTerms& k,
+                       std::int64_t units, std::int64_t k_iters) {
+  const PhaseWaves w = phase_waves(units, static_cast<int>(hw.n_sm), std::max(k.occupancy.blocks, 1));
+  const NvCompute nc = nv_compute(c, hw, nv, k, w.resident_blocks);
+  const double compute = std::max(nc.compute_cycles, nc.smem_cycles);
+  const double iters = double(k_iters);
+  PhaseFloor f;
+  f.drain = nv.epilogue_latency_factor * hw.hbm_latency_penalty;
+  f.unit = nv.prologue_latency_factor * std::min(hw.l2_latency_cycles, hw.hbm_latency_penalty) + compute * iters +
+           k_iter_overhead_cycles(c, nv) * iters + f.drain + nv.tile_setup_cycles;
+  f.waves = w.num_waves;
+  return f;
+}
+
 // split_launch_floor for the launch as the kernel runs it (the swapped kernels' tile, types.hpp), of schedule `sp`.
 double split_launch_floor_kernel(const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                                  const KernelTerms& k, const SplitPlan& sp) {
   const NvModelConstants& nv = o.nv;
   if (sp.slices <= 1) return 0.0;
-  // The tail phase (predict_launch): tail_tiles x slices units of k_tiles_per_slice K-iterations, in the waves and
-  // with the blocks per SM occupancy_and_waves gives it.
-  const PhaseWaves w = phase_waves(sp.tail_tiles * sp.slices, static_cast<int>(hw.n_sm), std::max(k.occupancy.blocks, 1));
-  // compute_latency: the tensor issue or the shared-memory time, whichever is longer.
-  const NvCompute nc = nv_compute(c, hw, nv, k, w.resident_blocks);
-  const double compute = std::max(nc.compute_cycles, nc.smem_cycles);
-  // tile_latency: the prologue waits a latency between the L2's and DRAM's (by the hit rate); each K-iteration takes
-  // at least its compute (the steady state is max(compute, memory) plus a non-negative share of the other) and its
-  // overhead; the epilogue writes the partials (>= 0) and drains one DRAM latency; the tile's setup.
-  const double k_iters = double(sp.k_tiles_per_slice);
-  const double unit = nv.prologue_latency_factor * std::min(hw.l2_latency_cycles, hw.hbm_latency_penalty) +
-                      compute * k_iters + k_iter_overhead_cycles(c, nv) * k_iters +
-                      nv.epilogue_latency_factor * hw.hbm_latency_penalty + nv.tile_setup_cycles;
-  const double tail = unit * double(w.num_waves);
+  // The tail phase (predict_launch): tail_tiles x slices units of k_tiles_per_slice K-iterations.
+  const PhaseFloor f = phase_floor(c, hw, nv, k, sp.tail_tiles * sp.slices, sp.k_tiles_per_slice);
+  const double tail = f.unit * double(f.waves);
   // split_terms: the reduction is its bytes or round trips (>= 0) plus split_launch_cycles; in a cluster, less the
   // saving (clamped at 0), plus the distributed-shared-memory reads (>= 0).
   double reduction = split_launch_cycles(c, nv, sp.slices, tail);
@@ -1455,6 +1468,13 @@ double split_launch_floor_kernel(const TileConfig& c, const ModelHardware& hw, c
   // predict_launch: total = whole tiles' phase (>= 0: the hidden epilogues are a share <= 1 of all but the last
   // wave's) + tail + reduction + operand copies (>= 0).
   return tail + reduction;
+}
+
+// The constants the floors' reasoning takes in range (split_launch_floor says which).
+bool floor_constants_in_range(const NvModelConstants& nv) {
+  return nv.overlap_efficiency >= 0 && nv.overlap_efficiency <= 1 && nv.wgmma_epilogue_overlap <= 1 &&
+         nv.wgmma_ping_pong_epilogue_overlap <= 1 && nv.split_k_tail_overhead_fraction >= 0 &&
+         nv.prologue_latency_factor >= 0;
 }
 }  // namespace
 
@@ -1464,13 +1484,32 @@ double split_launch_floor(const Problem& p, const TileConfig& c, const ModelHard
   // The bounds above take the model's terms as non-negative, its overlaps as shares <= 1 of what they overlap, the
   // tail share as >= 0 and the prologue's latency factor as >= 0 (its latency is bounded below by the smaller of the
   // two); constants outside those ranges (a fit could move a share) bound nothing.
-  if (o.mode != ModelMode::Nv || !k.has_occupancy || k.dtype != p.dtype ||
-      !(nv.overlap_efficiency >= 0 && nv.overlap_efficiency <= 1) || !(nv.wgmma_epilogue_overlap <= 1) ||
-      !(nv.split_k_tail_overhead_fraction >= 0) || !(nv.prologue_latency_factor >= 0))
-    return 0.0;
+  if (o.mode != ModelMode::Nv || !k.has_occupancy || k.dtype != p.dtype || !floor_constants_in_range(nv)) return 0.0;
   // (predict_into: a swapped kernel runs the transposed problem with its own tile; its terms serve both)
   if (c.swap_ab) return split_launch_floor_kernel(swapped_kernel_tile(c), hw, o, k, sp);
   return split_launch_floor_kernel(c, hw, o, k, sp);
+}
+
+LaunchFloor unsplit_launch_floor(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                                 const KernelTerms& k) {
+  LaunchFloor out;
+  if (o.mode != ModelMode::Nv || !k.has_occupancy || k.dtype != p.dtype || c.split_k > 1 ||
+      !floor_constants_in_range(o.nv))
+    return out;
+  // (predict_into: a swapped kernel runs the transposed problem with its own tile; its terms serve both)
+  const bool swapped = c.swap_ab;
+  const TileConfig ct = swapped ? swapped_kernel_tile(c) : c;
+  const LaunchGrid g = launch_grid(swapped ? swapped_problem(p) : p, ct);
+  // predict_launch's schedule of the launch: every tile of every batch in one phase of every k-tile.
+  out.total_tiles = g.grid_m * g.grid_n * std::max<std::int64_t>(p.batch, 1);
+  out.resident_slots = resident_slots(ct, hw, &k.occupancy);
+  const PhaseFloor f = phase_floor(ct, hw, o.nv, k, out.total_tiles, g.k_tiles);
+  out.num_waves = f.waves;
+  // total = the phase's waves of tiles less the epilogues hidden under the next wave's main loop (tile_latency: a share
+  // <= 1 of the tile less its main loop, on all but the last wave), so at least its waves of units without their
+  // epilogue and one whole epilogue, + operand copies (>= 0).
+  out.cycles = (f.unit - f.drain) * double(f.waves) + f.drain;
+  return out;
 }
 
 }  // namespace origami

@@ -871,6 +871,18 @@ const ClusterSlots& cluster_slots_of(const TileConfig& c, const ModelHardware& h
 double split_launch_floor(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                           const KernelTerms& k, const SplitPlan& sp);
 
+// The same for an unsplit launch of c (c.split_k <= 1; nv mode): its waves of prologue, compute-bound K-iterations and
+// tile setup, and one epilogue's latency (the others may hide under the next wave's main loop); no L2, memory or copy
+// term. With it, the schedule predict_into reports for the launch (LatencyBreakdown::total_tiles, resident_slots,
+// num_waves: the same functions of the same inputs). The selector skips the unsplit launches it puts above the launch
+// a selection keeps (selector.cpp, phase1). cycles 0 where it bounds nothing, as split_launch_floor.
+struct LaunchFloor {
+  double cycles = 0;
+  std::int64_t total_tiles = 0, resident_slots = 0, num_waves = 0;
+};
+LaunchFloor unsplit_launch_floor(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
+                                 const KernelTerms& k);
+
 // Why a kernel cannot be chosen (register spill, cannot keep one block resident, smem too big);
 // empty string = admissible.
 std::string kernel_exclusion_reason(const KernelResources& kr, const ModelHardware& hw);

@@ -160,6 +160,8 @@ struct Scored {
   const Candidate* candidate = nullptr;  // its kernel and resources (nullptr: none)
   double cycles = 0, intensity = 0;
   std::int64_t total_tiles = 0, resident_slots = 0, num_waves = 0;
+  std::uint32_t breakdown = 0;  // its breakdown in Scratch::breakdowns (phase1 predicts out of order)
+  bool pruned = false;          // phase1: not predicted (its floor puts it out of a selection's reach)
 };
 
 void predict_candidate(const Problem& p, const TileConfig& c, const Candidate* cand, const ModelHardware& mhw,
@@ -182,6 +184,8 @@ struct Scratch {
   std::vector<LatencyBreakdown> breakdowns;
   std::vector<RankKey> keys;
   std::vector<double> unsplit_cycles;  // phase1: where a selection stops splitting
+  std::vector<std::pair<double, std::uint32_t>> floors;  // phase1: (unsplit_launch_floor, index in scored)
+  std::vector<LaunchFloor> launch_floors;                // ...and the schedule each floor reports
 };
 // Not inlined: GCC then takes the thread-local's address once per call instead of calling __tls_get_addr at every
 // use of the buffers inside the candidate loop (~1 % of a cold selection, perf 2026-11-26).
@@ -222,6 +226,24 @@ void take_scores(const LatencyBreakdown& b, Scored& r) {
 // terms in another order) and the ranking's ties (within 1e-9). On the gen-valid shapes (H100, fp16, the reference
 // sm_90 kernel list; the floor replayed offline from rank()'s breakdowns) about half of a selection's ~90 split
 // launches are above it.
+// The best case of a split of an unsplit launch of c (split_candidates says why): its cycles x the fill of its waves
+// of resident slots, or x the share of its k-loop over the most slices K allows, whichever is larger. false where no
+// split is tried (waves full enough, too few k-tiles for two slices).
+bool split_bound(const Problem& p, const TileConfig& c, const NvModelConstants& nv, double cycles, std::int64_t total_tiles,
+                 std::int64_t resident_slots, std::int64_t num_waves, double& bound) {
+  if (resident_slots <= 0 || num_waves <= 0) return false;
+  const double fill = double(total_tiles) / double(resident_slots * num_waves);
+  if (fill > (c.swap_ab ? nv.swapped_split_max_fill : 0.95)) return false;
+  const std::int64_t k_tiles = (p.K + c.block_k - 1) / c.block_k;
+  const std::int64_t max_split = k_tiles / std::max(nv.split_k_min_k_tiles_per_slice, 1);
+  if (max_split < 2) return false;
+  // Nor can a split take a tile below its k-loop over the most slices K allows: a one-tile grid of a big tile
+  // (fill 1/132) is bound by that, not by the ideal balance (which put 192x192 kernels ahead of the 64-row tiles
+  // at 16 x 1024 x 1024, taking their places among the kernels tried split).
+  bound = cycles * std::max(fill, 1.0 / (double(num_waves) * double(max_split)));
+  return true;
+}
+
 void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Scored>& unsplit,
                       const ModelHardware& mhw, const ModelOptions& o, Scratch& s, double prune_at) {
   const NvModelConstants& nv = o.nv;
@@ -231,16 +253,8 @@ void split_candidates(const Problem& p, const PerDtype& pd, const std::vector<Sc
   bounds.clear();
   for (std::size_t i = 0; i < unsplit.size(); ++i) {
     const Scored& b = unsplit[i];
-    if (b.resident_slots <= 0 || b.num_waves <= 0) continue;
-    const double fill = double(b.total_tiles) / double(b.resident_slots * b.num_waves);
-    if (fill > (b.config.swap_ab ? nv.swapped_split_max_fill : 0.95)) continue;
-    const std::int64_t k_tiles = (p.K + b.config.block_k - 1) / b.config.block_k;
-    const std::int64_t max_split = k_tiles / std::max(nv.split_k_min_k_tiles_per_slice, 1);
-    if (max_split < 2) continue;
-    // Nor can a split take a tile below its k-loop over the most slices K allows: a one-tile grid of a big tile
-    // (fill 1/132) is bound by that, not by the ideal balance (which put 192x192 kernels ahead of the 64-row tiles
-    // at 16 x 1024 x 1024, taking their places among the kernels tried split).
-    const double bound = b.cycles * std::max(fill, 1.0 / (double(b.num_waves) * double(max_split)));
+    double bound = 0;
+    if (!split_bound(p, b.config, nv, b.cycles, b.total_tiles, b.resident_slots, b.num_waves, bound)) continue;
     if (bound > prune_at) continue;  // no split of this kernel can reach the best unsplit launch
     bounds.push_back({bound, i});
   }
@@ -426,19 +440,66 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
   // Each launch is written field by field in its place in `scored` and predicted from there: a Scored or TileConfig
   // built on the stack and copied in is read back in 16-byte pieces across its narrower stores just made, which stalls
   // store forwarding (perf, 2026-12-07: ~4 % of a cold selection's samples next to those copies).
+  auto predict_scored = [&](Scored& r) {
+    r.breakdown = static_cast<std::uint32_t>(breakdowns.size());
+    LatencyBreakdown& b = breakdowns.emplace_back();  // value-initialised in place
+    predict_candidate(p, r.config, r.candidate, mhw, o, b);
+    take_scores(b, r);
+  };
   auto score = [&](const TileConfig& c, int group_size_m, const Candidate* cand) {
     Scored& r = scored.emplace_back();
     r.config = c;
     r.config.group_size_m = group_size_m;
     r.candidate = cand;
-    LatencyBreakdown& b = breakdowns.emplace_back();  // value-initialised in place
-    predict_candidate(p, r.config, cand, mhw, o, b);
-    take_scores(b, r);
+    predict_scored(r);
   };
   const bool swapped = swapped_kernels_ranked(p.N, p.dtype);
-  for (const Candidate& cand : pd.candidates) {
-    if (cand.config.swap_ab && !swapped) continue;  // (types.hpp says why)
-    score(cand.config, phase1_g, &cand);
+  // A selection that keeps only its pick (full 1: ModelOptions::cached_ranking_size's default) predicts the unsplit
+  // launches in the order of their floors (unsplit_launch_floor: compute-bound waves, no memory term), lowest first, and
+  // skips those whose floor is above the best launch predicted so far (by the margin split_candidates takes for the
+  // split floors): the model predicts each above its floor, so none of them could be the pick; nor could a split of
+  // one, where its split bound (split_bound) from the floor is above it too: prune_at, the best unsplit launch's
+  // cycles, is at most that best, and the bound grows with the cycles. The others keep their order in `scored` (the
+  // ranking's ties), as if all were predicted. On the gen-valid shapes (H100, fp16, the reference sm_90 kernel list)
+  // the floors of about two thirds of a selection's ~80 unsplit launches are above the best one's cycles.
+  const bool prune_unsplit = full == 1 && o.mode == ModelMode::Nv;
+  if (!prune_unsplit) {
+    for (const Candidate& cand : pd.candidates) {
+      if (cand.config.swap_ab && !swapped) continue;  // (types.hpp says why)
+      score(cand.config, phase1_g, &cand);
+    }
+  } else {
+    std::vector<std::pair<double, std::uint32_t>>& floors = sc.floors;
+    std::vector<LaunchFloor>& launch_floors = sc.launch_floors;
+    floors.clear();
+    launch_floors.clear();
+    for (const Candidate& cand : pd.candidates) {
+      if (cand.config.swap_ab && !swapped) continue;  // (types.hpp says why)
+      Scored& r = scored.emplace_back();
+      r.config = cand.config;
+      r.config.group_size_m = phase1_g;
+      r.candidate = &cand;
+      const LaunchFloor& f = launch_floors.emplace_back(unsplit_launch_floor(p, r.config, mhw, o, cand.terms));
+      floors.emplace_back(f.cycles, static_cast<std::uint32_t>(scored.size() - 1));
+    }
+    std::sort(floors.begin(), floors.end());
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto& [floor, index] : floors) {
+      Scored& r = scored[index];
+      const double reach = best * (1 + 1e-6);
+      if (floor > reach) {
+        const LaunchFloor& f = launch_floors[index];
+        double bound = 0;
+        if (!splits || !split_bound(p, r.config, o.nv, f.cycles, f.total_tiles, f.resident_slots, f.num_waves, bound) ||
+            bound > reach) {
+          r.pruned = true;
+          continue;
+        }
+      }
+      predict_scored(r);
+      best = std::min(best, r.cycles);
+    }
+    scored.erase(std::remove_if(scored.begin(), scored.end(), [](const Scored& r) { return r.pruned; }), scored.end());
   }
   if (splits) {
     // (split_candidates says why) A split launch can enter the first `full` places only below the full-th best
@@ -502,7 +563,10 @@ std::vector<Ranked> phase1(const Problem& p, const PerDtype& pd, const ModelHard
   else std::stable_sort(keys.begin(), keys.end(), before);
   std::vector<Ranked> out;
   out.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) out.emplace_back(scored[keys[i].index].config, breakdowns[keys[i].index]);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Scored& r = scored[keys[i].index];
+    out.emplace_back(r.config, breakdowns[r.breakdown]);
+  }
   return out;
 }
 
