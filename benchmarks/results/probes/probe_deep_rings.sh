@@ -7,11 +7,13 @@
 # 64-row tiles at the stage rule's 8 stages and at the deepest ring that fits, 128x64; fp16 nt (kk), GROUP_SIZE_M 12,
 # unsplit, cold rotating inputs, CUDA events, median; every variant checked against cuBLAS first.
 #   bash benchmarks/results/probes/probe_deep_rings.sh
+# SIZES (M,N,K;...) and KERNELS (a regular expression on the --variants names) in the environment replace the
+# thirtieth session's sets (device_session58.sh: the fifty-eighth session's re-measurement on the kernels after change 16).
 set -o pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-SIZES="128,5120,5120;128,2048,3072;128,8192,3072;128,4608,4096;128,4096,14336;128,6144,4096;96,3584,3584;112,11008,4096;192,4096,4096;256,3072,8192;160,2560,6912;240,5120,1536;16,5120,5120;16,14336,4096;64,4096,4096"
+SIZES=${SIZES:-"128,5120,5120;128,2048,3072;128,8192,3072;128,4608,4096;128,4096,14336;128,6144,4096;96,3584,3584;112,11008,4096;192,4096,4096;256,3072,8192;160,2560,6912;240,5120,1536;16,5120,5120;16,14336,4096;64,4096,4096"}
 bash cpp/kernels/wgmma/dev/device_run.sh \
-  '^origami_wgmma_64x(32|64|80|96|112|128)x64_s[0-9]+_w8_fp16_kk$|128x64x64_s8_w12_fp16_kk$' \
+  "${KERNELS:-^origami_wgmma_64x(32|64|80|96|112|128)x64_s[0-9]+_w8_fp16_kk\$|128x64x64_s8_w12_fp16_kk\$}" \
   '_s1[0-6]_' "$SIZES" 'fp16_kk$' 12 > "$OUT/probe_deep_rings.log" 2>&1
 echo "rc=$?"
 grep -E "build:|check rc|FAIL|check:" "$OUT/probe_deep_rings.log" | head
