@@ -1215,6 +1215,14 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
   predict_into(p, c, hw, o, kr, nullptr, b);
 }
 
+namespace {
+// Whether the selector's precomputed terms serve this prediction: computed for this dtype, with an occupancy exactly
+// where there are resources (kernel_terms of the same inputs gives the same bits).
+bool known_terms_apply(const KernelTerms* known, DType dtype, const KernelResources* kr) {
+  return known != nullptr && known->dtype == dtype && known->has_occupancy == (kr != nullptr);
+}
+}  // namespace
+
 void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw, const ModelOptions& o,
                   const KernelResources* kr, const KernelTerms* known, LatencyBreakdown& b) {
   if (c.swap_ab && o.mode == ModelMode::Nv) {
@@ -1243,7 +1251,7 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
     const KernelResources* krp = kr != nullptr ? &krt : nullptr;
     // The kernel's terms do not depend on which side of the tile is which (flops, MMA count and intensity of a tile
     // of whole MMA atoms, the occupancy of its resources): the selector's, computed once for the config, serve.
-    if (known != nullptr && known->dtype == p.dtype && known->has_occupancy == (kr != nullptr)) {
+    if (known_terms_apply(known, p.dtype, kr)) {
       predict_into_kernel(pt, ct, hw, o, krp, *known, b);
     } else {
       predict_into_kernel(pt, ct, hw, o, krp, kernel_terms(ct, pt.dtype, hw, o, krp), b);
@@ -1256,7 +1264,7 @@ void predict_into(const Problem& p, const TileConfig& c, const ModelHardware& hw
     std::swap(b.realign_a, b.realign_b);
     return;
   }
-  if (known == nullptr || known->dtype != p.dtype || known->has_occupancy != (kr != nullptr)) {
+  if (!known_terms_apply(known, p.dtype, kr)) {
     const KernelTerms computed = kernel_terms(c, p.dtype, hw, o, kr);
     predict_into(p, c, hw, o, kr, &computed, b);
     return;
@@ -1356,7 +1364,7 @@ bool predict_multicast_twin(const Problem& p, const TileConfig& c, const ModelHa
   if (o.mode != ModelMode::Nv || c.swap_ab) return false;  // (the swapped kernels have no twin)
   const LaunchOperands ops = launch_operands(p, c, o, &kr);
   if (!ops.twin) return false;
-  if (known == nullptr || known->dtype != p.dtype || !known->has_occupancy) {
+  if (!known_terms_apply(known, p.dtype, &kr)) {
     predict_copy_plans(p, c, hw, o, &kr, kernel_terms(c, p.dtype, hw, o, &kr), ops, true, b);
   } else {
     predict_copy_plans(p, c, hw, o, &kr, *known, ops, true, b);
