@@ -159,10 +159,20 @@ __global__ void __launch_bounds__(kThreads) gemv_nn_rc(const T* __restrict__ A, 
   __syncthreads();
   if (!last) return;
   __threadfence();
+  // The partials come from L2 (this SM never cached them): 8 loads in flight per thread, then summed in slice order
+  // (a slice past S adds +0: the same value), so the tail this CTA adds is a few L2 round trips, not S of them.
+  const long long slice_stride = static_cast<long long>(M) * N;
   for (int i = threadIdx.x; i < M * ncols; i += kThreads) {
     const int m = i / ncols, c = i % ncols;
+    const float* src = ws + static_cast<long long>(m) * N + col0 + c;
     float v = 0.f;
-    for (int s = 0; s < S; ++s) v += __ldcg(&ws[(static_cast<long long>(s) * M + m) * N + col0 + c]);
+    for (int s = 0; s < S; s += 8) {
+      float x[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j) x[j] = s + j < S ? __ldcg(src + (s + j) * slice_stride) : 0.f;
+#pragma unroll
+      for (int j = 0; j < 8; ++j) v += x[j];
+    }
     C[m * ldc + col0 + c] = from_f<T>(v);
   }
 }
