@@ -20,6 +20,9 @@
 //    into sums that are never written (NaN or not); a block is loaded only where it holds a byte of the row's part of
 //    B, so it never leaves the pages of B (the rule of cpp/kernels/realign.cuh);
 //  * A's K slice is staged in shared memory as fp32 [k][MR] once per CTA;
+//  * PIPE (the second form, after the first H100 run: the kernel was latency-bound, 26 % achieved occupancy at
+//    1 x 4096 x 4096, ncu): a warp's first rows are requested before A's staging, and each batch of UNROLL rows'
+//    successor before the batch's FMAs;
 //  * a K split over gridDim.y writes fp32 partials to a workspace and the last CTA of each column block to finish
 //    (a counter per block, reset by that CTA) sums them in slice order: deterministic, one launch.
 //
@@ -61,7 +64,7 @@ __device__ __forceinline__ uint4 ldg_stream(const void* p) {  // read once: no L
 }
 
 // grid (ceil(N / CB), S), kThreads threads, dynamic shared memory k_per_slice * MR floats (A's slice).
-template <typename T, int MR, int NB, int UNROLL>
+template <typename T, int MR, int NB, int UNROLL, bool PIPE>
 __global__ void __launch_bounds__(kThreads) gemv_nn_rc(const T* __restrict__ A, const T* __restrict__ B,
                                                         T* __restrict__ C, float* __restrict__ ws,
                                                         int* __restrict__ counters, int M, int N, int K,
@@ -76,11 +79,6 @@ __global__ void __launch_bounds__(kThreads) gemv_nn_rc(const T* __restrict__ A, 
   const long long k_begin = static_cast<long long>(blockIdx.y) * k_per_slice;  // (a multiple of 8)
   const int rows = static_cast<int>(min(static_cast<long long>(k_per_slice), K - k_begin));
 
-  for (int i = threadIdx.x; i < rows * MR; i += kThreads) {
-    const int k = i / MR, m = i % MR;
-    a_s[i] = m < M ? to_f<T>(A[m * lda + k_begin + k]) : 0.f;
-  }
-
   // This warp's row class: the offset o (elements) of its rows' part of B inside an aligned 16-byte block.
   const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(B + (k_begin + warp) * ldb + col0);
   const int o = static_cast<int>((first & 15u) >> 1);
@@ -89,7 +87,24 @@ __global__ void __launch_bounds__(kThreads) gemv_nn_rc(const T* __restrict__ A, 
   bool live[NB];                    // block t of this lane holds a column of [0, ncols)
 #pragma unroll
   for (int t = 0; t < NB; ++t) live[t] = 8 * (lane + 32 * t) - o < ncols;
+  // The class's UNROLL rows from row r on (r = this warp's row index in the slice, q its first block); rows past the
+  // slice load nothing (0).
+  auto load_rows = [&](uint4 (&dst)[UNROLL][NB], int r, const char* q) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+      for (int t = 0; t < NB; ++t)
+        dst[u][t] = (live[t] && r + kWarps * u < rows) ? ldg_stream(q + u * step + 512 * t) : make_uint4(0, 0, 0, 0);
+  };
+  uint4 b[UNROLL][NB];
+  // PIPE: the first rows' loads go out before A's staging (its own round trip), and each batch's successor before the
+  // batch's FMAs, so a warp has its loads in flight while it computes instead of one round trip per batch.
+  if constexpr (PIPE) load_rows(b, warp, p);
 
+  for (int i = threadIdx.x; i < rows * MR; i += kThreads) {
+    const int k = i / MR, m = i % MR;
+    a_s[i] = m < M ? to_f<T>(A[m * lda + k_begin + k]) : 0.f;
+  }
   float acc[MR][NB][8];
 #pragma unroll
   for (int m = 0; m < MR; ++m)
@@ -99,13 +114,11 @@ __global__ void __launch_bounds__(kThreads) gemv_nn_rc(const T* __restrict__ A, 
       for (int e = 0; e < 8; ++e) acc[m][t][e] = 0.f;
   __syncthreads();  // a_s
 
-  for (int r = warp; r < rows; r += kWarps * UNROLL, p += UNROLL * step) {
-    uint4 b[UNROLL][NB];
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u)
-#pragma unroll
-      for (int t = 0; t < NB; ++t)
-        b[u][t] = (live[t] && r + kWarps * u < rows) ? ldg_stream(p + u * step + 512 * t) : make_uint4(0, 0, 0, 0);
+  for (int r = warp; r < rows; r += kWarps * UNROLL) {
+    p += UNROLL * step;
+    uint4 next[UNROLL][NB];
+    if constexpr (PIPE) load_rows(next, r + kWarps * UNROLL, p);
+    else load_rows(b, r, p - UNROLL * step);
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
       const int rr = min(r + kWarps * u, rows - 1);  // (a row past the slice: its b is 0, any a will do)
@@ -125,6 +138,12 @@ __global__ void __launch_bounds__(kThreads) gemv_nn_rc(const T* __restrict__ A, 
           }
         }
       }
+    }
+    if constexpr (PIPE) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+        for (int t = 0; t < NB; ++t) b[u][t] = next[u][t];
     }
   }
 
@@ -180,18 +199,17 @@ __global__ void __launch_bounds__(kThreads) gemv_nn_rc(const T* __restrict__ A, 
 #ifndef GEMV_RC_KERNELS_ONLY
 template <typename T, int MR, int NB>
 void launch_nb(const T* A, const T* B, T* C, float* ws, int* counters, int M, int N, int K, long long lda,
-               long long ldb, long long ldc, int k_per, int S, int unroll, cudaStream_t stream) {
+               long long ldb, long long ldc, int k_per, int S, int unroll, bool pipe, cudaStream_t stream) {
   constexpr int CB = 256 * NB - 8;
   const dim3 grid((N + CB - 1) / CB, S);
   const size_t smem = static_cast<size_t>(k_per) * MR * sizeof(float);
 #define GEMV_RC(UV)                                                                                              \
   {                                                                                                              \
-    auto kern = gemv_nn_rc<T, MR, NB, UV>;                                                                       \
+    auto kern = pipe ? gemv_nn_rc<T, MR, NB, UV, true> : gemv_nn_rc<T, MR, NB, UV, false>;                       \
     C10_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem))); \
     kern<<<grid, kThreads, smem, stream>>>(A, B, C, ws, counters, M, N, K, lda, ldb, ldc, k_per);                 \
   }
-  if (unroll == 1) GEMV_RC(1)
-  else if (unroll == 2) GEMV_RC(2)
+  if (unroll == 2) GEMV_RC(2)
   else if (unroll == 4) GEMV_RC(4)
   else TORCH_CHECK(false, "gemv_rc: no variant unroll=", unroll);
 #undef GEMV_RC
@@ -199,7 +217,7 @@ void launch_nb(const T* A, const T* B, T* C, float* ws, int* counters, int M, in
 
 template <typename T, int MR>
 void launch(const at::Tensor& a, const at::Tensor& b, at::Tensor& c, int nb, int unroll, int slices, at::Tensor& ws,
-            at::Tensor& counters) {
+            at::Tensor& counters, bool pipe) {
   const int M = a.size(0), K = a.size(1), N = b.size(1);
   // slices start at multiples of 8 rows (one offset per warp's row class)
   const int k_per = ((K + slices - 1) / slices + 7) / 8 * 8;
@@ -212,8 +230,8 @@ void launch(const at::Tensor& a, const at::Tensor& b, at::Tensor& c, int nb, int
   T* C = reinterpret_cast<T*>(c.data_ptr());
   float* W = S > 1 ? ws.data_ptr<float>() : nullptr;
   int* cnt = counters.data_ptr<int>();
-  if (nb == 1) launch_nb<T, MR, 1>(A, B, C, W, cnt, M, N, K, a.stride(0), b.stride(0), c.stride(0), k_per, S, unroll, stream);
-  else if (nb == 2) launch_nb<T, MR, 2>(A, B, C, W, cnt, M, N, K, a.stride(0), b.stride(0), c.stride(0), k_per, S, unroll, stream);
+  if (nb == 1) launch_nb<T, MR, 1>(A, B, C, W, cnt, M, N, K, a.stride(0), b.stride(0), c.stride(0), k_per, S, unroll, pipe, stream);
+  else if (nb == 2) launch_nb<T, MR, 2>(A, B, C, W, cnt, M, N, K, a.stride(0), b.stride(0), c.stride(0), k_per, S, unroll, pipe, stream);
   else TORCH_CHECK(false, "gemv_rc: nb must be 1 or 2");
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
@@ -222,7 +240,7 @@ void launch(const at::Tensor& a, const at::Tensor& b, at::Tensor& c, int nb, int
 // out = a @ b for a (M x K, unit column stride, M <= 8) and b (K x N, unit column stride, any row stride and address);
 // `ws` fp32 of at least slices * M * N elements when slices > 1, `counters` int32 zeros, one per 248 columns.
 at::Tensor gemv(const at::Tensor& a, const at::Tensor& b, int64_t nb, int64_t unroll, int64_t slices, at::Tensor ws,
-                at::Tensor counters) {
+                at::Tensor counters, bool pipe) {
   TORCH_CHECK(a.is_cuda() && b.is_cuda() && a.scalar_type() == b.scalar_type(), "gemv_rc: CUDA, one dtype");
   TORCH_CHECK(a.dim() == 2 && b.dim() == 2 && a.size(1) == b.size(0) && a.stride(1) == 1 && b.stride(1) == 1,
               "gemv_rc: shapes / unit column strides");
@@ -231,10 +249,10 @@ at::Tensor gemv(const at::Tensor& a, const at::Tensor& b, int64_t nb, int64_t un
   auto c = at::empty({a.size(0), b.size(1)}, a.options());
   const bool bf = a.scalar_type() == at::kBFloat16;
 #define GEMV_DT(T)                                                                         \
-  if (M <= 1) gemv_rc::launch<T, 1>(a, b, c, nb, unroll, slices, ws, counters);            \
-  else if (M <= 2) gemv_rc::launch<T, 2>(a, b, c, nb, unroll, slices, ws, counters);       \
-  else if (M <= 4) gemv_rc::launch<T, 4>(a, b, c, nb, unroll, slices, ws, counters);       \
-  else gemv_rc::launch<T, 8>(a, b, c, nb, unroll, slices, ws, counters);
+  if (M <= 1) gemv_rc::launch<T, 1>(a, b, c, nb, unroll, slices, ws, counters, pipe);            \
+  else if (M <= 2) gemv_rc::launch<T, 2>(a, b, c, nb, unroll, slices, ws, counters, pipe);       \
+  else if (M <= 4) gemv_rc::launch<T, 4>(a, b, c, nb, unroll, slices, ws, counters, pipe);       \
+  else gemv_rc::launch<T, 8>(a, b, c, nb, unroll, slices, ws, counters, pipe);
   if (bf) { GEMV_DT(__nv_bfloat16) } else { GEMV_DT(__half) }
 #undef GEMV_DT
   return c;
@@ -242,13 +260,13 @@ at::Tensor gemv(const at::Tensor& a, const at::Tensor& b, int64_t nb, int64_t un
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("gemv", &gemv); }
 #else
-template __global__ void gemv_nn_rc<__half, 1, 1, 4>(const __half*, const __half*, __half*, float*, int*, int, int, int,
+template __global__ void gemv_nn_rc<__half, 1, 1, 4, true>(const __half*, const __half*, __half*, float*, int*, int, int, int,
                                                      long long, long long, long long, int);
-template __global__ void gemv_nn_rc<__half, 1, 2, 2>(const __half*, const __half*, __half*, float*, int*, int, int, int,
+template __global__ void gemv_nn_rc<__half, 1, 2, 2, false>(const __half*, const __half*, __half*, float*, int*, int, int, int,
                                                      long long, long long, long long, int);
-template __global__ void gemv_nn_rc<__half, 8, 1, 2>(const __half*, const __half*, __half*, float*, int*, int, int, int,
+template __global__ void gemv_nn_rc<__half, 8, 1, 2, true>(const __half*, const __half*, __half*, float*, int*, int, int, int,
                                                      long long, long long, long long, int);
-template __global__ void gemv_nn_rc<__nv_bfloat16, 4, 2, 2>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*,
+template __global__ void gemv_nn_rc<__nv_bfloat16, 4, 2, 2, true>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*,
                                                             float*, int*, int, int, int, long long, long long, long long, int);
 }  // namespace gemv_rc
 #endif

@@ -5,7 +5,8 @@
 #   python3 benchmarks/results/probes/probe_gemv_rowclass.py TAG [N_SHAPES]
 # Timing: probe_bench.bench (CUDA graphs over rotating cold inputs totalling > 2x the L2, median of 15 replays); every
 # variant's output is checked against an fp32 reference first (relative Frobenius error < 2e-3 fp16, 1e-2 bf16) and
-# for the same bits on a second call; every split counter is checked back at zero after a shape's runs.
+# for the same bits on a second call; every split counter is checked back at zero after a shape's runs. A variant
+# "nb{NB}u{UNROLL}s{S}" is the kernel's template and split; a trailing "p" its pipelined form (PIPE).
 import os
 import sys
 
@@ -41,7 +42,8 @@ def variants(M, N, K):
         for target in (2 * SMS, 4 * SMS, 8 * SMS):
             s = max(1, min(K // 64, round(target / nblk)))
             for u in (2, 4):
-                out.add((nb, u, s))
+                for pipe in (False, True):
+                    out.add((nb, u, s, pipe))
     return sorted(out)
 
 
@@ -53,14 +55,15 @@ for M, N, K, dt in SHAPES:
     ws = torch.empty(max(v[2] for v in vs) * M * N, device="cuda", dtype=torch.float32)
     counters = torch.zeros(N // 248 + 1, device="cuda", dtype=torch.int32)
     cells, best = [], None
-    for nb, u, s in vs:
-        fn = (lambda a, b, nb=nb, u=u, s=s, ws=ws, counters=counters: ext.gemv(a, b, nb, u, s, ws, counters))
+    for nb, u, s, pipe in vs:
+        fn = (lambda a, b, nb=nb, u=u, s=s, pipe=pipe, ws=ws, counters=counters:
+              ext.gemv(a, b, nb, u, s, ws, counters, pipe))
         out = fn(*sets[0])
         err = ((out.float() - ref).norm() / ref.norm()).item()
-        assert err < tol, (M, N, K, nb, u, s, err)
-        assert torch.equal(out, fn(*sets[0])), ("not deterministic", M, N, K, nb, u, s)
+        assert err < tol, (M, N, K, nb, u, s, pipe, err)
+        assert torch.equal(out, fn(*sets[0])), ("not deterministic", M, N, K, nb, u, s, pipe)
         t = bench(fn, sets)
-        name = f"nb{nb}u{u}s{s}"
+        name = f"nb{nb}u{u}s{s}{'p' if pipe else ''}"
         cells.append(f"{name} {t * 1e6:.1f}")
         if best is None or t < best[1]:
             best = (name, t)
