@@ -253,7 +253,12 @@ at::Tensor gemv(const at::Tensor& a, const at::Tensor& b, int64_t nb, int64_t un
   else if (M <= 2) gemv_rc::launch<T, 2>(a, b, c, nb, unroll, slices, ws, counters, pipe);       \
   else if (M <= 4) gemv_rc::launch<T, 4>(a, b, c, nb, unroll, slices, ws, counters, pipe);       \
   else gemv_rc::launch<T, 8>(a, b, c, nb, unroll, slices, ws, counters, pipe);
+#ifdef GEMV_RC_FP16_M1  // (a quick build for probe_gemv_rowclass_sweep.py: fp16, M = 1 only)
+  TORCH_CHECK(!bf && M == 1, "gemv_rc: built for fp16, M = 1 only");
+  gemv_rc::launch<__half, 1>(a, b, c, nb, unroll, slices, ws, counters, pipe);
+#else
   if (bf) { GEMV_DT(__nv_bfloat16) } else { GEMV_DT(__half) }
+#endif
 #undef GEMV_DT
   return c;
 }

@@ -1,5 +1,6 @@
 # One-off probe (fifty-ninth session): gemv_rowclass.cu's K split swept finer than probe_gemv_rowclass.py's three
-# targets, at the two decode sizes where its best (S = 16, the fewest slices it tried) trailed cuBLAS.
+# targets, both forms (a trailing "p": PIPE), at fp16 decode sizes (M = 1) where its best trailed cuBLAS; builds the
+# kernel for fp16 and M = 1 only (GEMV_RC_FP16_M1: a quick build).
 #   python3 benchmarks/results/probes/probe_gemv_rowclass_sweep.py TAG
 import os
 import sys
@@ -12,8 +13,8 @@ sys.path.insert(0, HERE)
 from probe_bench import bench, cold_sets  # noqa: E402
 
 tag = sys.argv[1] if len(sys.argv) > 1 else "gpu"
-ext = load(name="gemv_rowclass_ext", sources=[os.path.join(HERE, "gemv_rowclass.cu")],
-           extra_cuda_cflags=["-O3", "-gencode=arch=compute_90a,code=sm_90a"], verbose=False)
+ext = load(name="gemv_rowclass_m1_ext", sources=[os.path.join(HERE, "gemv_rowclass.cu")],
+           extra_cuda_cflags=["-O3", "-gencode=arch=compute_90a,code=sm_90a", "-DGEMV_RC_FP16_M1"], verbose=False)
 L2 = torch.cuda.get_device_properties(0).L2_cache_size
 for M, N, K in [(1, 4097, 4099), (1, 4096, 4096), (1, 14336, 4096)]:
     sets, ref = cold_sets(M, N, K, "nn", torch.float16, total=2 * L2)
