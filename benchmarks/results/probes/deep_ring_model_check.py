@@ -4,7 +4,8 @@
 # shared memory (the registers are the same: 77 at 64x64 s8 and s13, ptxas). Prints the pick's share of the best
 # measured kernel among the table's, the mean Kendall tau over its kernels, and how often the model orders a tile's
 # deep ring and its s8 ring as measured.
-#   python benchmarks/results/probes/deep_ring_model_check.py [GPU_ROW] [TABLE] [wgmma_pipeline_latency_factor]
+#   python benchmarks/results/probes/deep_ring_model_check.py [GPU_ROW] [TABLE] [VALUE [CONSTANT]]
+# (VALUE for the NvModelConstants field CONSTANT, default wgmma_pipeline_latency_factor)
 import json
 import math
 import os
@@ -23,7 +24,7 @@ entry = _api.get_selector(gpu, "nv")
 hw = entry.hardware
 opts = _core.ModelOptions("nv")
 if len(sys.argv) > 3:
-    nv = opts.nv; nv.wgmma_pipeline_latency_factor = float(sys.argv[3]); opts.nv = nv
+    nv = opts.nv; setattr(nv, sys.argv[4] if len(sys.argv) > 4 else "wgmma_pipeline_latency_factor", float(sys.argv[3])); opts.nv = nv
 lines = open(path).read().splitlines()
 hi = [i for i, l in enumerate(lines) if l.startswith('M,N,K')][0]
 hdr = lines[hi].split()[1:]
